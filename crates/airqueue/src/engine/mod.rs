@@ -1,0 +1,10 @@
+//! The discrete-event engine: integer-nanosecond time, a deterministic event queue and
+//! per-component random-number streams. The run loop itself lives in [`crate::sim`].
+
+pub mod queue;
+pub mod rng;
+pub mod time;
+
+pub use queue::{EventId, EventQueue};
+pub use rng::{stream, SimRng};
+pub use time::SimTime;

@@ -1,0 +1,193 @@
+//! The event queue: a binary min-heap ordered by (time, insertion sequence).
+//!
+//! Ties in time are broken by the order in which events were scheduled, which makes a run
+//! independent of heap internals and therefore byte-for-byte reproducible. Cancellation is
+//! lazy: a cancelled event stays in the heap and is skipped when it surfaces, so cancelling
+//! is O(1) and scheduling stays allocation-free once the heap has grown.
+
+use super::time::SimTime;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashSet};
+
+/// Identifies a scheduled event so that it can be cancelled.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EventId(u64);
+
+struct Entry<E> {
+    time: SimTime,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest (time, seq) first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .time
+            .cmp(&self.time)
+            .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// A deterministic future-event list.
+pub struct EventQueue<E> {
+    heap: BinaryHeap<Entry<E>>,
+    next_seq: u64,
+    cancelled: HashSet<u64>,
+    popped: u64,
+}
+
+impl<E> Default for EventQueue<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> EventQueue<E> {
+    pub fn new() -> Self {
+        EventQueue {
+            heap: BinaryHeap::new(),
+            next_seq: 0,
+            cancelled: HashSet::new(),
+            popped: 0,
+        }
+    }
+
+    pub fn with_capacity(n: usize) -> Self {
+        EventQueue {
+            heap: BinaryHeap::with_capacity(n),
+            ..Self::new()
+        }
+    }
+
+    /// Schedules `event` at `time`; events at equal times fire in scheduling order.
+    #[inline]
+    pub fn schedule(&mut self, time: SimTime, event: E) -> EventId {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Entry { time, seq, event });
+        EventId(seq)
+    }
+
+    /// Cancels a pending event. Cancelling an event that already fired is a no-op.
+    pub fn cancel(&mut self, id: EventId) {
+        if id.0 < self.next_seq {
+            self.cancelled.insert(id.0);
+        }
+    }
+
+    /// Removes and returns the earliest live event.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(SimTime, E)> {
+        loop {
+            let e = self.heap.pop()?;
+            if !self.cancelled.is_empty() && self.cancelled.remove(&e.seq) {
+                continue;
+            }
+            self.popped += 1;
+            return Some((e.time, e.event));
+        }
+    }
+
+    /// Removes and returns the earliest live event if it is strictly before `limit`;
+    /// otherwise leaves it in place (so end-of-run accounting still sees it).
+    #[inline]
+    pub fn pop_before(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
+        loop {
+            let top = self.heap.peek()?;
+            if top.time >= limit {
+                return None;
+            }
+            let e = self.heap.pop().expect("peeked");
+            if !self.cancelled.is_empty() && self.cancelled.remove(&e.seq) {
+                continue;
+            }
+            self.popped += 1;
+            return Some((e.time, e.event));
+        }
+    }
+
+    /// The time of the earliest pending entry (possibly a cancelled one).
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.time)
+    }
+
+    /// Pending entries, cancelled ones included.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// Number of events delivered by `pop` so far.
+    pub fn events_processed(&self) -> u64 {
+        self.popped
+    }
+
+    /// Iterates the live pending events in no particular order (for end-of-run accounting).
+    pub fn pending(&self) -> impl Iterator<Item = (SimTime, &E)> {
+        self.heap
+            .iter()
+            .filter(|e| !self.cancelled.contains(&e.seq))
+            .map(|e| (e.time, &e.event))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_pop_in_time_order() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(30), 'c');
+        q.schedule(SimTime(10), 'a');
+        q.schedule(SimTime(20), 'b');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['a', 'b', 'c']);
+    }
+
+    #[test]
+    fn equal_times_pop_in_insertion_order() {
+        let mut q = EventQueue::new();
+        for i in 0..100 {
+            q.schedule(SimTime(5), i);
+        }
+        let order: Vec<i32> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn cancelled_events_never_fire() {
+        let mut q = EventQueue::new();
+        let a = q.schedule(SimTime(1), "a");
+        q.schedule(SimTime(2), "b");
+        q.cancel(a);
+        assert_eq!(q.pop(), Some((SimTime(2), "b")));
+        assert_eq!(q.pop(), None);
+        assert_eq!(q.events_processed(), 1);
+    }
+
+    #[test]
+    fn pending_skips_cancelled_events() {
+        let mut q = EventQueue::new();
+        let a = q.schedule(SimTime(1), 1);
+        q.schedule(SimTime(2), 2);
+        q.cancel(a);
+        let live: Vec<i32> = q.pending().map(|(_, e)| *e).collect();
+        assert_eq!(live, vec![2]);
+    }
+}

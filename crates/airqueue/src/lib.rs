@@ -1,0 +1,20 @@
+//! airqueue: a deterministic discrete-event laboratory for packet scheduling over wireless
+//! and hybrid networks. This crate is the pure-Rust core; `airqueue-py` binds it to Python.
+//!
+//! Layers (see `ARCHITECTURE.md`): [`engine`] (time, events, RNG streams), [`packet`]
+//! (arena and headers), [`qdisc`] (the queueing disciplines), [`link`] (wired links and
+//! impairments), [`topology`] (nodes, interfaces, routes), [`app`] (traffic sources),
+//! [`metrics`] (columnar results), [`scenario`] (the format) and [`sim`] (the run loop).
+
+pub mod app;
+pub mod engine;
+pub mod link;
+pub mod metrics;
+pub mod packet;
+pub mod qdisc;
+pub mod scenario;
+pub mod sim;
+pub mod topology;
+
+/// The crate version, recorded in every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,8 @@
+//! Links: wired point-to-point transmitters and their netem-like impairments. 802.11 cells
+//! and Bluetooth piconets join here in later issues.
+
+mod impairment;
+mod p2p;
+
+pub use impairment::Impairment;
+pub use p2p::P2pTransmitter;

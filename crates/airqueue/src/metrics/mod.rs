@@ -1,0 +1,12 @@
+//! Measurements: per-flow and per-queue counters, fixed-interval time series, and the
+//! columnar tables they become at the end of a run.
+
+mod flow_stats;
+mod queue_stats;
+mod table;
+mod timeseries;
+
+pub use flow_stats::FlowStats;
+pub use queue_stats::QueueStats;
+pub use table::{Column, Table};
+pub use timeseries::{SeriesKind, SeriesMetric, TimeSeries};

@@ -1,0 +1,71 @@
+//! Why a packet left the network without being delivered.
+
+/// Every drop carries one of these reasons; per-flow and per-queue tables count them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum DropReason {
+    /// A queue was full (tail drop, `limit` reached).
+    QdiscOverflow = 0,
+    /// An active queue manager (CoDel, RED) chose to drop.
+    Aqm,
+    /// A policer, classifier without a class, or admission control refused the packet.
+    Policy,
+    /// A netem-like impairment on a wired link lost the packet.
+    Impairment,
+    /// Bit errors on a wireless channel corrupted the frame.
+    ChannelError,
+    /// A MAC collision destroyed the frame.
+    Collision,
+    /// A MAC gave up after its retry limit.
+    RetryLimit,
+    /// The IP TTL reached zero.
+    Ttl,
+    /// No route to the destination.
+    NoRoute,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 9] = [
+        DropReason::QdiscOverflow,
+        DropReason::Aqm,
+        DropReason::Policy,
+        DropReason::Impairment,
+        DropReason::ChannelError,
+        DropReason::Collision,
+        DropReason::RetryLimit,
+        DropReason::Ttl,
+        DropReason::NoRoute,
+    ];
+    pub const COUNT: usize = Self::ALL.len();
+
+    /// The snake_case name used in result tables (`drops_qdisc_overflow`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::QdiscOverflow => "qdisc_overflow",
+            DropReason::Aqm => "aqm",
+            DropReason::Policy => "policy",
+            DropReason::Impairment => "impairment",
+            DropReason::ChannelError => "channel_error",
+            DropReason::Collision => "collision",
+            DropReason::RetryLimit => "retry_limit",
+            DropReason::Ttl => "ttl",
+            DropReason::NoRoute => "no_route",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_match_positions_in_all() {
+        for (i, r) in DropReason::ALL.iter().enumerate() {
+            assert_eq!(r.index(), i);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! `bfifo`: a byte-limited FIFO with tail drop (Linux `net/sched/sch_fifo.c`).
+//!
+//! Admits a packet iff `backlog + len ≤ limit` (bytes). Linux's default limit is
+//! txqueuelen × psched_mtu = 1000 × 1514 bytes.
+
+use super::{Qdisc, QdiscCtx, Verdict};
+use crate::packet::{DropReason, PacketId};
+use std::collections::VecDeque;
+
+pub struct Bfifo {
+    limit_bytes: u64,
+    queue: VecDeque<PacketId>,
+    backlog: u64,
+}
+
+impl Bfifo {
+    pub fn new(limit_bytes: u64) -> Self {
+        Bfifo {
+            limit_bytes,
+            queue: VecDeque::new(),
+            backlog: 0,
+        }
+    }
+}
+
+impl Qdisc for Bfifo {
+    fn kind(&self) -> &'static str {
+        "bfifo"
+    }
+
+    fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+        let len = ctx.len_of(pkt) as u64;
+        if self.backlog + len <= self.limit_bytes {
+            self.backlog += len;
+            self.queue.push_back(pkt);
+            Verdict::Queued
+        } else {
+            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
+            Verdict::Dropped
+        }
+    }
+
+    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        let p = self.queue.pop_front()?;
+        self.backlog -= ctx.len_of(p) as u64;
+        Some(p)
+    }
+
+    fn peek(&mut self, _ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.queue.front().copied()
+    }
+
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn backlog_bytes(&self) -> u64 {
+        self.backlog
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::testing::Harness;
+
+    #[test]
+    fn admits_while_backlog_plus_len_fits_the_byte_limit() {
+        let mut h = Harness::new();
+        let mut q = Bfifo::new(1000);
+        let a = h.packet(0, 600);
+        let b = h.packet(1, 500); // 600 + 500 > 1000: dropped
+        let c = h.packet(2, 400); // 600 + 400 = 1000: fits exactly
+        assert_eq!(h.enqueue(&mut q, a), Verdict::Queued);
+        assert_eq!(h.enqueue(&mut q, b), Verdict::Dropped);
+        assert_eq!(h.enqueue(&mut q, c), Verdict::Queued);
+        assert_eq!(q.backlog_bytes(), 1000);
+        assert_eq!(h.dropped(), vec![(b, DropReason::QdiscOverflow)]);
+        assert_eq!(h.dequeue(&mut q), Some(a));
+        assert_eq!(h.dequeue(&mut q), Some(c));
+    }
+}

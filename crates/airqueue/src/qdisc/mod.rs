@@ -1,0 +1,177 @@
+//! Queueing disciplines: the [`Qdisc`] contract and the disciplines, one file each, named
+//! by their `tc` ids.
+//!
+//! The contract follows Linux `net/sched` (and ns-3's `QueueDisc`): an egress interface
+//! pushes packets with `enqueue` and pulls with `dequeue` when its transmitter is free.
+//! A discipline sees only what a real box could know, through [`QdiscCtx`]: the clock, its
+//! own interface's properties, the packets' header fields, and a drop sink that records the
+//! reason of every packet it discards. Non-work-conserving disciplines (TBF, HTB) tell the
+//! interface when to ask again through `next_wakeup`.
+
+mod bfifo;
+mod pfifo;
+mod pfifo_head_drop;
+
+pub use bfifo::Bfifo;
+pub use pfifo::Pfifo;
+pub use pfifo_head_drop::PfifoHeadDrop;
+
+use crate::engine::SimTime;
+use crate::packet::{DropReason, PacketArena, PacketId};
+use crate::scenario::QdiscConf;
+
+/// What `enqueue` did with the offered packet (Linux's NET_XMIT_* codes).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queued (NET_XMIT_SUCCESS).
+    Queued,
+    /// Queued, but the discipline dropped other packets to make room (NET_XMIT_CN).
+    Congested,
+    /// The offered packet itself was dropped (NET_XMIT_DROP); it went to the drop sink.
+    Dropped,
+}
+
+/// What a discipline may know about the interface it sits on.
+#[derive(Clone, Debug)]
+pub struct DevInfo {
+    /// `<node>.<link>`.
+    pub name: String,
+    pub rate_bps: u64,
+    pub mtu: u32,
+    /// Linux's psched_mtu: MTU plus the link-layer header (here: MTU + overhead).
+    pub psched_mtu: u32,
+}
+
+/// Where disciplines put the packets they drop; the simulator frees and counts them.
+#[derive(Default)]
+pub struct DropSink {
+    pub(crate) pending: Vec<(PacketId, DropReason)>,
+}
+
+impl DropSink {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Takes the recorded drops (the buffer keeps its capacity).
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (PacketId, DropReason)> {
+        self.pending.drain(..)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+}
+
+/// Everything a discipline may touch during one call.
+pub struct QdiscCtx<'a> {
+    pub now: SimTime,
+    pub packets: &'a mut PacketArena,
+    pub dev: &'a DevInfo,
+    drops: &'a mut DropSink,
+}
+
+impl<'a> QdiscCtx<'a> {
+    pub fn new(
+        now: SimTime,
+        packets: &'a mut PacketArena,
+        dev: &'a DevInfo,
+        drops: &'a mut DropSink,
+    ) -> Self {
+        QdiscCtx {
+            now,
+            packets,
+            dev,
+            drops,
+        }
+    }
+
+    /// Discards `pkt` for `reason`. The discipline must not touch the handle afterwards.
+    #[inline]
+    pub fn drop_packet(&mut self, pkt: PacketId, reason: DropReason) {
+        self.drops.pending.push((pkt, reason));
+    }
+
+    /// Wire size of a packet in bytes (what Linux's `qdisc_pkt_len` returns).
+    #[inline]
+    pub fn len_of(&self, pkt: PacketId) -> u32 {
+        self.packets.size(pkt)
+    }
+}
+
+/// A queueing discipline.
+pub trait Qdisc: Send {
+    /// The `tc` id of the discipline (`"pfifo"`).
+    fn kind(&self) -> &'static str;
+    /// Offers a packet. Ownership passes to the discipline, which either queues it or hands
+    /// it (or others) to `ctx.drop_packet`.
+    fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict;
+    /// The next packet to transmit, if the discipline is willing to send now.
+    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId>;
+    /// The packet `dequeue` would return, without removing it.
+    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId>;
+    /// Packets queued.
+    fn len(&self) -> usize;
+    /// Bytes queued.
+    fn backlog_bytes(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// For non-work-conserving disciplines: when `dequeue` may next succeed although it
+    /// returned `None` with packets queued. Work-conserving disciplines return `None`.
+    fn next_wakeup(&self, _now: SimTime) -> Option<SimTime> {
+        None
+    }
+}
+
+/// Builds the discipline a scenario asks for.
+pub fn build(conf: &QdiscConf, _dev: &DevInfo) -> Box<dyn Qdisc> {
+    match conf {
+        QdiscConf::Pfifo { limit } => Box::new(Pfifo::new(*limit)),
+        QdiscConf::Bfifo { limit } => Box::new(Bfifo::new(limit.0)),
+        QdiscConf::PfifoHeadDrop { limit } => Box::new(PfifoHeadDrop::new(*limit)),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A small harness to drive a discipline without the simulator.
+    use super::*;
+    use crate::packet::{FlowId, Location, Packet};
+
+    pub struct Harness {
+        pub packets: PacketArena,
+        pub dev: DevInfo,
+        pub drops: DropSink,
+        pub now: SimTime,
+    }
+
+    impl Harness {
+        pub fn new() -> Self {
+            Harness {
+                packets: PacketArena::new(),
+                dev: DevInfo {
+                    name: "test.dev".into(),
+                    rate_bps: 10_000_000,
+                    mtu: 1500,
+                    psched_mtu: 1514,
+                },
+                drops: DropSink::new(),
+                now: SimTime::ZERO,
+            }
+        }
+        pub fn packet(&mut self, flow: u32, size: u32) -> PacketId {
+            self.packets
+                .alloc(Packet::udp(FlowId(flow), size, self.now), Location::Source(flow))
+        }
+        pub fn enqueue(&mut self, q: &mut dyn Qdisc, pkt: PacketId) -> Verdict {
+            let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops);
+            q.enqueue(pkt, &mut ctx)
+        }
+        pub fn dequeue(&mut self, q: &mut dyn Qdisc) -> Option<PacketId> {
+            let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops);
+            q.dequeue(&mut ctx)
+        }
+        pub fn dropped(&mut self) -> Vec<(PacketId, DropReason)> {
+            self.drops.drain().collect()
+        }
+    }
+}

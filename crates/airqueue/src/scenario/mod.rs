@@ -1,0 +1,48 @@
+//! Scenarios: the TOML/JSON format (see `docs/scenario-reference.md`), its parsing with
+//! field paths in every error, `count` expansion, semantic validation and JSON Schema.
+//!
+//! Pipeline: value → [`parse::parse_value`] (types, units, unknown keys, one problem per
+//! entry at most) → [`expand::expand`] (`count`) → [`validate::validate`] (names,
+//! references, ranges; every problem). [`load_value`] runs all three.
+
+mod error;
+mod expand;
+mod parse;
+mod schema;
+pub mod spec;
+pub mod units;
+mod validate;
+
+pub use error::{Problem, ScenarioError};
+pub use expand::expand;
+pub use parse::parse_value;
+pub use schema::scenario_schema;
+pub use spec::*;
+pub use validate::validate;
+
+/// Parses, expands and validates a scenario given as a JSON value.
+pub fn load_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
+    let raw = parse_value(v)?;
+    let s = expand(raw)?;
+    validate(&s)?;
+    Ok(s)
+}
+
+/// Parses, expands and validates a scenario written as JSON text.
+pub fn load_json_str(text: &str) -> Result<Scenario, ScenarioError> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| ScenarioError::single("(file)", format!("not valid JSON: {e}")))?;
+    load_value(v)
+}
+
+/// Parses, expands and validates a scenario written as TOML text.
+pub fn load_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
+    let v: serde_json::Value = toml::from_str(text)
+        .map_err(|e| ScenarioError::single("(file)", format!("not valid TOML: {e}")))?;
+    load_value(v)
+}
+
+/// The resolved scenario (counts expanded, defaults filled in) as JSON.
+pub fn to_resolved_json(s: &Scenario) -> String {
+    serde_json::to_string(s).expect("a scenario always serializes")
+}

@@ -1,0 +1,239 @@
+//! From a JSON/TOML value to a [`Scenario`], one entry at a time, so that every entry's
+//! problem is reported (with its path) rather than only the first problem in the file.
+
+use super::error::ScenarioError;
+use super::spec::{FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// Top-level keys of the format.
+const SECTIONS: [&str; 7] = [
+    "description",
+    "run",
+    "nodes",
+    "links",
+    "qdiscs",
+    "routes",
+    "flows",
+];
+
+/// Keys reserved for models that later issues add; named so that users get a clear answer.
+const FUTURE_SECTIONS: [(&str, &str); 6] = [
+    ("cells", "802.11 cells"),
+    ("piconets", "Bluetooth piconets"),
+    ("trunks", "striped multi-channel trunks"),
+    ("virtual_devs", "IMQ-like virtual devices"),
+    ("systems", "the seed systems"),
+    ("sweep", "sweeps (use `airqueue sweep`)"),
+];
+
+/// Turns serde's message and path into ours: the unknown key goes into the path.
+fn problem_from_serde(prefix: &str, inner_path: &str, msg: &str) -> (String, String) {
+    let mut path = prefix.to_string();
+    if !inner_path.is_empty() && inner_path != "." {
+        path.push('.');
+        path.push_str(inner_path);
+    }
+    if let Some(rest) = msg.strip_prefix("unknown field `") {
+        if let Some((field, expected)) = rest.split_once('`') {
+            path.push('.');
+            path.push_str(field);
+            let expected = expected.trim_start_matches(", ");
+            return (
+                path,
+                format!("unknown key \"{field}\"; remove it or use one of the keys {expected}"),
+            );
+        }
+    }
+    if let Some(rest) = msg.strip_prefix("missing field `") {
+        if let Some((field, _)) = rest.split_once('`') {
+            path.push('.');
+            path.push_str(field);
+            return (path, format!("is required; add `{field} = …`"));
+        }
+    }
+    if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        if let Some((v, expected)) = rest.split_once('`') {
+            let expected = expected.trim_start_matches(", ");
+            return (
+                path,
+                format!("\"{v}\" is not a known kind; {expected}"),
+            );
+        }
+    }
+    (path, msg.to_string())
+}
+
+fn parse_entry<T: DeserializeOwned>(value: Value, prefix: &str, errs: &mut ScenarioError) -> Option<T> {
+    match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let inner = e.path().to_string();
+            let (path, msg) = problem_from_serde(prefix, &inner, &e.inner().to_string());
+            errs.push(path, msg);
+            None
+        }
+    }
+}
+
+/// The path label of the i-th entry of a section: by name when it has one, else by index.
+fn entry_label(section: &str, i: usize, v: &Value, key: &str) -> String {
+    match v.get(key).and_then(Value::as_str) {
+        Some(name) if !name.is_empty() => format!("{section}.{name}"),
+        _ => format!("{section}[{i}]"),
+    }
+}
+
+fn parse_section<T: DeserializeOwned>(
+    root: &mut Map<String, Value>,
+    section: &str,
+    key: &str,
+    errs: &mut ScenarioError,
+    parse_one: impl Fn(Value, &str, &mut ScenarioError) -> Option<T>,
+) -> Vec<T> {
+    let Some(v) = root.remove(section) else {
+        return Vec::new();
+    };
+    let Value::Array(items) = v else {
+        errs.push(
+            section,
+            format!("must be a list of tables; write each entry as [[{section}]]"),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let label = entry_label(section, i, &item, key);
+        if !item.is_object() {
+            errs.push(label, "must be a table (key = value pairs)");
+            continue;
+        }
+        if let Some(t) = parse_one(item, &label, errs) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+fn parse_qdisc(item: Value, label: &str, errs: &mut ScenarioError) -> Option<QdiscSpec> {
+    let Value::Object(mut m) = item else {
+        return None;
+    };
+    let dev = match m.remove("dev") {
+        Some(Value::String(s)) => Some(s),
+        Some(_) => {
+            errs.push(
+                format!("{label}.dev"),
+                "must be an interface name such as \"router.bottleneck\"",
+            );
+            None
+        }
+        None => {
+            errs.push(
+                format!("{label}.dev"),
+                "is required; add `dev = \"<node>.<link>\"` naming the egress interface",
+            );
+            None
+        }
+    };
+    let name = match m.remove("name") {
+        Some(Value::String(s)) => Some(s),
+        Some(_) => {
+            errs.push(format!("{label}.name"), "must be a string");
+            None
+        }
+        None => None,
+    };
+    if !m.contains_key("kind") {
+        errs.push(
+            format!("{label}.kind"),
+            "is required; add e.g. `kind = \"pfifo\"` (see `airqueue list qdiscs`)",
+        );
+        return None;
+    }
+    let conf: QdiscConf = parse_entry(Value::Object(m), label, errs)?;
+    Some(QdiscSpec {
+        dev: dev?,
+        name,
+        conf,
+    })
+}
+
+/// Parses the structure of a scenario (types, units, unknown keys). Does not expand `count`
+/// or check references; see [`super::load_value`] for the whole pipeline.
+pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
+    let mut errs = ScenarioError::default();
+    let Value::Object(mut root) = value else {
+        return Err(ScenarioError::single(
+            "(top)",
+            "a scenario must be a table of sections ([run], [[nodes]], [[links]], [[flows]] …)",
+        ));
+    };
+    let keys: Vec<String> = root.keys().cloned().collect();
+    for k in &keys {
+        if SECTIONS.contains(&k.as_str()) {
+            continue;
+        }
+        if let Some((_, what)) = FUTURE_SECTIONS.iter().find(|(s, _)| s == k) {
+            errs.push(
+                k.clone(),
+                format!("{what} are not supported by this version of airqueue yet; remove the section"),
+            );
+        } else {
+            errs.push(
+                k.clone(),
+                format!("unknown section; use one of {}", SECTIONS.join(", ")),
+            );
+        }
+        root.remove(k);
+    }
+    let description = match root.remove("description") {
+        None => None,
+        Some(Value::String(s)) => Some(s),
+        Some(_) => {
+            errs.push("description", "must be a string");
+            None
+        }
+    };
+    let run: Option<RunSpec> = match root.remove("run") {
+        None => {
+            errs.push(
+                "run",
+                "is required; add a [run] table with at least `duration = \"10s\"`",
+            );
+            None
+        }
+        Some(v) if !v.is_object() => {
+            errs.push("run", "must be a table: [run]");
+            None
+        }
+        Some(v) => parse_entry(v, "run", &mut errs),
+    };
+    let nodes = parse_section(&mut root, "nodes", "name", &mut errs, parse_entry::<NodeSpec>);
+    let links = parse_section(&mut root, "links", "name", &mut errs, parse_entry::<LinkSpec>);
+    let qdiscs = parse_section(&mut root, "qdiscs", "dev", &mut errs, parse_qdisc);
+    let routes = parse_section(&mut root, "routes", "node", &mut errs, parse_entry::<RouteSpec>);
+    let flows = parse_section(&mut root, "flows", "name", &mut errs, parse_entry::<FlowSpec>);
+    match (run, errs.is_empty()) {
+        (Some(run), true) => Ok(Scenario {
+            description,
+            run,
+            nodes,
+            links,
+            qdiscs,
+            routes,
+            flows,
+        }),
+        _ => Err(errs),
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for QdiscSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let mut errs = ScenarioError::default();
+        parse_qdisc(v, "qdisc", &mut errs).ok_or_else(|| {
+            serde::de::Error::custom(errs.to_string())
+        })
+    }
+}

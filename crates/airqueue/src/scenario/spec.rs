@@ -1,0 +1,365 @@
+//! The scenario format: what a TOML scenario file may say, with defaults.
+//!
+//! The doc comments here are the user documentation: they become the descriptions of the
+//! JSON Schema (`airqueue schema`) and of `docs/scenario-reference.md`. Keys use the words
+//! of `tc`, `ip link`, iperf and the seed papers.
+
+pub use super::units::{Bytes, Duration, Probability, Rate};
+use crate::engine::SimTime;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario: the network, its queueing disciplines and its traffic.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// One or two sentences saying what the scenario shows (listed by `airqueue list scenarios`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Run control: duration, warm-up, seed, sampling interval.
+    pub run: RunSpec,
+    /// Hosts and routers.
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    /// Wired point-to-point links (full duplex) between two nodes.
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// Queueing disciplines on egress interfaces (`tc qdisc add dev …`). An interface
+    /// without an entry gets `pfifo` with `limit = 1000` (Linux's txqueuelen).
+    #[serde(default)]
+    pub qdiscs: Vec<QdiscSpec>,
+    /// Static routes that override the computed shortest paths.
+    #[serde(default)]
+    pub routes: Vec<RouteSpec>,
+    /// Traffic: one entry per flow (or `count` copies of it).
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+}
+
+/// Run control.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Simulated time to run; events at or after this instant are not processed.
+    pub duration: Duration,
+    /// Statistics (flow and queue tables) are reset at this instant; time series cover the whole run.
+    #[serde(default)]
+    pub warmup: Duration,
+    /// Run seed; every component derives its own random stream from it and its name.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Resolution of the time series (per-flow throughput, per-queue backlog).
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval: Duration,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_sample_interval() -> Duration {
+    Duration(SimTime::from_millis(100))
+}
+
+/// What a node is; routers forward, hosts only send and receive (both can do both here,
+/// the kind is informative and decides the default TTL handling later).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    #[default]
+    Host,
+    Router,
+}
+
+/// A host or router.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Unique name. With `count`, `{i}` in the name is replaced by 0…count−1 (or the index is appended).
+    pub name: String,
+    /// Expand this entry into `count` nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// `host` (default) or `router`.
+    #[serde(default)]
+    pub kind: NodeKind,
+}
+
+/// A wired full-duplex point-to-point link; each end is an interface `<node>.<link>`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Unique name; the interfaces are `<node>.<name>` for both ends.
+    pub name: String,
+    /// The two nodes the link joins.
+    pub between: [String; 2],
+    /// Line rate in each direction, e.g. "10Mbit".
+    pub rate: Rate,
+    /// One-way propagation delay, e.g. "20ms".
+    #[serde(default)]
+    pub delay: Duration,
+    /// Bytes of framing added to every packet's serialization time (tc's `overhead`;
+    /// 0 = a bare IP point-to-point link, 38 = Ethernet preamble+header+FCS+gap).
+    #[serde(default)]
+    pub overhead: Bytes,
+    /// Largest IP datagram the link carries, in bytes.
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
+    /// Optional netem-like impairment applied to both directions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impairment: Option<ImpairmentSpec>,
+}
+
+fn default_mtu() -> u32 {
+    1500
+}
+
+/// A netem-like impairment: extra delay with uniform jitter, and Bernoulli loss.
+///
+/// As in netem without `rate`, jitter may reorder packets. Losses and jitter draw from
+/// per-(link, direction, flow) random streams, so adding a flow never changes another
+/// flow's losses.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpairmentSpec {
+    /// Extra fixed delay on top of the link's propagation delay (netem `delay`).
+    #[serde(default)]
+    pub delay: Duration,
+    /// Uniform jitter: each packet's extra delay is drawn from [delay − jitter, delay + jitter]
+    /// (netem's default distribution), floored at zero.
+    #[serde(default)]
+    pub jitter: Duration,
+    /// Independent (Bernoulli) loss probability per packet, e.g. 0.01 or "1%" (netem `loss random`).
+    #[serde(default)]
+    pub loss: Probability,
+}
+
+/// A queueing discipline on an egress interface, as `tc qdisc add dev <dev> root <kind> …`.
+#[derive(Clone, Debug, Serialize)]
+pub struct QdiscSpec {
+    /// The egress interface, `<node>.<link>`, e.g. "router.bottleneck".
+    pub dev: String,
+    /// Name used in result tables and `--set` paths; defaults to `dev`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The discipline and its parameters.
+    #[serde(flatten)]
+    pub conf: QdiscConf,
+}
+
+impl QdiscSpec {
+    pub fn display_name(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.dev)
+    }
+}
+
+/// The queueing disciplines, by their `tc` names.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QdiscConf {
+    /// Packet-limited FIFO with tail drop (Linux `sch_fifo.c`, `pfifo`): admits a packet iff
+    /// fewer than `limit` packets are queued.
+    Pfifo {
+        /// Maximum queued packets (the packet being transmitted is not counted, as in Linux).
+        /// Default: txqueuelen 1000.
+        #[serde(default = "default_pfifo_limit")]
+        limit: u32,
+    },
+    /// Byte-limited FIFO with tail drop (Linux `bfifo`): admits a packet iff
+    /// backlog + its size ≤ `limit`.
+    Bfifo {
+        /// Maximum queued bytes. Default: txqueuelen × psched_mtu = 1000 × 1514 B.
+        #[serde(default = "default_bfifo_limit")]
+        limit: Bytes,
+    },
+    /// Packet-limited FIFO that drops the oldest packet when full (Linux `pfifo_head_drop`).
+    PfifoHeadDrop {
+        /// Maximum queued packets. Default: 1000.
+        #[serde(default = "default_pfifo_limit")]
+        limit: u32,
+    },
+}
+
+fn default_pfifo_limit() -> u32 {
+    1000
+}
+fn default_bfifo_limit() -> Bytes {
+    Bytes(1000 * 1514)
+}
+
+impl QdiscConf {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QdiscConf::Pfifo { .. } => "pfifo",
+            QdiscConf::Bfifo { .. } => "bfifo",
+            QdiscConf::PfifoHeadDrop { .. } => "pfifo_head_drop",
+        }
+    }
+}
+
+impl Default for QdiscConf {
+    fn default() -> Self {
+        QdiscConf::Pfifo {
+            limit: default_pfifo_limit(),
+        }
+    }
+}
+
+/// A static route: traffic at `node` for `to` leaves over link `via`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RouteSpec {
+    /// The node whose forwarding table gets the route.
+    pub node: String,
+    /// Destination node.
+    pub to: String,
+    /// Link to leave by (one of `node`'s links).
+    pub via: String,
+}
+
+/// One flow of traffic from a source node to a destination node.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Unique name. With `count`, `{i}` in name/from/to is replaced by the copy's index
+    /// (without `{i}`, the index is appended to the name).
+    pub name: String,
+    /// Expand this entry into `count` flows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Source node.
+    pub from: String,
+    /// Destination node.
+    pub to: String,
+    /// When the application starts.
+    #[serde(default)]
+    pub start: Duration,
+    /// With `count`: copy i starts at start + i × start_spacing.
+    #[serde(default)]
+    pub start_spacing: Duration,
+    /// When the application stops sending (default: the end of the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// DSCP code point (0–63) written in the IP header.
+    #[serde(default)]
+    pub dscp: u8,
+    /// Linux `skb->priority` (SO_PRIORITY), read by prio/pfifo_fast's priomap.
+    #[serde(default)]
+    pub priority: u32,
+    /// Transport protocol: `{ kind = "udp" }` (default) or `{ kind = "tcp", … }`.
+    #[serde(default)]
+    pub transport: TransportSpec,
+    /// The application generating the traffic.
+    pub app: AppSpec,
+}
+
+/// Transport protocol of a flow.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TransportSpec {
+    /// UDP: datagrams leave as the application writes them (28 B of IPv4+UDP headers added).
+    #[default]
+    Udp,
+    /// TCP (issue 3: Tahoe, Reno, NewReno per RFC 5681/6582). Scenarios validate now.
+    Tcp {
+        /// Congestion control: "tahoe", "reno" or "newreno".
+        #[serde(default)]
+        variant: TcpVariant,
+        /// Maximum segment size in bytes (payload per segment).
+        #[serde(default = "default_mss")]
+        mss: u32,
+    },
+}
+
+fn default_mss() -> u32 {
+    1448
+}
+
+/// TCP congestion-control variants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariant {
+    Tahoe,
+    Reno,
+    #[default]
+    Newreno,
+}
+
+/// Inter-arrival distribution of an on/off source's periods.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PeriodDistribution {
+    /// Exponentially distributed periods with the given means (ns-3 OnOff's usual setup).
+    #[default]
+    Exponential,
+    /// Fixed periods.
+    Constant,
+}
+
+/// Traffic generators. `size` is the application payload per packet in bytes (as iperf `-l`
+/// or D-ITG `-c`); rates are payload bit rates.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Constant bit rate: one `size`-byte packet every `interval` (or at `rate`).
+    Cbr {
+        /// Payload bytes per packet.
+        size: u32,
+        /// Payload rate; the interval is size × 8 / rate. Give `rate` or `interval`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rate: Option<Rate>,
+        /// Time between packets. Give `rate` or `interval`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        interval: Option<Duration>,
+    },
+    /// Poisson arrivals: exponential inter-arrival times with mean `interval` (or size × 8 / rate).
+    Poisson {
+        /// Payload bytes per packet.
+        size: u32,
+        /// Mean payload rate. Give `rate` or `interval`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rate: Option<Rate>,
+        /// Mean time between packets. Give `rate` or `interval`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        interval: Option<Duration>,
+    },
+    /// On/off source: CBR at `rate` during on periods, silent during off periods (ns-3 OnOffApplication).
+    Onoff {
+        /// Payload bytes per packet.
+        size: u32,
+        /// Payload rate while on.
+        rate: Rate,
+        /// Mean (or fixed) length of an on period.
+        on: Duration,
+        /// Mean (or fixed) length of an off period.
+        off: Duration,
+        /// "exponential" (default) or "constant" period lengths.
+        #[serde(default)]
+        distribution: PeriodDistribution,
+    },
+    /// Bulk transfer over TCP (FTP-like): sends as fast as the window allows (TCP, issue 3).
+    Bulk {
+        /// Bytes to send; unlimited when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<Bytes>,
+    },
+}
+
+impl AppSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AppSpec::Cbr { .. } => "cbr",
+            AppSpec::Poisson { .. } => "poisson",
+            AppSpec::Onoff { .. } => "onoff",
+            AppSpec::Bulk { .. } => "bulk",
+        }
+    }
+}
+
+impl TransportSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportSpec::Udp => "udp",
+            TransportSpec::Tcp { .. } => "tcp",
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! Semantic checks on an expanded scenario: names unique, references resolved, values in
+//! range. Every problem is collected; nothing here panics on user input.
+
+use super::error::ScenarioError;
+use super::spec::{AppSpec, QdiscConf, Scenario, TransportSpec};
+use std::collections::{HashMap, HashSet};
+
+/// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
+const MIN_MTU: u32 = 68;
+
+fn check_name(path: String, name: &str, errs: &mut ScenarioError) {
+    if name.is_empty() {
+        errs.push(path, "must not be empty");
+    } else if name.contains('.') || name.chars().any(char::is_whitespace) {
+        errs.push(
+            path,
+            format!(
+                "\"{name}\" may not contain dots or spaces (dots separate node and link in interface names); use '-' or '_'"
+            ),
+        );
+    }
+}
+
+fn unique<'a>(
+    section: &str,
+    names: impl Iterator<Item = &'a str>,
+    errs: &mut ScenarioError,
+) {
+    let mut seen = HashSet::new();
+    for n in names {
+        if !seen.insert(n) {
+            errs.push(
+                format!("{section}.{n}.name"),
+                format!("\"{n}\" is used by more than one entry in {section}; names must be unique"),
+            );
+        }
+    }
+}
+
+/// Checks an expanded scenario and returns every problem found.
+pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
+    let mut errs = ScenarioError::default();
+    let run = &s.run;
+    let duration = run.duration.time();
+    if duration.0 == 0 {
+        errs.push("run.duration", "must be longer than zero; write e.g. \"10s\"");
+    }
+    if run.warmup.time() >= duration && duration.0 > 0 {
+        errs.push(
+            "run.warmup",
+            format!(
+                "{} is not shorter than run.duration ({}); shorten the warm-up",
+                run.warmup, run.duration
+            ),
+        );
+    }
+    if run.sample_interval.time().0 == 0 {
+        errs.push("run.sample_interval", "must be longer than zero; write e.g. \"100ms\"");
+    }
+
+    // Nodes.
+    for n in &s.nodes {
+        check_name(format!("nodes.{}.name", n.name), &n.name, &mut errs);
+    }
+    unique("nodes", s.nodes.iter().map(|n| n.name.as_str()), &mut errs);
+    let nodes: HashSet<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
+    let known_nodes = || {
+        let mut v: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).take(8).collect();
+        if s.nodes.len() > 8 {
+            v.push("…");
+        }
+        v.join(", ")
+    };
+    let node_ref = |path: String, name: &str, errs: &mut ScenarioError| {
+        if !nodes.contains(name) {
+            errs.push(
+                path,
+                format!("no node is named \"{name}\"; known nodes: {}", known_nodes()),
+            );
+        }
+    };
+
+    // Links and the interfaces they create.
+    for l in &s.links {
+        check_name(format!("links.{}.name", l.name), &l.name, &mut errs);
+        let [a, b] = &l.between;
+        node_ref(format!("links.{}.between", l.name), a, &mut errs);
+        node_ref(format!("links.{}.between", l.name), b, &mut errs);
+        if a == b {
+            errs.push(
+                format!("links.{}.between", l.name),
+                format!("joins \"{a}\" to itself; a link needs two different nodes"),
+            );
+        }
+        if l.mtu < MIN_MTU || l.mtu > 65535 {
+            errs.push(
+                format!("links.{}.mtu", l.name),
+                format!("{} is outside {MIN_MTU}…65535 bytes; 1500 is Ethernet's", l.mtu),
+            );
+        }
+    }
+    unique("links", s.links.iter().map(|l| l.name.as_str()), &mut errs);
+    let mut devs: HashMap<String, &str> = HashMap::new();
+    let mut links_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    for l in &s.links {
+        for n in &l.between {
+            devs.insert(format!("{n}.{}", l.name), l.name.as_str());
+            links_of.entry(n.as_str()).or_default().push(l.name.as_str());
+        }
+    }
+
+    // Qdiscs.
+    let mut roots = HashSet::new();
+    for q in &s.qdiscs {
+        let label = format!("qdiscs.{}", q.display_name());
+        if !devs.contains_key(&q.dev) {
+            let mut hint: Vec<&String> = devs.keys().collect();
+            hint.sort();
+            hint.truncate(8);
+            errs.push(
+                format!("{label}.dev"),
+                format!(
+                    "\"{}\" is not an interface; interfaces are <node>.<link>, e.g. {}",
+                    q.dev,
+                    hint.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+        if !roots.insert(q.dev.as_str()) {
+            errs.push(
+                format!("{label}.dev"),
+                format!("\"{}\" already has a root qdisc; give each interface one entry", q.dev),
+            );
+        }
+        if let Some(n) = &q.name {
+            if n.is_empty() {
+                errs.push(format!("{label}.name"), "must not be empty");
+            }
+        }
+        if let QdiscConf::Bfifo { limit } = &q.conf {
+            if limit.0 > u32::MAX as u64 {
+                errs.push(format!("{label}.limit"), "is larger than 4 GiB; lower it");
+            }
+        }
+    }
+    unique("qdiscs", s.qdiscs.iter().map(|q| q.display_name()), &mut errs);
+
+    // Routes.
+    for (i, r) in s.routes.iter().enumerate() {
+        let label = format!("routes[{i}]");
+        node_ref(format!("{label}.node"), &r.node, &mut errs);
+        node_ref(format!("{label}.to"), &r.to, &mut errs);
+        let attached = links_of.get(r.node.as_str()).cloned().unwrap_or_default();
+        if nodes.contains(r.node.as_str()) && !attached.contains(&r.via.as_str()) {
+            errs.push(
+                format!("{label}.via"),
+                format!(
+                    "\"{}\" is not a link of \"{}\"; its links are: {}",
+                    r.via,
+                    r.node,
+                    attached.join(", ")
+                ),
+            );
+        }
+    }
+
+    // Flows.
+    for f in &s.flows {
+        let label = format!("flows.{}", f.name);
+        check_name(format!("{label}.name"), &f.name, &mut errs);
+        node_ref(format!("{label}.from"), &f.from, &mut errs);
+        node_ref(format!("{label}.to"), &f.to, &mut errs);
+        if f.from == f.to {
+            errs.push(
+                format!("{label}.to"),
+                format!("is the same node as `from` (\"{}\"); a flow needs two nodes", f.to),
+            );
+        }
+        if f.start.time() >= duration {
+            errs.push(
+                format!("{label}.start"),
+                format!("{} is not before the end of the run ({}); start earlier", f.start, run.duration),
+            );
+        }
+        if let Some(stop) = f.stop {
+            if stop.time() <= f.start.time() {
+                errs.push(
+                    format!("{label}.stop"),
+                    format!("{stop} is not after start ({}); stop later or remove `stop`", f.start),
+                );
+            }
+        }
+        if f.dscp > 63 {
+            errs.push(format!("{label}.dscp"), format!("{} is not a DSCP (0–63)", f.dscp));
+        }
+        check_app(&label, f, &mut errs);
+    }
+    unique("flows", s.flows.iter().map(|f| f.name.as_str()), &mut errs);
+    errs.into_result()
+}
+
+fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
+    let app = format!("{label}.app");
+    let size_ok = |size: u32, errs: &mut ScenarioError| {
+        if size == 0 {
+            errs.push(format!("{app}.size"), "must be at least 1 byte");
+        }
+    };
+    match (&f.app, &f.transport) {
+        (AppSpec::Cbr { size, rate, interval }, _) | (AppSpec::Poisson { size, rate, interval }, _) => {
+            size_ok(*size, errs);
+            match (rate, interval) {
+                (Some(_), Some(_)) => errs.push(
+                    app.clone(),
+                    "gives both `rate` and `interval`; keep one (interval = size × 8 / rate)",
+                ),
+                (None, None) => errs.push(
+                    app.clone(),
+                    "needs `rate` (e.g. \"1Mbit\") or `interval` (e.g. \"10ms\")",
+                ),
+                (None, Some(i)) if i.time().0 == 0 => {
+                    errs.push(format!("{app}.interval"), "must be longer than zero")
+                }
+                _ => {}
+            }
+        }
+        (AppSpec::Onoff { size, on, .. }, _) => {
+            size_ok(*size, errs);
+            if on.time().0 == 0 {
+                errs.push(format!("{app}.on"), "must be longer than zero");
+            }
+        }
+        (AppSpec::Bulk { .. }, TransportSpec::Udp) => errs.push(
+            format!("{label}.transport"),
+            "a bulk transfer needs TCP; write transport = { kind = \"tcp\" }",
+        ),
+        (AppSpec::Bulk { .. }, TransportSpec::Tcp { .. }) => {}
+    }
+    if let TransportSpec::Tcp { mss, .. } = &f.transport {
+        if *mss == 0 || *mss > 65495 {
+            errs.push(
+                format!("{label}.transport.mss"),
+                format!("{mss} is not a valid MSS; use 1…65495 bytes (1448 is typical)"),
+            );
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Building a runnable network from a validated scenario.
+
+use super::{Event, FlowRt, Interface, Simulation};
+use crate::app::{Pattern, UdpSource};
+use crate::engine::{stream, EventQueue, SimTime};
+use crate::link::{Impairment, P2pTransmitter};
+use crate::metrics::{FlowStats, QueueStats, TimeSeries};
+use crate::packet::{FiveTuple, NodeId, PacketArena, Protocol, IPV4_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::qdisc::{self, DevInfo, DropSink, Qdisc};
+use crate::scenario::{AppSpec, Scenario, ScenarioError, TransportSpec};
+use crate::topology::{IfaceId, Node, Routes};
+use std::collections::HashMap;
+
+/// First IPv4 address handed out (10.0.0.1).
+const BASE_ADDR: u32 = 0x0A00_0001;
+/// Source ports are taken from the IANA dynamic range.
+const EPHEMERAL_PORT_BASE: u16 = 49152;
+/// Destination port of every flow's sink (iperf's classic port).
+const SINK_PORT: u16 = 5001;
+
+/// Test and extension hooks: components that replace what the scenario would build.
+#[derive(Default)]
+pub struct BuildOptions {
+    /// Overrides the run seed of the scenario.
+    pub seed: Option<u64>,
+    /// Replaces the qdisc of an interface (by `<node>.<link>`) with a given one.
+    pub qdisc_overrides: Vec<(String, Box<dyn Qdisc>)>,
+}
+
+impl Simulation {
+    /// Builds a simulation from a scenario that has passed [`crate::scenario::validate`].
+    /// Checks that need routes (reachability, MTU along the path) are done here and
+    /// reported as scenario problems.
+    pub fn build(s: &Scenario, mut opts: BuildOptions) -> Result<Simulation, ScenarioError> {
+        let seed = opts.seed.unwrap_or(s.run.seed);
+        let mut errs = ScenarioError::default();
+        let node_index: HashMap<&str, NodeId> = s
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.as_str(), NodeId(i as u32)))
+            .collect();
+        let mut nodes: Vec<Node> = s
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Node {
+                name: n.name.clone(),
+                addr: BASE_ADDR + i as u32,
+                ifaces: Vec::new(),
+            })
+            .collect();
+        let flow_names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
+
+        // Interfaces: two per link, in link order.
+        let qdisc_of: HashMap<&str, &crate::scenario::QdiscSpec> =
+            s.qdiscs.iter().map(|q| (q.dev.as_str(), q)).collect();
+        let mut ifaces: Vec<Interface> = Vec::with_capacity(s.links.len() * 2);
+        let mut iface_peer: Vec<NodeId> = Vec::new();
+        let mut iface_index: HashMap<String, IfaceId> = HashMap::new();
+        for l in &s.links {
+            for (me, peer) in [(0, 1), (1, 0)] {
+                let node = node_index[l.between[me].as_str()];
+                let peer_node = node_index[l.between[peer].as_str()];
+                let dev_name = format!("{}.{}", l.between[me], l.name);
+                let dev = DevInfo {
+                    name: dev_name.clone(),
+                    rate_bps: l.rate.bps(),
+                    mtu: l.mtu,
+                    psched_mtu: l.mtu + l.overhead.0 as u32,
+                };
+                let spec = qdisc_of.get(dev_name.as_str());
+                let conf = spec.map(|q| q.conf.clone()).unwrap_or_default();
+                let qdisc_name = spec
+                    .map(|q| q.display_name().to_string())
+                    .unwrap_or_else(|| dev_name.clone());
+                let q = match opts.qdisc_overrides.iter().position(|(d, _)| *d == dev_name) {
+                    Some(i) => opts.qdisc_overrides.swap_remove(i).1,
+                    None => qdisc::build(&conf, &dev),
+                };
+                let direction = format!("{}:{}->{}", l.name, l.between[me], l.between[peer]);
+                let impairment = l
+                    .impairment
+                    .as_ref()
+                    .map(|imp| Impairment::new(imp, seed, &direction, &flow_names));
+                let id = IfaceId(ifaces.len() as u32);
+                iface_index.insert(dev_name.clone(), id);
+                nodes[node.0 as usize].ifaces.push(id);
+                iface_peer.push(peer_node);
+                ifaces.push(Interface {
+                    dev,
+                    qdisc_name,
+                    qdisc_kind: q.kind(),
+                    node,
+                    peer: peer_node,
+                    qdisc: q,
+                    tx: P2pTransmitter::new(l.rate.bps(), l.delay.time(), l.overhead.0 as u32),
+                    impairment,
+                    wakeup: None,
+                    stats: QueueStats::default(),
+                    drops_at_last_sample: 0,
+                });
+            }
+        }
+        for (dev, _) in &opts.qdisc_overrides {
+            errs.push("(build)", format!("qdisc override for unknown interface \"{dev}\""));
+        }
+
+        let mut routes = Routes::shortest_paths(&nodes, &iface_peer);
+        for r in &s.routes {
+            let dev = format!("{}.{}", r.node, r.via);
+            routes.set(node_index[r.node.as_str()], node_index[r.to.as_str()], iface_index[&dev]);
+        }
+
+        // Flows.
+        let duration = s.run.duration.time();
+        let mut flows = Vec::with_capacity(s.flows.len());
+        for (i, f) in s.flows.iter().enumerate() {
+            let label = format!("flows.{}", f.name);
+            let src = node_index[f.from.as_str()];
+            let dst = node_index[f.to.as_str()];
+            let path = routes.path(src, dst, &iface_peer);
+            let Some(path) = path else {
+                errs.push(
+                    format!("{label}.to"),
+                    format!("no route from \"{}\" to \"{}\"; add a link (or a route) that connects them", f.from, f.to),
+                );
+                continue;
+            };
+            let path_mtu = path.iter().map(|i| ifaces[i.0 as usize].dev.mtu).min().unwrap_or(u32::MAX);
+            let pattern_and_size = match (&f.transport, &f.app) {
+                (TransportSpec::Tcp { .. }, _) => {
+                    errs.push(
+                        format!("{label}.transport"),
+                        "TCP is not available in this version of airqueue yet (it arrives with the TCP issue); the scenario validates but cannot run — use transport = { kind = \"udp\" } with a cbr/poisson/onoff app",
+                    );
+                    continue;
+                }
+                (_, AppSpec::Cbr { size, rate, interval }) => {
+                    let iv = interval.map(|d| d.time()).unwrap_or_else(|| {
+                        SimTime::transmission(*size as u64, rate.expect("validated").bps())
+                    });
+                    (Pattern::Cbr { interval: iv }, *size)
+                }
+                (_, AppSpec::Poisson { size, rate, interval }) => {
+                    let iv = interval.map(|d| d.time()).unwrap_or_else(|| {
+                        SimTime::transmission(*size as u64, rate.expect("validated").bps())
+                    });
+                    (UdpSource::poisson(iv), *size)
+                }
+                (_, AppSpec::Onoff { size, rate, on, off, distribution }) => (
+                    Pattern::OnOff {
+                        interval: SimTime::transmission(*size as u64, rate.bps()),
+                        on_mean: on.time(),
+                        off_mean: off.time(),
+                        distribution: *distribution,
+                        on_until: SimTime::ZERO,
+                    },
+                    *size,
+                ),
+                (_, AppSpec::Bulk { .. }) => unreachable!("validated: bulk needs TCP"),
+            };
+            let (pattern, size) = pattern_and_size;
+            let wire = size as u64 + (IPV4_HEADER_BYTES + UDP_HEADER_BYTES) as u64;
+            if wire > path_mtu as u64 {
+                errs.push(
+                    format!("{label}.app.size"),
+                    format!(
+                        "{size} B of payload + 28 B of headers exceed the path MTU ({path_mtu} B); use size ≤ {} (airqueue does not fragment)",
+                        path_mtu.saturating_sub(28)
+                    ),
+                );
+                continue;
+            }
+            let stop = f.stop.map(|d| d.time()).unwrap_or(duration).min(duration);
+            let source = UdpSource::new(size, f.start.time(), stop, pattern, stream(seed, &format!("flow:{}", f.name)));
+            flows.push(FlowRt {
+                name: f.name.clone(),
+                src,
+                dst,
+                tuple: FiveTuple {
+                    src_addr: nodes[src.0 as usize].addr,
+                    dst_addr: nodes[dst.0 as usize].addr,
+                    src_port: EPHEMERAL_PORT_BASE + (i % 16384) as u16,
+                    dst_port: SINK_PORT,
+                    protocol: Protocol::Udp,
+                },
+                dscp: f.dscp,
+                priority: f.priority,
+                transport: f.transport.kind(),
+                app: f.app.kind(),
+                from: f.from.clone(),
+                to: f.to.clone(),
+                source,
+                next_seq: 0,
+                stats: FlowStats::default(),
+                rx_bytes_at_last_sample: 0,
+            });
+        }
+        errs.into_result()?;
+
+        let sample_interval = s.run.sample_interval.time();
+        let samples = (duration.0 / sample_interval.0.max(1)) as usize + 1;
+        let mut sim = Simulation {
+            now: SimTime::ZERO,
+            stop: duration,
+            warmup: s.run.warmup.time(),
+            sample_interval,
+            seed,
+            events: EventQueue::with_capacity(1024),
+            packets: PacketArena::new(),
+            nodes,
+            ifaces,
+            routes,
+            timeseries: TimeSeries::with_capacity(samples.min(1_000_000) * (flows.len() + 3 * s.links.len() * 2)),
+            flows,
+            drops: DropSink::new(),
+            ledger: Default::default(),
+            last_sample: SimTime::ZERO,
+            wall_seconds: 0.0,
+        };
+        sim.schedule_initial_events();
+        Ok(sim)
+    }
+
+    fn schedule_initial_events(&mut self) {
+        for i in 0..self.flows.len() {
+            if let Some(t) = self.flows[i].source.first() {
+                self.events.schedule(t, Event::AppSend(i as u32));
+            }
+        }
+        if self.warmup.0 > 0 {
+            self.events.schedule(self.warmup, Event::WarmupEnd);
+        }
+        self.events.schedule(self.sample_interval, Event::Sample);
+        for q in &mut self.ifaces {
+            q.stats.reset(SimTime::ZERO);
+        }
+    }
+}

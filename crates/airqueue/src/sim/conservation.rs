@@ -1,0 +1,119 @@
+//! Packet conservation: sent = delivered + dropped + in flight, checked at the end of
+//! every run, with the place named when a packet went missing.
+//!
+//! "In flight" is what the components say they hold (qdisc lengths, packets being
+//! serialized, packets propagating). The arena independently knows every live packet and
+//! where it was last put. If a component lost a packet (forgot its handle without
+//! dropping it), the arena still holds it at that component's location while the
+//! component no longer counts it: the mismatch names the place.
+
+use super::Simulation;
+use crate::packet::{DropReason, Location};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Whole-run packet counters.
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: [u64; DropReason::COUNT],
+}
+
+impl Ledger {
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped.iter().sum()
+    }
+}
+
+/// The result of the end-of-run check.
+#[derive(Clone, Debug, Serialize)]
+pub struct Conservation {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: BTreeMap<&'static str, u64>,
+    pub in_flight: u64,
+    pub ok: bool,
+    /// One line per place where the counts disagree.
+    pub errors: Vec<String>,
+}
+
+impl Simulation {
+    fn location_name(&self, loc: Location) -> String {
+        match loc {
+            Location::Source(f) => format!("source of flow \"{}\"", self.flows[f as usize].name),
+            Location::Qdisc(i) => {
+                let q = &self.ifaces[i as usize];
+                format!("qdisc \"{}\" ({}) on {}", q.qdisc_name, q.qdisc_kind, q.dev.name)
+            }
+            Location::Transmitting(i) => format!("transmitter of {}", self.ifaces[i as usize].dev.name),
+            Location::Propagating(i) => format!("wire behind {}", self.ifaces[i as usize].dev.name),
+            Location::Node(n) => format!("node \"{}\"", self.nodes[n as usize].name),
+        }
+    }
+
+    /// What each component says it holds, by location.
+    fn held_by_components(&self) -> BTreeMap<Location, u64> {
+        let mut held = BTreeMap::new();
+        for (i, q) in self.ifaces.iter().enumerate() {
+            let i = i as u32;
+            held.insert(Location::Qdisc(i), q.qdisc.len() as u64);
+            held.insert(Location::Transmitting(i), q.tx.sending.is_some() as u64);
+            held.insert(Location::Propagating(i), q.tx.propagating as u64);
+        }
+        held
+    }
+
+    /// Checks conservation now (normally at the end of the run).
+    pub fn conservation(&self) -> Conservation {
+        let held = self.held_by_components();
+        let in_flight: u64 = held.values().sum();
+        let l = &self.ledger;
+        let mut errors = Vec::new();
+        let mut in_arena: BTreeMap<Location, u64> = BTreeMap::new();
+        for (_, loc) in self.packets.live_packets() {
+            *in_arena.entry(loc).or_default() += 1;
+        }
+        let mut places: Vec<Location> = held.keys().chain(in_arena.keys()).copied().collect();
+        places.sort();
+        places.dedup();
+        for loc in places {
+            let a = in_arena.get(&loc).copied().unwrap_or(0);
+            let h = held.get(&loc).copied().unwrap_or(0);
+            if a > h {
+                errors.push(format!(
+                    "{} packet(s) lost at the {}: it was given them but neither holds, sent nor dropped them",
+                    a - h,
+                    self.location_name(loc)
+                ));
+            } else if h > a {
+                errors.push(format!(
+                    "the {} counts {} packet(s) more than it was given",
+                    self.location_name(loc),
+                    h - a
+                ));
+            }
+        }
+        let balance = l.delivered + l.dropped_total() + in_flight;
+        if l.sent != balance && errors.is_empty() {
+            errors.push(format!(
+                "sent {} ≠ delivered {} + dropped {} + in flight {}",
+                l.sent,
+                l.delivered,
+                l.dropped_total(),
+                in_flight
+            ));
+        }
+        Conservation {
+            sent: l.sent,
+            delivered: l.delivered,
+            dropped: DropReason::ALL
+                .iter()
+                .map(|r| (r.name(), l.dropped[r.index()]))
+                .collect(),
+            in_flight,
+            ok: errors.is_empty() && l.sent == balance,
+            errors,
+        }
+    }
+}

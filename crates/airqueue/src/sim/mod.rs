@@ -1,0 +1,368 @@
+//! The run loop: events in (time, sequence) order, packets moved between sources, qdiscs,
+//! transmitters, wires and sinks, with every packet accounted for.
+//!
+//! A run processes the events strictly before `run.duration`. Statistics reset at
+//! `run.warmup`; time series cover the whole run; the packet ledger (sent, delivered,
+//! dropped, in flight) covers the whole run and is checked at the end.
+
+mod build;
+mod conservation;
+mod results;
+
+pub use build::BuildOptions;
+pub use conservation::{Conservation, Ledger};
+pub use results::{RunResults, Summary};
+
+use crate::app::UdpSource;
+use crate::engine::{EventId, EventQueue, SimTime};
+use crate::link::{Impairment, P2pTransmitter};
+use crate::metrics::{FlowStats, QueueStats, SeriesKind, SeriesMetric, TimeSeries};
+use crate::packet::{
+    DropReason, FiveTuple, FlowId, Location, NodeId, Packet, PacketArena, PacketId,
+    IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
+};
+use crate::qdisc::{DevInfo, DropSink, Qdisc, QdiscCtx, Verdict};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::topology::{IfaceId, Node, Routes};
+
+/// Everything that can happen. Kept small (16 bytes) so the heap stays cache-friendly.
+#[derive(Copy, Clone, Debug)]
+pub enum Event {
+    /// Flow i's source emits its next datagram.
+    AppSend(u32),
+    /// Interface i finished serializing its packet.
+    TxDone(u32),
+    /// A packet reaches the far end of interface `iface`.
+    Arrive { iface: u32, pkt: PacketId },
+    /// A non-work-conserving qdisc on interface i may be able to send now.
+    QdiscWakeup(u32),
+    /// Take a time-series sample.
+    Sample,
+    /// Reset statistics: the warm-up is over.
+    WarmupEnd,
+}
+
+/// An egress interface: its qdisc, its transmitter and the wire behind it.
+pub struct Interface {
+    pub dev: DevInfo,
+    pub qdisc_name: String,
+    pub qdisc_kind: &'static str,
+    pub node: NodeId,
+    pub peer: NodeId,
+    pub qdisc: Box<dyn Qdisc>,
+    pub tx: P2pTransmitter,
+    pub impairment: Option<Impairment>,
+    wakeup: Option<EventId>,
+    pub stats: QueueStats,
+    drops_at_last_sample: u64,
+}
+
+/// A flow at run time.
+pub struct FlowRt {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub transport: &'static str,
+    pub app: &'static str,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub tuple: FiveTuple,
+    pub dscp: u8,
+    pub priority: u32,
+    source: UdpSource,
+    next_seq: u64,
+    pub stats: FlowStats,
+    rx_bytes_at_last_sample: u64,
+}
+
+/// A built, runnable simulation.
+pub struct Simulation {
+    now: SimTime,
+    stop: SimTime,
+    warmup: SimTime,
+    sample_interval: SimTime,
+    seed: u64,
+    events: EventQueue<Event>,
+    packets: PacketArena,
+    pub nodes: Vec<Node>,
+    pub ifaces: Vec<Interface>,
+    routes: Routes,
+    pub flows: Vec<FlowRt>,
+    drops: DropSink,
+    ledger: Ledger,
+    timeseries: TimeSeries,
+    last_sample: SimTime,
+    wall_seconds: f64,
+}
+
+/// Loads, validates, builds and runs a scenario in one call.
+pub fn run_scenario(s: &Scenario, seed: Option<u64>) -> Result<RunResults, ScenarioError> {
+    let mut sim = Simulation::build(
+        s,
+        BuildOptions {
+            seed,
+            ..Default::default()
+        },
+    )?;
+    sim.run();
+    Ok(sim.results())
+}
+
+impl Simulation {
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Runs to the stop time.
+    pub fn run(&mut self) {
+        let started = std::time::Instant::now();
+        while let Some((t, ev)) = self.events.pop_before(self.stop) {
+            self.now = t;
+            self.handle(ev);
+        }
+        self.now = self.stop;
+        if self.last_sample < self.stop {
+            self.sample();
+        }
+        self.wall_seconds = started.elapsed().as_secs_f64();
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events.events_processed()
+    }
+
+    #[inline]
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::AppSend(f) => self.app_send(f as usize),
+            Event::TxDone(i) => self.tx_done(IfaceId(i)),
+            Event::Arrive { iface, pkt } => {
+                let ifc = &mut self.ifaces[iface as usize];
+                ifc.tx.propagating -= 1;
+                let node = ifc.peer;
+                self.receive(node, pkt);
+            }
+            Event::QdiscWakeup(i) => {
+                self.ifaces[i as usize].wakeup = None;
+                self.kick(IfaceId(i));
+            }
+            Event::Sample => {
+                self.sample();
+                let next = self.now + self.sample_interval;
+                self.events.schedule(next, Event::Sample);
+            }
+            Event::WarmupEnd => self.reset_statistics(),
+        }
+    }
+
+    fn app_send(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let payload = flow.source.payload_bytes;
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            flow_seq: flow.next_seq,
+            tuple: flow.tuple,
+            dst_node: flow.dst,
+            dscp: flow.dscp,
+            priority: flow.priority,
+            ttl: 64,
+            size_bytes: payload + IPV4_HEADER_BYTES + UDP_HEADER_BYTES,
+            payload_bytes: payload,
+            created: now,
+            enqueued: now,
+            ..Packet::default()
+        };
+        flow.next_seq += 1;
+        flow.stats.on_send(payload);
+        let src = flow.src;
+        if let Some(t) = flow.source.next(now) {
+            self.events.schedule(t, Event::AppSend(f as u32));
+        }
+        let id = self.packets.alloc(pkt, Location::Source(f as u32));
+        self.ledger.sent += 1;
+        self.forward(src, id);
+    }
+
+    /// A packet arrives at `node` from a wire.
+    fn receive(&mut self, node: NodeId, pkt: PacketId) {
+        self.packets.set_location(pkt, Location::Node(node.0));
+        let p = self.packets.get_mut(pkt);
+        if p.dst_node == node {
+            self.deliver(pkt);
+            return;
+        }
+        // IP forwarding decrements the TTL and drops at zero (RFC 791 / RFC 1812).
+        p.ttl = p.ttl.saturating_sub(1);
+        if p.ttl == 0 {
+            self.drop_packet(pkt, DropReason::Ttl, None);
+            return;
+        }
+        self.forward(node, pkt);
+    }
+
+    /// Routes a packet out of `node`.
+    fn forward(&mut self, node: NodeId, pkt: PacketId) {
+        let dst = self.packets.get(pkt).dst_node;
+        match self.routes.next_hop(node, dst) {
+            Some(i) => self.enqueue(i, pkt),
+            None => self.drop_packet(pkt, DropReason::NoRoute, None),
+        }
+    }
+
+    fn enqueue(&mut self, i: IfaceId, pkt: PacketId) {
+        let now = self.now;
+        self.packets.set_location(pkt, Location::Qdisc(i.0));
+        self.packets.get_mut(pkt).enqueued = now;
+        let size = self.packets.size(pkt);
+        let ifc = &mut self.ifaces[i.0 as usize];
+        let verdict = {
+            let mut ctx = QdiscCtx::new(now, &mut self.packets, &ifc.dev, &mut self.drops);
+            ifc.qdisc.enqueue(pkt, &mut ctx)
+        };
+        if verdict != Verdict::Dropped {
+            ifc.stats.on_enqueue(size);
+        }
+        ifc.stats
+            .backlog_changed(now, ifc.qdisc.len() as u64, ifc.qdisc.backlog_bytes());
+        self.flush_drops(Some(i));
+        self.kick(i);
+    }
+
+    /// Lets an idle transmitter pull its next packet from the qdisc.
+    fn kick(&mut self, i: IfaceId) {
+        let now = self.now;
+        let ifc = &mut self.ifaces[i.0 as usize];
+        if !ifc.tx.is_idle() {
+            return;
+        }
+        let got = {
+            let mut ctx = QdiscCtx::new(now, &mut self.packets, &ifc.dev, &mut self.drops);
+            ifc.qdisc.dequeue(&mut ctx)
+        };
+        ifc.stats
+            .backlog_changed(now, ifc.qdisc.len() as u64, ifc.qdisc.backlog_bytes());
+        match got {
+            Some(pkt) => {
+                let p = self.packets.get(pkt);
+                let (size, sojourn) = (p.size_bytes, now - p.enqueued);
+                ifc.stats.on_dequeue(size, sojourn);
+                ifc.tx.sending = Some(pkt);
+                self.packets.set_location(pkt, Location::Transmitting(i.0));
+                let done = now + ifc.tx.tx_time(size);
+                self.events.schedule(done, Event::TxDone(i.0));
+            }
+            None => {
+                if !ifc.qdisc.is_empty() {
+                    if let Some(t) = ifc.qdisc.next_wakeup(now) {
+                        if let Some(old) = ifc.wakeup.take() {
+                            self.events.cancel(old);
+                        }
+                        ifc.wakeup = Some(self.events.schedule(t.max(now), Event::QdiscWakeup(i.0)));
+                    }
+                }
+            }
+        }
+        self.flush_drops(Some(i));
+    }
+
+    fn tx_done(&mut self, i: IfaceId) {
+        let now = self.now;
+        let ifc = &mut self.ifaces[i.0 as usize];
+        let pkt = ifc.tx.sending.take().expect("TxDone without a packet in transmission");
+        let mut delay = ifc.tx.delay;
+        let mut lost = false;
+        if let Some(imp) = &mut ifc.impairment {
+            let flow = self.packets.get(pkt).flow;
+            lost = imp.lost(flow);
+            if !lost {
+                delay += imp.extra_delay(flow);
+            }
+        }
+        if lost {
+            self.drop_packet(pkt, DropReason::Impairment, None);
+        } else {
+            ifc.tx.propagating += 1;
+            self.packets.set_location(pkt, Location::Propagating(i.0));
+            self.events.schedule(now + delay, Event::Arrive { iface: i.0, pkt });
+        }
+        self.kick(i);
+    }
+
+    fn deliver(&mut self, pkt: PacketId) {
+        let p = self.packets.get(pkt);
+        let delay = self.now - p.created;
+        let (flow, payload) = (p.flow, p.payload_bytes);
+        self.flows[flow.0 as usize].stats.on_receive(payload, delay);
+        self.ledger.delivered += 1;
+        self.packets.free(pkt);
+    }
+
+    /// Drops a packet for `reason`; `queue` is the interface whose qdisc dropped it.
+    fn drop_packet(&mut self, pkt: PacketId, reason: DropReason, queue: Option<IfaceId>) {
+        let flow = self.packets.get(pkt).flow;
+        self.flows[flow.0 as usize].stats.on_drop(reason);
+        if let Some(i) = queue {
+            self.ifaces[i.0 as usize].stats.on_drop(reason);
+        }
+        self.ledger.dropped[reason.index()] += 1;
+        self.packets.free(pkt);
+    }
+
+    fn flush_drops(&mut self, queue: Option<IfaceId>) {
+        if self.drops.is_empty() {
+            return;
+        }
+        // Swap the buffer out and back so that no allocation happens per drop.
+        let mut pending = std::mem::take(&mut self.drops.pending);
+        for &(pkt, reason) in &pending {
+            self.drop_packet(pkt, reason, queue);
+        }
+        pending.clear();
+        self.drops.pending = pending;
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let span = (now - self.last_sample).as_secs_f64();
+        self.last_sample = now;
+        if span <= 0.0 {
+            return;
+        }
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let rx = f.stats.rx_bytes;
+            let bytes = rx.saturating_sub(f.rx_bytes_at_last_sample);
+            f.rx_bytes_at_last_sample = rx;
+            self.timeseries.push(
+                now.0,
+                SeriesKind::Flow,
+                i as u32,
+                SeriesMetric::ThroughputBps,
+                bytes as f64 * 8.0 / span,
+            );
+        }
+        for (i, q) in self.ifaces.iter_mut().enumerate() {
+            let (p, b) = (q.qdisc.len() as f64, q.qdisc.backlog_bytes() as f64);
+            let d = q.stats.drops_total();
+            let new_drops = d.saturating_sub(q.drops_at_last_sample);
+            q.drops_at_last_sample = d;
+            let i = i as u32;
+            self.timeseries.push(now.0, SeriesKind::Queue, i, SeriesMetric::BacklogPackets, p);
+            self.timeseries.push(now.0, SeriesKind::Queue, i, SeriesMetric::BacklogBytes, b);
+            self.timeseries.push(now.0, SeriesKind::Queue, i, SeriesMetric::Drops, new_drops as f64);
+        }
+    }
+
+    fn reset_statistics(&mut self) {
+        let now = self.now;
+        for f in &mut self.flows {
+            f.stats.reset();
+            f.rx_bytes_at_last_sample = 0;
+        }
+        for q in &mut self.ifaces {
+            q.stats.reset(now);
+            q.drops_at_last_sample = 0;
+        }
+    }
+}

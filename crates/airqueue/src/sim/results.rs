@@ -1,0 +1,173 @@
+//! End-of-run results: the summary (JSON) and the flow, queue and time-series tables.
+
+use super::conservation::Conservation;
+use super::Simulation;
+use crate::metrics::{Column, Table};
+use crate::packet::DropReason;
+use serde::Serialize;
+
+/// Wall-clock measurements; the only part of a result that differs between identical runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    pub wall_seconds: f64,
+    pub events_per_second: f64,
+}
+
+/// The run summary written as `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub airqueue_version: &'static str,
+    pub seed: u64,
+    pub sim_seconds: f64,
+    pub warmup_seconds: f64,
+    pub events: u64,
+    pub packets: Conservation,
+    pub conservation_ok: bool,
+    /// The most packets alive at once (arena high-water mark).
+    pub peak_live_packets: u64,
+    pub timing: Timing,
+}
+
+impl Summary {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("summary serializes")
+    }
+}
+
+/// Everything a run produces.
+pub struct RunResults {
+    pub summary: Summary,
+    pub flows: Table,
+    pub queues: Table,
+    pub timeseries: Table,
+}
+
+fn ms(s: f64) -> f64 {
+    s * 1e3
+}
+
+impl Simulation {
+    /// Collects the results. Call once, after [`Simulation::run`].
+    pub fn results(&mut self) -> RunResults {
+        let conservation = self.conservation();
+        let events = self.events_processed();
+        let summary = Summary {
+            airqueue_version: crate::VERSION,
+            seed: self.seed,
+            sim_seconds: self.stop.as_secs_f64(),
+            warmup_seconds: self.warmup.as_secs_f64(),
+            events,
+            conservation_ok: conservation.ok,
+            packets: conservation,
+            peak_live_packets: self.packets.peak_live() as u64,
+            timing: Timing {
+                wall_seconds: self.wall_seconds,
+                events_per_second: if self.wall_seconds > 0.0 {
+                    events as f64 / self.wall_seconds
+                } else {
+                    0.0
+                },
+            },
+        };
+        let flows = self.flow_table();
+        let queues = self.queue_table();
+        let flow_names: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
+        let queue_names: Vec<String> = self.ifaces.iter().map(|q| q.qdisc_name.clone()).collect();
+        let timeseries = std::mem::take(&mut self.timeseries).into_table(&flow_names, &queue_names);
+        RunResults {
+            summary,
+            flows,
+            queues,
+            timeseries,
+        }
+    }
+
+    fn flow_table(&self) -> Table {
+        let f = &self.flows;
+        let strs = |g: &dyn Fn(&super::FlowRt) -> String| Column::Str(f.iter().map(g).collect());
+        let u64s = |g: &dyn Fn(&super::FlowRt) -> u64| Column::U64(f.iter().map(g).collect());
+        let f64s = |g: &dyn Fn(&super::FlowRt) -> f64| Column::F64(f.iter().map(g).collect());
+        let mut t = Table::default();
+        t.push("flow", strs(&|x| x.name.clone()));
+        t.push("from", strs(&|x| x.from.clone()));
+        t.push("to", strs(&|x| x.to.clone()));
+        t.push("transport", strs(&|x| x.transport.to_string()));
+        t.push("app", strs(&|x| x.app.to_string()));
+        t.push("tx_packets", u64s(&|x| x.stats.tx_packets));
+        t.push("tx_bytes", u64s(&|x| x.stats.tx_bytes));
+        t.push("rx_packets", u64s(&|x| x.stats.rx_packets));
+        t.push("rx_bytes", u64s(&|x| x.stats.rx_bytes));
+        let (warmup, stop) = (self.warmup, self.stop);
+        t.push(
+            "goodput_bps",
+            f64s(&|x| {
+                // Over the flow's active window within the measurement period.
+                let from = x.source.start.max(warmup);
+                let to = x.source.stop.min(stop);
+                let window = to.saturating_sub(from).as_secs_f64();
+                if window > 0.0 {
+                    x.stats.rx_bytes as f64 * 8.0 / window
+                } else {
+                    0.0
+                }
+            }),
+        );
+        t.push("delay_mean_ms", f64s(&|x| ms(x.stats.delay_mean_s())));
+        t.push(
+            "delay_min_ms",
+            f64s(&|x| {
+                if x.stats.rx_packets == 0 {
+                    f64::NAN
+                } else {
+                    ms(x.stats.delay_min.as_secs_f64())
+                }
+            }),
+        );
+        t.push("delay_p50_ms", f64s(&|x| ms(x.stats.delay_quantile_s(0.5))));
+        t.push("delay_p99_ms", f64s(&|x| ms(x.stats.delay_quantile_s(0.99))));
+        t.push(
+            "delay_max_ms",
+            f64s(&|x| {
+                if x.stats.rx_packets == 0 {
+                    f64::NAN
+                } else {
+                    ms(x.stats.delay_max.as_secs_f64())
+                }
+            }),
+        );
+        t.push("ipdv_mean_ms", f64s(&|x| ms(x.stats.ipdv_mean_s())));
+        t.push("drops", u64s(&|x| x.stats.drops.iter().sum()));
+        for r in DropReason::ALL {
+            t.push(&format!("drops_{}", r.name()), u64s(&|x| x.stats.drops[r.index()]));
+        }
+        t
+    }
+
+    fn queue_table(&self) -> Table {
+        let q = &self.ifaces;
+        let now = self.now;
+        let strs = |g: &dyn Fn(&super::Interface) -> String| Column::Str(q.iter().map(g).collect());
+        let u64s = |g: &dyn Fn(&super::Interface) -> u64| Column::U64(q.iter().map(g).collect());
+        let f64s = |g: &dyn Fn(&super::Interface) -> f64| Column::F64(q.iter().map(g).collect());
+        let mut t = Table::default();
+        t.push("queue", strs(&|x| x.qdisc_name.clone()));
+        t.push("dev", strs(&|x| x.dev.name.clone()));
+        t.push("kind", strs(&|x| x.qdisc_kind.to_string()));
+        t.push("rate_bps", u64s(&|x| x.dev.rate_bps));
+        t.push("enqueued_packets", u64s(&|x| x.stats.enqueued_packets));
+        t.push("enqueued_bytes", u64s(&|x| x.stats.enqueued_bytes));
+        t.push("dequeued_packets", u64s(&|x| x.stats.dequeued_packets));
+        t.push("dequeued_bytes", u64s(&|x| x.stats.dequeued_bytes));
+        t.push("drops", u64s(&|x| x.stats.drops_total()));
+        for r in DropReason::ALL {
+            t.push(&format!("drops_{}", r.name()), u64s(&|x| x.stats.drops[r.index()]));
+        }
+        t.push("backlog_mean_packets", f64s(&|x| x.stats.mean_backlog(now).0));
+        t.push("backlog_mean_bytes", f64s(&|x| x.stats.mean_backlog(now).1));
+        t.push("backlog_max_packets", u64s(&|x| x.stats.max_backlog_packets));
+        t.push("backlog_max_bytes", u64s(&|x| x.stats.max_backlog_bytes));
+        t.push("backlog_end_packets", u64s(&|x| x.qdisc.len() as u64));
+        t.push("sojourn_mean_ms", f64s(&|x| ms(x.stats.sojourn_mean_s())));
+        t
+    }
+}

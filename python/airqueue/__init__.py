@@ -1,0 +1,57 @@
+"""airqueue: a laboratory for packet scheduling over wireless and hybrid networks.
+
+The simulation core is Rust (``airqueue._native``); this package loads scenarios, runs
+them and hands back pandas DataFrames::
+
+    import airqueue
+    res = airqueue.run("scenarios/examples/udp-bottleneck.toml", seed=3,
+                       set={"links.bottleneck.rate": "20Mbit"})
+    res.flows[["flow", "goodput_bps", "delay_p99_ms"]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from . import _native
+from .errors import InternalError, ScenarioError
+from .result import Result
+from .scenario import Scenario, call_native, load_scenario
+
+__version__: str = _native.version()
+
+__all__ = [
+    "InternalError",
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "load_scenario",
+    "run",
+    "schema",
+]
+
+
+def run(
+    scenario: str | Path | Mapping[str, Any] | Scenario,
+    seed: int | None = None,
+    set: Mapping[str, Any] | Iterable[str] | None = None,  # noqa: A002 - the CLI's word
+) -> Result:
+    """Runs a scenario (a TOML path, a dict, or a :class:`Scenario`) and returns its results.
+
+    ``seed`` overrides ``run.seed``; ``set`` overrides any value by dotted path (see
+    :func:`load_scenario`). The simulation runs without holding the GIL. Raises
+    :class:`ScenarioError` (naming every bad field) for invalid input.
+    """
+    sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, set=set)
+    if isinstance(scenario, Scenario) and set is not None:
+        sc = load_scenario(scenario.data, set=set)
+    raw = call_native(_native.run, sc.to_json(), seed)
+    return Result.from_native(raw)
+
+
+def schema() -> str:
+    """The JSON Schema of the scenario format (generated from the core's types)."""
+    return str(_native.schema())

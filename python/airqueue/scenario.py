@@ -1,0 +1,198 @@
+"""Scenarios: loading TOML (or a dict), applying ``--set`` overrides, validating.
+
+A scenario stays a plain dict of the TOML's contents until it is handed to the core,
+which parses, expands ``count`` and validates it, and returns the resolved form.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from . import _native
+from .errors import InternalError, ScenarioError
+
+#: The key that names the entries of each list section, for ``--set`` paths.
+NAME_KEYS = ("name", "dev")
+
+
+@dataclass
+class Scenario:
+    """A scenario as written (after overrides), with where it came from."""
+
+    data: dict[str, Any]
+    source: Path | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(self.data)
+
+    def resolved(self) -> dict[str, Any]:
+        """Validates the scenario and returns it resolved (counts expanded, defaults filled in).
+
+        Raises :class:`ScenarioError` listing every problem with its field path.
+        """
+        return json.loads(call_native(_native.validate, self.to_json()))
+
+    def resolved_toml(self) -> str:
+        return tomli_w.dumps(self.resolved())
+
+    @property
+    def description(self) -> str:
+        return str(self.data.get("description", ""))
+
+
+def call_native(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Calls into the core, turning its exceptions into this package's classes."""
+    try:
+        return fn(*args, **kwargs)
+    except _native.ScenarioError as e:
+        raise ScenarioError(*e.args) from None
+    except _native.InternalError as e:
+        raise InternalError(*e.args) from None
+
+
+def parse_value(text: str) -> Any:
+    """Reads an override value as TOML would (numbers, booleans, arrays, inline tables,
+    quoted strings); anything else is taken as a bare string (``1Gbit``, ``10s``)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _entry_key(entry: Any) -> str | None:
+    if isinstance(entry, Mapping):
+        for k in NAME_KEYS:
+            if isinstance(entry.get(k), str):
+                return str(entry[k])
+    return None
+
+
+def _copy_of_counted(items: list[Any], name: str) -> str | None:
+    """If ``name`` is one of the copies of an entry with ``count``, the template's name."""
+    for e in items:
+        if not isinstance(e, Mapping) or "count" not in e or not isinstance(e.get("name"), str):
+            continue
+        template = e["name"]
+        pattern = (
+            re.escape(template).replace(re.escape("{i}"), r"\d+")
+            if "{i}" in template
+            else re.escape(template) + r"\d+"
+        )
+        if re.fullmatch(pattern, name):
+            return str(template)
+    return None
+
+
+def set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    """Sets ``value`` at a dotted ``path`` that addresses list entries by name (or ``dev``,
+    or index): ``links.bottleneck.rate``, ``qdiscs.router.bottleneck.limit``, ``flows.0.start``.
+    Missing tables along the way are created."""
+    parts = path.split(".")
+    if not path or any(p == "" for p in parts):
+        raise ScenarioError.single(f"--set {path}", "is not a dotted path such as run.duration")
+    node: Any = data
+    i = 0
+    walked: list[str] = []
+    while i < len(parts):
+        last = i == len(parts) - 1
+        if isinstance(node, list):
+            # Longest run of segments that names an entry (names like router.bottleneck).
+            match = None
+            for j in range(len(parts), i, -1):
+                cand = ".".join(parts[i:j])
+                for e in node:
+                    if _entry_key(e) == cand:
+                        match = (e, j)
+                        break
+                if match:
+                    break
+            if match is None and parts[i].isdigit() and int(parts[i]) < len(node):
+                match = (node[int(parts[i])], i + 1)
+            where = ".".join(walked)
+            if match is None:
+                counted = _copy_of_counted(node, parts[i])
+                hint = (
+                    f"it is a copy of {where}.{counted} (count); set {where}.{counted}.… "
+                    "to change all copies"
+                    if counted
+                    else "known: " + ", ".join(k for e in node if (k := _entry_key(e)))
+                )
+                raise ScenarioError.single(
+                    f"--set {path}", f'no entry "{parts[i]}" in {where}; {hint}'
+                )
+            entry, j = match
+            walked.append(".".join(parts[i:j]))
+            if j == len(parts):
+                raise ScenarioError.single(
+                    f"--set {path}", "addresses a whole entry; name one of its keys"
+                )
+            node, i = entry, j
+            continue
+        if not isinstance(node, dict):
+            raise ScenarioError.single(
+                f"--set {path}", f"{'.'.join(walked)} is a value, not a table"
+            )
+        key = parts[i]
+        walked.append(key)
+        if last:
+            node[key] = value
+            return
+        if key not in node:
+            node[key] = {}
+        node = node[key]
+        i += 1
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, Any]:
+    """``["a.b=1", "c=x"]`` → ``{"a.b": 1, "c": "x"}``."""
+    out: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise ScenarioError.single(f"--set {item}", "write PATH=VALUE, e.g. run.duration=10s")
+        k, v = item.split("=", 1)
+        out[k.strip()] = parse_value(v.strip())
+    return out
+
+
+def load_scenario(
+    source: str | Path | Mapping[str, Any],
+    set: Mapping[str, Any] | Iterable[str] | None = None,  # noqa: A002 - the CLI's word
+) -> Scenario:
+    """Loads a scenario from a TOML file path or a dict, and applies overrides.
+
+    ``set`` maps dotted paths to values (``{"links.bottleneck.rate": "1Gbit"}``) or is a
+    list of ``PATH=VALUE`` strings as on the command line. Raises :class:`ScenarioError`
+    for unreadable files, TOML syntax errors and bad override paths; the scenario's own
+    problems are reported by :meth:`Scenario.resolved` or :func:`airqueue.run`.
+    """
+    path: Path | None = None
+    if isinstance(source, Mapping):
+        data = copy.deepcopy(dict(source))
+    else:
+        path = Path(source)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ScenarioError.single(str(path), "no such file") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ScenarioError.single(str(path), f"cannot be read: {e}") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError.single(str(path), f"is not valid TOML: {e}") from None
+    overrides: dict[str, Any] = {}
+    if set is not None:
+        overrides = dict(set) if isinstance(set, Mapping) else parse_assignments(set)
+    for k, v in overrides.items():
+        set_path(data, k, v)
+    return Scenario(data=data, source=path, overrides=overrides)
