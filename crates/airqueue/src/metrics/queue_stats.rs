@@ -11,8 +11,8 @@ pub struct QueueStats {
     pub dequeued_packets: u64,
     pub dequeued_bytes: u64,
     pub drops: [u64; DropReason::COUNT],
-    pub max_backlog_packets: u64,
-    pub max_backlog_bytes: u64,
+    max_backlog_packets: u64,
+    max_backlog_bytes: u64,
     sojourn_sum_ns: u128,
     backlog_packets_ns: u128,
     backlog_bytes_ns: u128,
@@ -41,13 +41,33 @@ impl QueueStats {
     #[inline]
     pub fn backlog_changed(&mut self, now: SimTime, packets: u64, bytes: u64) {
         let dt = (now - self.last_change).0 as u128;
+        if dt > 0 {
+            self.hold_current_as_max();
+        }
         self.backlog_packets_ns += self.cur_packets as u128 * dt;
         self.backlog_bytes_ns += self.cur_bytes as u128 * dt;
         self.last_change = now;
         self.cur_packets = packets;
         self.cur_bytes = bytes;
-        self.max_backlog_packets = self.max_backlog_packets.max(packets);
-        self.max_backlog_bytes = self.max_backlog_bytes.max(bytes);
+    }
+
+    /// The maximum counts only backlogs that lasted: a packet that passes an empty queue and
+    /// leaves at the same instant (Linux would bypass the qdisc) does not make it 1.
+    fn hold_current_as_max(&mut self) {
+        self.max_backlog_packets = self.max_backlog_packets.max(self.cur_packets);
+        self.max_backlog_bytes = self.max_backlog_bytes.max(self.cur_bytes);
+    }
+
+    /// Largest backlog held for a non-zero time up to `now`, in (packets, bytes).
+    pub fn max_backlog(&self, now: SimTime) -> (u64, u64) {
+        if now > self.last_change {
+            (
+                self.max_backlog_packets.max(self.cur_packets),
+                self.max_backlog_bytes.max(self.cur_bytes),
+            )
+        } else {
+            (self.max_backlog_packets, self.max_backlog_bytes)
+        }
     }
 
     #[inline]
@@ -111,6 +131,15 @@ mod tests {
         let (p, b) = s.mean_backlog(SimTime(40));
         assert_eq!(p, 1.0);
         assert_eq!(b, 100.0);
-        assert_eq!(s.max_backlog_packets, 4);
+        assert_eq!(s.max_backlog(SimTime(40)), (4, 400));
+    }
+
+    #[test]
+    fn a_packet_passing_an_empty_queue_in_zero_time_leaves_max_backlog_zero() {
+        let mut s = QueueStats::default();
+        s.reset(SimTime(0));
+        s.backlog_changed(SimTime(5), 1, 100);
+        s.backlog_changed(SimTime(5), 0, 0);
+        assert_eq!(s.max_backlog(SimTime(10)), (0, 0));
     }
 }

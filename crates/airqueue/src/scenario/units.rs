@@ -80,7 +80,7 @@ impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
         for (div, unit) in [(1_000_000_000u64, "Gbit"), (1_000_000, "Mbit"), (1_000, "kbit")] {
-            if b >= div && b % div == 0 {
+            if b >= div && b.is_multiple_of(div) {
                 return write!(f, "{}{}", b / div, unit);
             }
         }

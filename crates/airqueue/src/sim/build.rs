@@ -119,7 +119,12 @@ impl Simulation {
             let label = format!("flows.{}", f.name);
             let src = node_index[f.from.as_str()];
             let dst = node_index[f.to.as_str()];
-            let path = routes.path(src, dst, &iface_peer);
+            // A routing loop made by static routes runs (its packets end in TTL drops, as in
+            // IP); only a walk that dead-ends is "no route". The MTU check below then covers
+            // the interfaces of the loop.
+            let path = routes
+                .path(src, dst, &iface_peer)
+                .or_else(|| routes.loop_path(src, dst, &iface_peer));
             let Some(path) = path else {
                 errs.push(
                     format!("{label}.to"),
@@ -212,7 +217,12 @@ impl Simulation {
             nodes,
             ifaces,
             routes,
-            timeseries: TimeSeries::with_capacity(samples.min(1_000_000) * (flows.len() + 3 * s.links.len() * 2)),
+            // Reserve for the expected rows, capped: long runs grow the buffers as they go.
+            timeseries: TimeSeries::with_capacity(
+                samples
+                    .saturating_mul(flows.len() + 3 * s.links.len() * 2)
+                    .min(1 << 20),
+            ),
             flows,
             drops: DropSink::new(),
             ledger: Default::default(),

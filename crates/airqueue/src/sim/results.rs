@@ -164,8 +164,8 @@ impl Simulation {
         }
         t.push("backlog_mean_packets", f64s(&|x| x.stats.mean_backlog(now).0));
         t.push("backlog_mean_bytes", f64s(&|x| x.stats.mean_backlog(now).1));
-        t.push("backlog_max_packets", u64s(&|x| x.stats.max_backlog_packets));
-        t.push("backlog_max_bytes", u64s(&|x| x.stats.max_backlog_bytes));
+        t.push("backlog_max_packets", u64s(&|x| x.stats.max_backlog(now).0));
+        t.push("backlog_max_bytes", u64s(&|x| x.stats.max_backlog(now).1));
         t.push("backlog_end_packets", u64s(&|x| x.qdisc.len() as u64));
         t.push("sojourn_mean_ms", f64s(&|x| ms(x.stats.sojourn_mean_s())));
         t

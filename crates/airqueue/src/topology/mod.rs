@@ -91,6 +91,31 @@ impl Routes {
         }
         Some(out)
     }
+
+    /// When the next hops from `src` towards `dst` run in a cycle (a routing loop, which
+    /// static routes can make), the interfaces a packet crosses until the walk revisits a
+    /// node; `None` when the walk reaches `dst` or a node without a route. As in IP, such
+    /// packets are forwarded around the loop until their TTL expires (drop reason `ttl`),
+    /// so a loop is not "no route" (the build used to reject it as one).
+    pub fn loop_path(
+        &self,
+        src: NodeId,
+        dst: NodeId,
+        iface_peer: &[NodeId],
+    ) -> Option<Vec<IfaceId>> {
+        let mut seen = vec![false; self.n];
+        let mut at = src;
+        let mut out = Vec::new();
+        while at != dst {
+            if std::mem::replace(&mut seen[at.0 as usize], true) {
+                return Some(out);
+            }
+            let i = self.next_hop(at, dst)?;
+            out.push(i);
+            at = iface_peer[i.0 as usize];
+        }
+        None
+    }
 }
 
 #[cfg(test)]
