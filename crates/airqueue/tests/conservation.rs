@@ -123,7 +123,7 @@ impl Qdisc for ForgetfulFifo {
     }
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
         self.given += 1;
-        if self.given % 100 != 0 {
+        if !self.given.is_multiple_of(100) {
             self.backlog += ctx.len_of(pkt) as u64;
             self.queue.push_back(pkt);
         }

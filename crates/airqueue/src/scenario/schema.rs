@@ -34,6 +34,8 @@ impl JsonSchema for QdiscSpec {
         if let Some(o) = v.as_object_mut() {
             o.remove("$schema");
             o.remove("title");
+            // Definitions live at the document root; the generator already holds them.
+            o.remove("$defs");
             o.insert(
                 "description".into(),
                 json!("A queueing discipline on an egress interface, as `tc qdisc add dev <dev> root <kind> …`."),

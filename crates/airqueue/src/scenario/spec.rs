@@ -76,8 +76,9 @@ pub enum NodeKind {
 pub struct NodeSpec {
     /// Unique name. With `count`, `{i}` in the name is replaced by 0…count−1 (or the index is appended).
     pub name: String,
-    /// Expand this entry into `count` nodes.
+    /// Expand this entry into `count` nodes (absent: one node).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 100000))]
     pub count: Option<u32>,
     /// `host` (default) or `router`.
     #[serde(default)]
@@ -103,6 +104,7 @@ pub struct LinkSpec {
     pub overhead: Bytes,
     /// Largest IP datagram the link carries, in bytes.
     #[serde(default = "default_mtu")]
+    #[schemars(range(min = 68, max = 65535))]
     pub mtu: u32,
     /// Optional netem-like impairment applied to both directions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,8 +225,9 @@ pub struct FlowSpec {
     /// Unique name. With `count`, `{i}` in name/from/to is replaced by the copy's index
     /// (without `{i}`, the index is appended to the name).
     pub name: String,
-    /// Expand this entry into `count` flows.
+    /// Expand this entry into `count` flows (absent: one flow).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 100000))]
     pub count: Option<u32>,
     /// Source node.
     pub from: String,
@@ -236,11 +239,12 @@ pub struct FlowSpec {
     /// With `count`: copy i starts at start + i × start_spacing.
     #[serde(default)]
     pub start_spacing: Duration,
-    /// When the application stops sending (default: the end of the run).
+    /// When the application stops sending (absent: the end of the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Duration>,
     /// DSCP code point (0–63) written in the IP header.
     #[serde(default)]
+    #[schemars(range(max = 63))]
     pub dscp: u8,
     /// Linux `skb->priority` (SO_PRIORITY), read by prio/pfifo_fast's priomap.
     #[serde(default)]
@@ -266,6 +270,7 @@ pub enum TransportSpec {
         variant: TcpVariant,
         /// Maximum segment size in bytes (payload per segment).
         #[serde(default = "default_mss")]
+        #[schemars(range(min = 1, max = 65495))]
         mss: u32,
     },
 }
@@ -303,6 +308,7 @@ pub enum AppSpec {
     /// Constant bit rate: one `size`-byte packet every `interval` (or at `rate`).
     Cbr {
         /// Payload bytes per packet.
+        #[schemars(range(min = 1))]
         size: u32,
         /// Payload rate; the interval is size × 8 / rate. Give `rate` or `interval`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -314,6 +320,7 @@ pub enum AppSpec {
     /// Poisson arrivals: exponential inter-arrival times with mean `interval` (or size × 8 / rate).
     Poisson {
         /// Payload bytes per packet.
+        #[schemars(range(min = 1))]
         size: u32,
         /// Mean payload rate. Give `rate` or `interval`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -325,6 +332,7 @@ pub enum AppSpec {
     /// On/off source: CBR at `rate` during on periods, silent during off periods (ns-3 OnOffApplication).
     Onoff {
         /// Payload bytes per packet.
+        #[schemars(range(min = 1))]
         size: u32,
         /// Payload rate while on.
         rate: Rate,

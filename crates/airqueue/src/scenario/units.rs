@@ -252,7 +252,7 @@ macro_rules! string_unit_serde {
 string_unit_serde!(
     Rate,
     "rate",
-    "^[0-9.eE+]+([kKmMgGtT]i?)?bit$",
+    "^[0-9.eE+]+([kKmMgGtT]|[kKmMgG][iI])?[bB][iI][tT]$",
     "\"10Mbit\""
 );
 string_unit_serde!(
@@ -304,7 +304,7 @@ impl JsonSchema for Bytes {
             "description": "A size: a whole number of bytes, or a string such as \"1500B\", \"64KiB\", \"1MB\"",
             "anyOf": [
                 {"type": "integer", "minimum": 0},
-                {"type": "string", "pattern": "^[0-9.]+(B|b|kB|KB|MB|GB|KiB|MiB|GiB|k|kb|K|m|mb|M|g|gb|G)?$"}
+                {"type": "string", "pattern": "^[0-9.eE+]+(B|b|kB|KB|MB|GB|KiB|MiB|GiB|k|kb|K|m|mb|M|g|gb|G)?$"}
             ]
         })
     }

@@ -25,7 +25,7 @@ use crate::qdisc::{DevInfo, DropSink, Qdisc, QdiscCtx, Verdict};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::topology::{IfaceId, Node, Routes};
 
-/// Everything that can happen. Kept small (16 bytes) so the heap stays cache-friendly.
+/// Everything that can happen. Kept small (12 bytes) so the heap stays cache-friendly.
 #[derive(Copy, Clone, Debug)]
 pub enum Event {
     /// Flow i's source emits its next datagram.
