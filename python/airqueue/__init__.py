@@ -37,7 +37,7 @@ __all__ = [
 def run(
     scenario: str | Path | Mapping[str, Any] | Scenario,
     seed: int | None = None,
-    set: Mapping[str, Any] | Iterable[str] | None = None,  # noqa: A002 - the CLI's word
+    set: Mapping[str, Any] | Iterable[str] | None = None,
 ) -> Result:
     """Runs a scenario (a TOML path, a dict, or a :class:`Scenario`) and returns its results.
 

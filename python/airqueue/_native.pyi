@@ -5,7 +5,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-Column = npt.NDArray[np.float64] | npt.NDArray[np.uint64] | list[str] | tuple[npt.NDArray[np.uint32], list[str]]
+Column = (
+    npt.NDArray[np.float64]
+    | npt.NDArray[np.uint64]
+    | list[str]
+    | tuple[npt.NDArray[np.uint32], list[str]]
+)
 """A result column: a NumPy array, a list of str, or categorical (codes, categories)."""
 
 class ScenarioError(ValueError):

@@ -166,7 +166,7 @@ def parse_assignments(items: Iterable[str]) -> dict[str, Any]:
 
 def load_scenario(
     source: str | Path | Mapping[str, Any],
-    set: Mapping[str, Any] | Iterable[str] | None = None,  # noqa: A002 - the CLI's word
+    set: Mapping[str, Any] | Iterable[str] | None = None,
 ) -> Scenario:
     """Loads a scenario from a TOML file path or a dict, and applies overrides.
 

@@ -1,0 +1,68 @@
+"""Helpers shared by the tests: running the installed ``airqueue`` command and reading its
+error output."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "scenarios" / "examples"
+UDP_BOTTLENECK = EXAMPLES / "udp-bottleneck.toml"
+DUMBBELL = EXAMPLES / "dumbbell.toml"
+
+#: Everything `airqueue run` writes.
+OUTPUT_FILES = (
+    "summary.json",
+    "flows.csv",
+    "flows.parquet",
+    "timeseries.parquet",
+    "queues.parquet",
+    "scenario.toml",
+)
+
+#: Signs that an error escaped as a crash instead of a message.
+CRASH_MARKERS = ("Traceback", "panicked", "RUST_BACKTRACE")
+
+_PROBLEM_LINE = re.compile(r"^\s+(\S.*?): ")
+
+
+def airqueue_cli(
+    *args: str | Path,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Runs ``python -m airqueue.cli ARGS`` (the installed package) and captures its output.
+
+    The terminal is 200 columns wide so that rich does not fold table cells, and
+    AIRQUEUE_DEBUG is unset unless ``env`` sets it.
+    """
+    full_env = {k: v for k, v in os.environ.items() if k != "AIRQUEUE_DEBUG"}
+    full_env.update({"COLUMNS": "200", "NO_COLOR": "1"})
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "airqueue.cli", *(str(a) for a in args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd or REPO,
+        env=full_env,
+        timeout=300,
+        check=False,
+    )
+
+
+def problem_paths(stderr: str) -> list[str]:
+    """The field paths of the ``  path: message`` problem lines the CLI prints."""
+    return [m.group(1) for line in stderr.splitlines() if (m := _PROBLEM_LINE.match(line))]
+
+
+def reports_path(stderr: str, expected: str) -> bool:
+    """Whether one of the problems is about exactly ``expected`` (a field path, or for
+    file-level problems such as TOML syntax errors, the file's name)."""
+    return any(
+        p == expected or (expected.endswith(".toml") and Path(p).name == expected)
+        for p in problem_paths(stderr)
+    )
