@@ -112,7 +112,11 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// column is a NumPy array, a list of str, or (codes array, categories list).
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed=None))]
-fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_json.to_owned();
     let (resolved, results) = py.detach(move || {
         guarded(|| {

@@ -15,6 +15,7 @@ pub mod qdisc;
 pub mod scenario;
 pub mod sim;
 pub mod topology;
+pub mod transport;
 
 /// The crate version, recorded in every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -49,7 +49,13 @@ fn draw_period(rng: &mut SimRng, mean: SimTime, d: PeriodDistribution) -> SimTim
 }
 
 impl UdpSource {
-    pub fn new(payload_bytes: u32, start: SimTime, stop: SimTime, pattern: Pattern, rng: SimRng) -> Self {
+    pub fn new(
+        payload_bytes: u32,
+        start: SimTime,
+        stop: SimTime,
+        pattern: Pattern,
+        rng: SimRng,
+    ) -> Self {
         UdpSource {
             payload_bytes,
             start,
@@ -98,7 +104,9 @@ impl UdpSource {
     pub fn next(&mut self, now: SimTime) -> Option<SimTime> {
         let t = match &mut self.pattern {
             Pattern::Cbr { interval } => now + *interval,
-            Pattern::Poisson { exp } => now + SimTime(exp.sample(&mut self.rng).round().max(0.0) as u64),
+            Pattern::Poisson { exp } => {
+                now + SimTime(exp.sample(&mut self.rng).round().max(0.0) as u64)
+            }
             Pattern::OnOff {
                 interval,
                 on_mean,
@@ -138,7 +146,9 @@ mod tests {
             100,
             SimTime::from_millis(1),
             SimTime::from_millis(4),
-            Pattern::Cbr { interval: SimTime::from_millis(1) },
+            Pattern::Cbr {
+                interval: SimTime::from_millis(1),
+            },
             stream(1, "t"),
         );
         let mut times = vec![s.first().unwrap()];
@@ -147,7 +157,11 @@ mod tests {
         }
         assert_eq!(
             times,
-            vec![SimTime::from_millis(1), SimTime::from_millis(2), SimTime::from_millis(3)]
+            vec![
+                SimTime::from_millis(1),
+                SimTime::from_millis(2),
+                SimTime::from_millis(3)
+            ]
         );
     }
 
@@ -155,14 +169,23 @@ mod tests {
     fn poisson_mean_interval_matches_within_two_percent() {
         // Reference: the sample mean of n exponential draws has relative sd 1/sqrt(n) = 0.3 %.
         let mean = SimTime::from_millis(2);
-        let mut s = UdpSource::new(100, SimTime::ZERO, SimTime::MAX, UdpSource::poisson(mean), stream(3, "p"));
+        let mut s = UdpSource::new(
+            100,
+            SimTime::ZERO,
+            SimTime::MAX,
+            UdpSource::poisson(mean),
+            stream(3, "p"),
+        );
         let n = 100_000u64;
         let mut t = s.first().unwrap();
         for _ in 0..n {
             t = s.next(t).unwrap();
         }
         let observed = t.0 as f64 / n as f64;
-        assert!((observed / mean.0 as f64 - 1.0).abs() < 0.02, "mean {observed}");
+        assert!(
+            (observed / mean.0 as f64 - 1.0).abs() < 0.02,
+            "mean {observed}"
+        );
     }
 
     #[test]
@@ -189,6 +212,9 @@ mod tests {
             t = s.next(x);
         }
         let expected = 200.0 / interval.as_secs_f64() * 0.3;
-        assert!((n as f64 / expected - 1.0).abs() < 0.05, "{n} vs {expected}");
+        assert!(
+            (n as f64 / expected - 1.0).abs() < 0.05,
+            "{n} vs {expected}"
+        );
     }
 }

@@ -221,7 +221,11 @@ mod tests {
             q.pop();
             q.cancel(id);
         }
-        assert!(q.cancelled.len() <= 1, "{} stale entries", q.cancelled.len());
+        assert!(
+            q.cancelled.len() <= 1,
+            "{} stale entries",
+            q.cancelled.len()
+        );
         q.schedule(SimTime(5), 7);
         assert_eq!(q.pop(), Some((SimTime(5), 7)));
     }

@@ -99,7 +99,10 @@ mod tests {
     #[test]
     fn transmission_time_is_exact_for_whole_nanoseconds() {
         // 1000 B at 10 Mbit/s = 8000 bits / 1e7 = 800 us.
-        assert_eq!(SimTime::transmission(1000, 10_000_000), SimTime::from_micros(800));
+        assert_eq!(
+            SimTime::transmission(1000, 10_000_000),
+            SimTime::from_micros(800)
+        );
     }
 
     #[test]

@@ -57,9 +57,7 @@ impl Impairment {
             return self.delay;
         }
         let j = self.jitter.0 as i128;
-        let r = self.per_flow[flow.0 as usize]
-            .jitter
-            .random_range(-j..=j);
+        let r = self.per_flow[flow.0 as usize].jitter.random_range(-j..=j);
         SimTime((self.delay.0 as i128 + r).max(0) as u64)
     }
 }

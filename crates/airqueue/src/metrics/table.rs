@@ -9,7 +9,10 @@ pub enum Column {
     /// Short text columns (one row per flow or queue).
     Str(Vec<String>),
     /// Long repetitive text (time-series entity names): codes into `categories`.
-    Cat { codes: Vec<u32>, categories: Vec<String> },
+    Cat {
+        codes: Vec<u32>,
+        categories: Vec<String>,
+    },
 }
 
 impl Column {
@@ -35,7 +38,9 @@ pub struct Table {
 impl Table {
     pub fn push(&mut self, name: &str, col: Column) {
         debug_assert!(
-            self.columns.first().is_none_or(|(_, c)| c.len() == col.len()),
+            self.columns
+                .first()
+                .is_none_or(|(_, c)| c.len() == col.len()),
             "column {name} has a different length"
         );
         self.columns.push((name.to_string(), col));

@@ -14,10 +14,24 @@ pub enum SeriesMetric {
     BacklogBytes,
     /// Queue: packets dropped during the interval.
     Drops,
+    /// TCP flow with `trace = true`: congestion window at the sampling instant.
+    CwndBytes,
+    /// TCP flow with `trace = true`: slow-start threshold (infinite before the first loss).
+    SsthreshBytes,
+    /// TCP flow with `trace = true`: smoothed RTT (RFC 6298 SRTT) in milliseconds.
+    SrttMs,
 }
 
 impl SeriesMetric {
-    const NAMES: [&'static str; 4] = ["throughput_bps", "backlog_packets", "backlog_bytes", "drops"];
+    const NAMES: [&'static str; 7] = [
+        "throughput_bps",
+        "backlog_packets",
+        "backlog_bytes",
+        "drops",
+        "cwnd_bytes",
+        "ssthresh_bytes",
+        "srtt_ms",
+    ];
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }

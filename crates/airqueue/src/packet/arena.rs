@@ -139,9 +139,15 @@ mod tests {
     #[test]
     fn freed_slots_are_reused() {
         let mut a = PacketArena::new();
-        let p = a.alloc(Packet::udp(FlowId(0), 100, SimTime::ZERO), Location::Source(0));
+        let p = a.alloc(
+            Packet::udp(FlowId(0), 100, SimTime::ZERO),
+            Location::Source(0),
+        );
         a.free(p);
-        let q = a.alloc(Packet::udp(FlowId(1), 200, SimTime::ZERO), Location::Source(1));
+        let q = a.alloc(
+            Packet::udp(FlowId(1), 200, SimTime::ZERO),
+            Location::Source(1),
+        );
         assert_eq!(p, q);
         assert_eq!(a.get(q).size_bytes, 200);
         assert_eq!(a.live(), 1);

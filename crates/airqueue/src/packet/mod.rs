@@ -51,11 +51,12 @@ pub struct FiveTuple {
     pub protocol: Protocol,
 }
 
-/// TCP header fields (RFC 9293), room for the transport issue.
+/// TCP header fields (RFC 9293). Sequence numbers are kept whole (u64 byte offsets, see
+/// [`crate::transport::tcp`]); a wire header (pcap) carries their low 32 bits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub struct TcpHeader {
-    pub seq: u32,
-    pub ack: u32,
+    pub seq: u64,
+    pub ack: u64,
     /// FIN=0x01 SYN=0x02 RST=0x04 PSH=0x08 ACK=0x10 ECE=0x40 CWR=0x80, as on the wire.
     pub flags: u8,
     /// Receive window in bytes (already scaled).

@@ -5,7 +5,31 @@
 
 use super::{Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
+use crate::scenario::Bytes;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// Parameters of `bfifo` (`tc qdisc add … bfifo limit BYTES`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BfifoConf {
+    /// Maximum queued bytes. Default: txqueuelen × psched_mtu = 1000 × 1514 B.
+    #[serde(default = "default_limit")]
+    pub limit: Bytes,
+}
+
+fn default_limit() -> Bytes {
+    Bytes(1000 * 1514)
+}
+
+impl Default for BfifoConf {
+    fn default() -> Self {
+        BfifoConf {
+            limit: default_limit(),
+        }
+    }
+}
 
 pub struct Bfifo {
     limit_bytes: u64,

@@ -12,9 +12,9 @@ mod bfifo;
 mod pfifo;
 mod pfifo_head_drop;
 
-pub use bfifo::Bfifo;
-pub use pfifo::Pfifo;
-pub use pfifo_head_drop::PfifoHeadDrop;
+pub use bfifo::{Bfifo, BfifoConf};
+pub use pfifo::{Pfifo, PfifoConf};
+pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
 
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketArena, PacketId};
@@ -125,9 +125,9 @@ pub trait Qdisc: Send {
 /// Builds the discipline a scenario asks for.
 pub fn build(conf: &QdiscConf, _dev: &DevInfo) -> Box<dyn Qdisc> {
     match conf {
-        QdiscConf::Pfifo { limit } => Box::new(Pfifo::new(*limit)),
-        QdiscConf::Bfifo { limit } => Box::new(Bfifo::new(limit.0)),
-        QdiscConf::PfifoHeadDrop { limit } => Box::new(PfifoHeadDrop::new(*limit)),
+        QdiscConf::Pfifo(c) => Box::new(Pfifo::new(c.limit)),
+        QdiscConf::Bfifo(c) => Box::new(Bfifo::new(c.limit.0)),
+        QdiscConf::PfifoHeadDrop(c) => Box::new(PfifoHeadDrop::new(c.limit)),
     }
 }
 
@@ -159,8 +159,10 @@ pub(crate) mod testing {
             }
         }
         pub fn packet(&mut self, flow: u32, size: u32) -> PacketId {
-            self.packets
-                .alloc(Packet::udp(FlowId(flow), size, self.now), Location::Source(flow))
+            self.packets.alloc(
+                Packet::udp(FlowId(flow), size, self.now),
+                Location::Source(flow),
+            )
         }
         pub fn enqueue(&mut self, q: &mut dyn Qdisc, pkt: PacketId) -> Verdict {
             let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops);

@@ -6,7 +6,32 @@
 
 use super::{Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// Parameters of `pfifo` (`tc qdisc add … pfifo limit N`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PfifoConf {
+    /// Maximum queued packets (the packet being transmitted is not counted, as in Linux).
+    /// Default: txqueuelen 1000.
+    #[serde(default = "default_limit")]
+    pub limit: u32,
+}
+
+/// Linux's default txqueuelen.
+pub(crate) fn default_limit() -> u32 {
+    1000
+}
+
+impl Default for PfifoConf {
+    fn default() -> Self {
+        PfifoConf {
+            limit: default_limit(),
+        }
+    }
+}
 
 pub struct Pfifo {
     limit: u32,
@@ -72,7 +97,13 @@ mod tests {
         let v: Vec<_> = p.iter().map(|&x| h.enqueue(&mut q, x)).collect();
         assert_eq!(
             v,
-            [Verdict::Queued, Verdict::Queued, Verdict::Queued, Verdict::Dropped, Verdict::Dropped]
+            [
+                Verdict::Queued,
+                Verdict::Queued,
+                Verdict::Queued,
+                Verdict::Dropped,
+                Verdict::Dropped
+            ]
         );
         let dropped: Vec<_> = h.dropped().into_iter().map(|(x, _)| x).collect();
         assert_eq!(dropped, vec![p[3], p[4]]);

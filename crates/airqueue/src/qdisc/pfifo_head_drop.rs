@@ -4,7 +4,18 @@
 
 use super::{Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// Parameters of `pfifo_head_drop` (`tc qdisc add … pfifo_head_drop limit N`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PfifoHeadDropConf {
+    /// Maximum queued packets. Default: txqueuelen 1000.
+    #[serde(default = "super::pfifo::default_limit")]
+    pub limit: u32,
+}
 
 pub struct PfifoHeadDrop {
     limit: u32,

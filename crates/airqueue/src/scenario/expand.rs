@@ -21,11 +21,17 @@ fn check_count(path: String, count: Option<u32>, errs: &mut ScenarioError) -> Op
     match count {
         None => Some(1),
         Some(0) => {
-            errs.push(path, "must be at least 1; remove `count` for a single entry");
+            errs.push(
+                path,
+                "must be at least 1; remove `count` for a single entry",
+            );
             None
         }
         Some(n) if n > MAX_COUNT => {
-            errs.push(path, format!("{n} is more than the {MAX_COUNT} copies allowed"));
+            errs.push(
+                path,
+                format!("{n} is more than the {MAX_COUNT} copies allowed"),
+            );
             None
         }
         Some(n) => Some(n),
@@ -66,7 +72,8 @@ pub fn expand(mut s: Scenario) -> Result<Scenario, ScenarioError> {
             copy.name = copy_name(&f.name, i);
             copy.from = f.from.replace("{i}", &i.to_string());
             copy.to = f.to.replace("{i}", &i.to_string());
-            copy.start = Duration(f.start.0 + crate::engine::SimTime(f.start_spacing.0 .0 * i as u64));
+            copy.start =
+                Duration(f.start.0 + crate::engine::SimTime(f.start_spacing.0 .0 * i as u64));
             copy.start_spacing = Duration::default();
             copy.count = None;
             flows.push(copy);

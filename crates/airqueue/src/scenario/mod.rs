@@ -6,6 +6,7 @@
 //! references, ranges; every problem). [`load_value`] runs all three.
 
 mod error;
+pub mod kind_enum;
 mod expand;
 mod parse;
 mod schema;

@@ -2,7 +2,10 @@
 //! problem is reported (with its path) rather than only the first problem in the file.
 
 use super::error::ScenarioError;
-use super::spec::{FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario};
+use super::kind_enum::problem_from_serde;
+use super::spec::{
+    FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario,
+};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -27,44 +30,11 @@ const FUTURE_SECTIONS: [(&str, &str); 6] = [
     ("sweep", "sweeps (use `airqueue sweep`)"),
 ];
 
-/// Turns serde's message and path into ours: the unknown key goes into the path.
-fn problem_from_serde(prefix: &str, inner_path: &str, msg: &str) -> (String, String) {
-    let mut path = prefix.to_string();
-    if !inner_path.is_empty() && inner_path != "." {
-        path.push('.');
-        path.push_str(inner_path);
-    }
-    if let Some(rest) = msg.strip_prefix("unknown field `") {
-        if let Some((field, expected)) = rest.split_once('`') {
-            path.push('.');
-            path.push_str(field);
-            let expected = expected.trim_start_matches(", ");
-            return (
-                path,
-                format!("unknown key \"{field}\"; remove it or use one of the keys {expected}"),
-            );
-        }
-    }
-    if let Some(rest) = msg.strip_prefix("missing field `") {
-        if let Some((field, _)) = rest.split_once('`') {
-            path.push('.');
-            path.push_str(field);
-            return (path, format!("is required; add `{field} = …`"));
-        }
-    }
-    if let Some(rest) = msg.strip_prefix("unknown variant `") {
-        if let Some((v, expected)) = rest.split_once('`') {
-            let expected = expected.trim_start_matches(", ");
-            return (
-                path,
-                format!("\"{v}\" is not a known kind; {expected}"),
-            );
-        }
-    }
-    (path, msg.to_string())
-}
-
-fn parse_entry<T: DeserializeOwned>(value: Value, prefix: &str, errs: &mut ScenarioError) -> Option<T> {
+fn parse_entry<T: DeserializeOwned>(
+    value: Value,
+    prefix: &str,
+    errs: &mut ScenarioError,
+) -> Option<T> {
     match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(v) => Some(v),
         Err(e) => {
@@ -177,7 +147,9 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
         if let Some((_, what)) = FUTURE_SECTIONS.iter().find(|(s, _)| s == k) {
             errs.push(
                 k.clone(),
-                format!("{what} are not supported by this version of airqueue yet; remove the section"),
+                format!(
+                    "{what} are not supported by this version of airqueue yet; remove the section"
+                ),
             );
         } else {
             errs.push(
@@ -209,11 +181,35 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
         }
         Some(v) => parse_entry(v, "run", &mut errs),
     };
-    let nodes = parse_section(&mut root, "nodes", "name", &mut errs, parse_entry::<NodeSpec>);
-    let links = parse_section(&mut root, "links", "name", &mut errs, parse_entry::<LinkSpec>);
+    let nodes = parse_section(
+        &mut root,
+        "nodes",
+        "name",
+        &mut errs,
+        parse_entry::<NodeSpec>,
+    );
+    let links = parse_section(
+        &mut root,
+        "links",
+        "name",
+        &mut errs,
+        parse_entry::<LinkSpec>,
+    );
     let qdiscs = parse_section(&mut root, "qdiscs", "dev", &mut errs, parse_qdisc);
-    let routes = parse_section(&mut root, "routes", "node", &mut errs, parse_entry::<RouteSpec>);
-    let flows = parse_section(&mut root, "flows", "name", &mut errs, parse_entry::<FlowSpec>);
+    let routes = parse_section(
+        &mut root,
+        "routes",
+        "node",
+        &mut errs,
+        parse_entry::<RouteSpec>,
+    );
+    let flows = parse_section(
+        &mut root,
+        "flows",
+        "name",
+        &mut errs,
+        parse_entry::<FlowSpec>,
+    );
     match (run, errs.is_empty()) {
         (Some(run), true) => Ok(Scenario {
             description,
@@ -232,8 +228,6 @@ impl<'de> serde::Deserialize<'de> for QdiscSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;
         let mut errs = ScenarioError::default();
-        parse_qdisc(v, "qdisc", &mut errs).ok_or_else(|| {
-            serde::de::Error::custom(errs.to_string())
-        })
+        parse_qdisc(v, "qdisc", &mut errs).ok_or_else(|| serde::de::Error::custom(errs.to_string()))
     }
 }

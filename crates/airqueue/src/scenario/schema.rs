@@ -64,7 +64,10 @@ mod tests {
         }
         let text = scenario_schema();
         for kind in ["pfifo", "bfifo", "pfifo_head_drop"] {
-            assert!(text.contains(&format!("\"{kind}\"")), "schema misses qdisc {kind}");
+            assert!(
+                text.contains(&format!("\"{kind}\"")),
+                "schema misses qdisc {kind}"
+            );
         }
         assert_eq!(s["additionalProperties"], json!(false));
     }

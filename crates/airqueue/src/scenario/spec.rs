@@ -154,55 +154,24 @@ impl QdiscSpec {
     }
 }
 
-/// The queueing disciplines, by their `tc` names.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QdiscConf {
-    /// Packet-limited FIFO with tail drop (Linux `sch_fifo.c`, `pfifo`): admits a packet iff
-    /// fewer than `limit` packets are queued.
-    Pfifo {
-        /// Maximum queued packets (the packet being transmitted is not counted, as in Linux).
-        /// Default: txqueuelen 1000.
-        #[serde(default = "default_pfifo_limit")]
-        limit: u32,
-    },
-    /// Byte-limited FIFO with tail drop (Linux `bfifo`): admits a packet iff
-    /// backlog + its size ≤ `limit`.
-    Bfifo {
-        /// Maximum queued bytes. Default: txqueuelen × psched_mtu = 1000 × 1514 B.
-        #[serde(default = "default_bfifo_limit")]
-        limit: Bytes,
-    },
-    /// Packet-limited FIFO that drops the oldest packet when full (Linux `pfifo_head_drop`).
-    PfifoHeadDrop {
-        /// Maximum queued packets. Default: 1000.
-        #[serde(default = "default_pfifo_limit")]
-        limit: u32,
-    },
-}
-
-fn default_pfifo_limit() -> u32 {
-    1000
-}
-fn default_bfifo_limit() -> Bytes {
-    Bytes(1000 * 1514)
-}
-
-impl QdiscConf {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            QdiscConf::Pfifo { .. } => "pfifo",
-            QdiscConf::Bfifo { .. } => "bfifo",
-            QdiscConf::PfifoHeadDrop { .. } => "pfifo_head_drop",
-        }
+crate::kind_enum! {
+    /// The queueing disciplines, by their `tc` names. Each discipline's parameters, with
+    /// Linux's defaults, are documented in its own file under `qdisc/`.
+    pub enum QdiscConf as "qdisc kind" {
+        /// Packet-limited FIFO with tail drop (Linux `sch_fifo.c`, `pfifo`).
+        "pfifo" => Pfifo(crate::qdisc::PfifoConf),
+        /// Byte-limited FIFO with tail drop (Linux `bfifo`).
+        "bfifo" => Bfifo(crate::qdisc::BfifoConf),
+        /// Packet-limited FIFO that drops the oldest packet when full (Linux `pfifo_head_drop`).
+        "pfifo_head_drop" => PfifoHeadDrop(crate::qdisc::PfifoHeadDropConf),
     }
 }
 
 impl Default for QdiscConf {
+    /// What Linux attaches to a device without a qdisc of its own here: `pfifo` with the
+    /// device's txqueuelen (1000).
     fn default() -> Self {
-        QdiscConf::Pfifo {
-            limit: default_pfifo_limit(),
-        }
+        QdiscConf::Pfifo(crate::qdisc::PfifoConf::default())
     }
 }
 
@@ -256,23 +225,116 @@ pub struct FlowSpec {
     pub app: AppSpec,
 }
 
-/// Transport protocol of a flow.
+crate::kind_enum! {
+    /// Transport protocol of a flow.
+    pub enum TransportSpec as "transport" {
+        /// UDP: datagrams leave as the application writes them (28 B of IPv4+UDP headers added).
+        "udp" => Udp(UdpSpec),
+        /// TCP: Tahoe, Reno or NewReno (RFC 5681, RFC 6582) with the RFC 6298 retransmission
+        /// timer and delayed ACKs; one connection per flow, data from `from` to `to`.
+        "tcp" => Tcp(Box<TcpSpec>),
+    }
+}
+
+impl Default for TransportSpec {
+    fn default() -> Self {
+        TransportSpec::Udp(UdpSpec {})
+    }
+}
+
+/// UDP takes no parameters.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum TransportSpec {
-    /// UDP: datagrams leave as the application writes them (28 B of IPv4+UDP headers added).
-    #[default]
-    Udp,
-    /// TCP (issue 3: Tahoe, Reno, NewReno per RFC 5681/6582). Scenarios validate now.
-    Tcp {
-        /// Congestion control: "tahoe", "reno" or "newreno".
-        #[serde(default)]
-        variant: TcpVariant,
-        /// Maximum segment size in bytes (payload per segment).
-        #[serde(default = "default_mss")]
-        #[schemars(range(min = 1, max = 65495))]
-        mss: u32,
-    },
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {}
+
+/// TCP parameters. Defaults are those of the seeds' era (initial window 1 segment, 1 s
+/// minimum RTO); `initial_window = 10` and `min_rto = "200ms"` give a modern Linux sender.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Congestion control: "tahoe", "reno" or "newreno".
+    #[serde(default)]
+    pub variant: TcpVariant,
+    /// Maximum segment size in bytes (payload per segment). Segments carry 52 B of headers
+    /// on the wire (IPv4 20 + TCP 20 + the 12 B timestamp option Linux and ns-3 send), so
+    /// 1448 fills a 1500 B MTU.
+    #[serde(default = "default_mss")]
+    #[schemars(range(min = 1, max = 65483))]
+    pub mss: u32,
+    /// Initial congestion window in segments (RFC 5681 IW; 1 in the seeds' era, 10 per RFC 6928).
+    #[serde(default = "default_initial_window")]
+    #[schemars(range(min = 1))]
+    pub initial_window: u32,
+    /// Initial slow-start threshold in segments (absent: unlimited, RFC 5681; the thesis uses 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 2))]
+    pub initial_ssthresh: Option<u32>,
+    /// Lower bound of the retransmission timeout (RFC 6298: 1 s; Linux: 200 ms).
+    #[serde(default = "default_min_rto")]
+    pub min_rto: Duration,
+    /// Upper bound of the retransmission timeout and its back-off.
+    #[serde(default = "default_max_rto")]
+    pub max_rto: Duration,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3); raise it to tolerate reordering.
+    #[serde(default = "default_dupack_threshold")]
+    #[schemars(range(min = 1))]
+    pub dupack_threshold: u32,
+    /// Whether the receiver delays ACKs (every 2nd segment or `delayed_ack_timeout`).
+    #[serde(default = "default_true")]
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (at most 500 ms, RFC 5681 §4.2).
+    #[serde(default = "default_delayed_ack_timeout")]
+    pub delayed_ack_timeout: Duration,
+    /// Receive buffer: the largest window the receiver advertises (the thesis: 8 × MSS).
+    #[serde(default = "default_rcv_buffer")]
+    pub rcv_buffer: Bytes,
+    /// Start with a three-way handshake (SYN, SYN-ACK, ACK), so transfers pay one RTT first.
+    #[serde(default)]
+    pub handshake: bool,
+    /// Record cwnd, ssthresh and smoothed RTT in the time series every `run.sample_interval`.
+    #[serde(default)]
+    pub trace: bool,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        TcpSpec {
+            variant: TcpVariant::default(),
+            mss: default_mss(),
+            initial_window: default_initial_window(),
+            initial_ssthresh: None,
+            min_rto: default_min_rto(),
+            max_rto: default_max_rto(),
+            dupack_threshold: default_dupack_threshold(),
+            delayed_ack: true,
+            delayed_ack_timeout: default_delayed_ack_timeout(),
+            rcv_buffer: default_rcv_buffer(),
+            handshake: false,
+            trace: false,
+        }
+    }
+}
+
+fn default_initial_window() -> u32 {
+    1
+}
+fn default_min_rto() -> Duration {
+    Duration(SimTime::from_secs(1))
+}
+fn default_max_rto() -> Duration {
+    Duration(SimTime::from_secs(64))
+}
+fn default_dupack_threshold() -> u32 {
+    3
+}
+fn default_true() -> bool {
+    true
+}
+fn default_delayed_ack_timeout() -> Duration {
+    Duration(SimTime::from_millis(200))
+}
+fn default_rcv_buffer() -> Bytes {
+    Bytes(64 * 1024)
 }
 
 fn default_mss() -> u32 {
@@ -300,74 +362,110 @@ pub enum PeriodDistribution {
     Constant,
 }
 
-/// Traffic generators. `size` is the application payload per packet in bytes (as iperf `-l`
-/// or D-ITG `-c`); rates are payload bit rates.
+crate::kind_enum! {
+    /// Traffic generators. `size` is the application payload per packet in bytes (as iperf
+    /// `-l` or D-ITG `-c`); rates are payload bit rates.
+    pub enum AppSpec as "application kind" {
+        /// Constant bit rate: one `size`-byte packet every `interval` (or at `rate`).
+        "cbr" => Cbr(CbrSpec),
+        /// Poisson arrivals: exponential inter-arrival times with mean `interval` (or size × 8 / rate).
+        "poisson" => Poisson(PoissonSpec),
+        /// On/off source: CBR at `rate` during on periods, silent during off periods (ns-3 OnOffApplication).
+        "onoff" => Onoff(OnoffSpec),
+        /// Bulk transfer over TCP (FTP-like): sends as fast as the window allows; with `bytes`,
+        /// a file whose completion time is recorded.
+        "bulk" => Bulk(BulkSpec),
+        /// Message source over TCP (the thesis, seed 001 §4: fixed-size messages at rate λ).
+        "message" => Message(MessageSpec),
+    }
+}
+
+/// Constant bit rate: one `size`-byte packet every `interval` (or at `rate`).
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AppSpec {
-    /// Constant bit rate: one `size`-byte packet every `interval` (or at `rate`).
-    Cbr {
-        /// Payload bytes per packet.
-        #[schemars(range(min = 1))]
-        size: u32,
-        /// Payload rate; the interval is size × 8 / rate. Give `rate` or `interval`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rate: Option<Rate>,
-        /// Time between packets. Give `rate` or `interval`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        interval: Option<Duration>,
-    },
-    /// Poisson arrivals: exponential inter-arrival times with mean `interval` (or size × 8 / rate).
-    Poisson {
-        /// Payload bytes per packet.
-        #[schemars(range(min = 1))]
-        size: u32,
-        /// Mean payload rate. Give `rate` or `interval`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rate: Option<Rate>,
-        /// Mean time between packets. Give `rate` or `interval`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        interval: Option<Duration>,
-    },
-    /// On/off source: CBR at `rate` during on periods, silent during off periods (ns-3 OnOffApplication).
-    Onoff {
-        /// Payload bytes per packet.
-        #[schemars(range(min = 1))]
-        size: u32,
-        /// Payload rate while on.
-        rate: Rate,
-        /// Mean (or fixed) length of an on period.
-        on: Duration,
-        /// Mean (or fixed) length of an off period.
-        off: Duration,
-        /// "exponential" (default) or "constant" period lengths.
-        #[serde(default)]
-        distribution: PeriodDistribution,
-    },
-    /// Bulk transfer over TCP (FTP-like): sends as fast as the window allows (TCP, issue 3).
-    Bulk {
-        /// Bytes to send; unlimited when absent.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        bytes: Option<Bytes>,
-    },
+#[serde(deny_unknown_fields)]
+pub struct CbrSpec {
+    /// Payload bytes per packet.
+    #[schemars(range(min = 1))]
+    pub size: u32,
+    /// Payload rate; the interval is size × 8 / rate. Give `rate` or `interval`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Time between packets. Give `rate` or `interval`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
 }
 
-impl AppSpec {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AppSpec::Cbr { .. } => "cbr",
-            AppSpec::Poisson { .. } => "poisson",
-            AppSpec::Onoff { .. } => "onoff",
-            AppSpec::Bulk { .. } => "bulk",
-        }
-    }
+/// Poisson arrivals: exponential inter-arrival times with mean `interval` (or size × 8 / rate).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonSpec {
+    /// Payload bytes per packet.
+    #[schemars(range(min = 1))]
+    pub size: u32,
+    /// Mean payload rate. Give `rate` or `interval`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Mean time between packets. Give `rate` or `interval`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
 }
 
-impl TransportSpec {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            TransportSpec::Udp => "udp",
-            TransportSpec::Tcp { .. } => "tcp",
-        }
-    }
+/// On/off source: CBR at `rate` during on periods, silent during off periods
+/// (ns-3 OnOffApplication).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OnoffSpec {
+    /// Payload bytes per packet.
+    #[schemars(range(min = 1))]
+    pub size: u32,
+    /// Payload rate while on.
+    pub rate: Rate,
+    /// Mean (or fixed) length of an on period.
+    pub on: Duration,
+    /// Mean (or fixed) length of an off period.
+    pub off: Duration,
+    /// "exponential" (default) or "constant" period lengths.
+    #[serde(default)]
+    pub distribution: PeriodDistribution,
+}
+
+/// Bulk transfer over TCP (FTP-like): sends as fast as the window allows; with `bytes`, a
+/// file whose completion time is recorded.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BulkSpec {
+    /// Bytes to send; unlimited when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Bytes>,
+}
+
+/// Message source over TCP (the thesis, seed 001 §4: fixed-size messages at rate λ): every
+/// `interval` (mean, with `distribution = "poisson"`) the application writes `size` bytes
+/// into the connection.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessageSpec {
+    /// Bytes per message (the thesis: 1460).
+    #[schemars(range(min = 1))]
+    pub size: u32,
+    /// Message payload rate; the interval is size × 8 / rate. Give `rate` or `interval`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// (Mean) time between messages. Give `rate` or `interval`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
+    /// "poisson" (default, exponential gaps) or "constant".
+    #[serde(default)]
+    pub distribution: ArrivalDistribution,
+}
+
+/// Inter-arrival law of a message source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalDistribution {
+    /// Exponential gaps (a Poisson process).
+    #[default]
+    Poisson,
+    /// Fixed gaps.
+    Constant,
 }

@@ -79,7 +79,11 @@ impl Rate {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        for (div, unit) in [(1_000_000_000u64, "Gbit"), (1_000_000, "Mbit"), (1_000, "kbit")] {
+        for (div, unit) in [
+            (1_000_000_000u64, "Gbit"),
+            (1_000_000, "Mbit"),
+            (1_000, "kbit"),
+        ] {
             if b >= div && b.is_multiple_of(div) {
                 return write!(f, "{}{}", b / div, unit);
             }
@@ -97,7 +101,9 @@ impl Duration {
         let fix = "write e.g. \"20ms\", \"1.5s\", \"100us\" or \"2min\"";
         let t = s.trim();
         if t != s || t.contains(' ') {
-            return Err(format!("\"{s}\" is not a duration (no spaces inside); {fix}"));
+            return Err(format!(
+                "\"{s}\" is not a duration (no spaces inside); {fix}"
+            ));
         }
         let Some((v, unit)) = split_number(t) else {
             return Err(format!("\"{s}\" is not a duration; {fix}"));
@@ -380,10 +386,22 @@ mod tests {
 
     #[test]
     fn durations_parse_to_exact_nanoseconds() {
-        assert_eq!(Duration::parse("20ms").unwrap().time(), SimTime::from_millis(20));
-        assert_eq!(Duration::parse("437.5ms").unwrap().time(), SimTime(437_500_000));
-        assert_eq!(Duration::parse("100us").unwrap().time(), SimTime::from_micros(100));
-        assert_eq!(Duration::parse("2min").unwrap().time(), SimTime::from_secs(120));
+        assert_eq!(
+            Duration::parse("20ms").unwrap().time(),
+            SimTime::from_millis(20)
+        );
+        assert_eq!(
+            Duration::parse("437.5ms").unwrap().time(),
+            SimTime(437_500_000)
+        );
+        assert_eq!(
+            Duration::parse("100us").unwrap().time(),
+            SimTime::from_micros(100)
+        );
+        assert_eq!(
+            Duration::parse("2min").unwrap().time(),
+            SimTime::from_secs(120)
+        );
         assert!(Duration::parse("20").is_err());
         assert!(Duration::parse("-1s").is_err());
     }

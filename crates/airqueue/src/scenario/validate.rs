@@ -2,7 +2,9 @@
 //! range. Every problem is collected; nothing here panics on user input.
 
 use super::error::ScenarioError;
-use super::spec::{AppSpec, QdiscConf, Scenario, TransportSpec};
+use super::spec::{
+    AppSpec, CbrSpec, MessageSpec, OnoffSpec, PoissonSpec, QdiscConf, Scenario, TransportSpec,
+};
 use std::collections::{HashMap, HashSet};
 
 /// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
@@ -21,17 +23,15 @@ fn check_name(path: String, name: &str, errs: &mut ScenarioError) {
     }
 }
 
-fn unique<'a>(
-    section: &str,
-    names: impl Iterator<Item = &'a str>,
-    errs: &mut ScenarioError,
-) {
+fn unique<'a>(section: &str, names: impl Iterator<Item = &'a str>, errs: &mut ScenarioError) {
     let mut seen = HashSet::new();
     for n in names {
         if !seen.insert(n) {
             errs.push(
                 format!("{section}.{n}.name"),
-                format!("\"{n}\" is used by more than one entry in {section}; names must be unique"),
+                format!(
+                    "\"{n}\" is used by more than one entry in {section}; names must be unique"
+                ),
             );
         }
     }
@@ -43,7 +43,10 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     let run = &s.run;
     let duration = run.duration.time();
     if duration.0 == 0 {
-        errs.push("run.duration", "must be longer than zero; write e.g. \"10s\"");
+        errs.push(
+            "run.duration",
+            "must be longer than zero; write e.g. \"10s\"",
+        );
     }
     if run.warmup.time() >= duration && duration.0 > 0 {
         errs.push(
@@ -55,7 +58,10 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         );
     }
     if run.sample_interval.time().0 == 0 {
-        errs.push("run.sample_interval", "must be longer than zero; write e.g. \"100ms\"");
+        errs.push(
+            "run.sample_interval",
+            "must be longer than zero; write e.g. \"100ms\"",
+        );
     }
 
     // Nodes.
@@ -75,7 +81,10 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         if !nodes.contains(name) {
             errs.push(
                 path,
-                format!("no node is named \"{name}\"; known nodes: {}", known_nodes()),
+                format!(
+                    "no node is named \"{name}\"; known nodes: {}",
+                    known_nodes()
+                ),
             );
         }
     };
@@ -95,7 +104,10 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         if l.mtu < MIN_MTU || l.mtu > 65535 {
             errs.push(
                 format!("links.{}.mtu", l.name),
-                format!("{} is outside {MIN_MTU}…65535 bytes; 1500 is Ethernet's", l.mtu),
+                format!(
+                    "{} is outside {MIN_MTU}…65535 bytes; 1500 is Ethernet's",
+                    l.mtu
+                ),
             );
         }
     }
@@ -105,7 +117,10 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     for l in &s.links {
         for n in &l.between {
             devs.insert(format!("{n}.{}", l.name), l.name.as_str());
-            links_of.entry(n.as_str()).or_default().push(l.name.as_str());
+            links_of
+                .entry(n.as_str())
+                .or_default()
+                .push(l.name.as_str());
         }
     }
 
@@ -122,14 +137,20 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 format!(
                     "\"{}\" is not an interface; interfaces are <node>.<link>, e.g. {}",
                     q.dev,
-                    hint.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
+                    hint.iter()
+                        .map(|s| format!("\"{s}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             );
         }
         if !roots.insert(q.dev.as_str()) {
             errs.push(
                 format!("{label}.dev"),
-                format!("\"{}\" already has a root qdisc; give each interface one entry", q.dev),
+                format!(
+                    "\"{}\" already has a root qdisc; give each interface one entry",
+                    q.dev
+                ),
             );
         }
         if let Some(n) = &q.name {
@@ -137,13 +158,17 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 errs.push(format!("{label}.name"), "must not be empty");
             }
         }
-        if let QdiscConf::Bfifo { limit } = &q.conf {
-            if limit.0 > u32::MAX as u64 {
+        if let QdiscConf::Bfifo(c) = &q.conf {
+            if c.limit.0 > u32::MAX as u64 {
                 errs.push(format!("{label}.limit"), "is larger than 4 GiB; lower it");
             }
         }
     }
-    unique("qdiscs", s.qdiscs.iter().map(|q| q.display_name()), &mut errs);
+    unique(
+        "qdiscs",
+        s.qdiscs.iter().map(|q| q.display_name()),
+        &mut errs,
+    );
 
     // Routes.
     for (i, r) in s.routes.iter().enumerate() {
@@ -173,25 +198,37 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         if f.from == f.to {
             errs.push(
                 format!("{label}.to"),
-                format!("is the same node as `from` (\"{}\"); a flow needs two nodes", f.to),
+                format!(
+                    "is the same node as `from` (\"{}\"); a flow needs two nodes",
+                    f.to
+                ),
             );
         }
         if f.start.time() >= duration {
             errs.push(
                 format!("{label}.start"),
-                format!("{} is not before the end of the run ({}); start earlier", f.start, run.duration),
+                format!(
+                    "{} is not before the end of the run ({}); start earlier",
+                    f.start, run.duration
+                ),
             );
         }
         if let Some(stop) = f.stop {
             if stop.time() <= f.start.time() {
                 errs.push(
                     format!("{label}.stop"),
-                    format!("{stop} is not after start ({}); stop later or remove `stop`", f.start),
+                    format!(
+                        "{stop} is not after start ({}); stop later or remove `stop`",
+                        f.start
+                    ),
                 );
             }
         }
         if f.dscp > 63 {
-            errs.push(format!("{label}.dscp"), format!("{} is not a DSCP (0–63)", f.dscp));
+            errs.push(
+                format!("{label}.dscp"),
+                format!("{} is not a DSCP (0–63)", f.dscp),
+            );
         }
         check_app(&label, f, &mut errs);
     }
@@ -207,7 +244,22 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
         }
     };
     match (&f.app, &f.transport) {
-        (AppSpec::Cbr { size, rate, interval }, _) | (AppSpec::Poisson { size, rate, interval }, _) => {
+        (
+            AppSpec::Cbr(CbrSpec {
+                size,
+                rate,
+                interval,
+            }),
+            _,
+        )
+        | (
+            AppSpec::Poisson(PoissonSpec {
+                size,
+                rate,
+                interval,
+            }),
+            _,
+        ) => {
             size_ok(*size, errs);
             match (rate, interval) {
                 (Some(_), Some(_)) => errs.push(
@@ -224,24 +276,117 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
                 _ => {}
             }
         }
-        (AppSpec::Onoff { size, on, .. }, _) => {
+        (AppSpec::Onoff(OnoffSpec { size, on, .. }), _) => {
             size_ok(*size, errs);
             if on.time().0 == 0 {
                 errs.push(format!("{app}.on"), "must be longer than zero");
             }
         }
-        (AppSpec::Bulk { .. }, TransportSpec::Udp) => errs.push(
+        (AppSpec::Bulk(_) | AppSpec::Message(_), TransportSpec::Udp(_)) => errs.push(
             format!("{label}.transport"),
-            "a bulk transfer needs TCP; write transport = { kind = \"tcp\" }",
+            format!(
+                "a {} application needs TCP; write transport = {{ kind = \"tcp\" }}",
+                f.app.kind()
+            ),
         ),
-        (AppSpec::Bulk { .. }, TransportSpec::Tcp { .. }) => {}
+        (AppSpec::Bulk(_), TransportSpec::Tcp(_)) => {}
+        (
+            AppSpec::Message(MessageSpec {
+                size,
+                rate,
+                interval,
+                ..
+            }),
+            TransportSpec::Tcp(_),
+        ) => {
+            size_ok(*size, errs);
+            match (rate, interval) {
+                (Some(_), Some(_)) => errs.push(
+                    app.clone(),
+                    "gives both `rate` and `interval`; keep one (interval = size × 8 / rate)",
+                ),
+                (None, None) => errs.push(
+                    app.clone(),
+                    "needs `rate` (e.g. \"100kbit\") or `interval` (e.g. \"10ms\")",
+                ),
+                (None, Some(i)) if i.time().0 == 0 => {
+                    errs.push(format!("{app}.interval"), "must be longer than zero")
+                }
+                _ => {}
+            }
+        }
     }
-    if let TransportSpec::Tcp { mss, .. } = &f.transport {
-        if *mss == 0 || *mss > 65495 {
+    if let TransportSpec::Tcp(t) = &f.transport {
+        check_tcp(&format!("{label}.transport"), t, errs);
+    }
+}
+
+fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
+    if t.mss == 0 || t.mss > 65483 {
+        errs.push(
+            format!("{path}.mss"),
+            format!(
+                "{} is not a valid MSS; use 1…65483 bytes (1448 is typical)",
+                t.mss
+            ),
+        );
+    }
+    if t.initial_window == 0 {
+        errs.push(
+            format!("{path}.initial_window"),
+            "must be at least 1 segment",
+        );
+    }
+    if let Some(ss) = t.initial_ssthresh {
+        if ss < 2 {
             errs.push(
-                format!("{label}.transport.mss"),
-                format!("{mss} is not a valid MSS; use 1…65495 bytes (1448 is typical)"),
+                format!("{path}.initial_ssthresh"),
+                format!(
+                    "{ss} is below 2 segments, the RFC 5681 minimum; remove it for \"unlimited\""
+                ),
             );
         }
+    }
+    if t.min_rto.time() > t.max_rto.time() {
+        errs.push(
+            format!("{path}.min_rto"),
+            format!("{} exceeds max_rto ({}); lower it", t.min_rto, t.max_rto),
+        );
+    }
+    if t.max_rto.time().0 == 0 {
+        errs.push(
+            format!("{path}.max_rto"),
+            "must be longer than zero; 64s is usual",
+        );
+    }
+    if t.dupack_threshold == 0 {
+        errs.push(
+            format!("{path}.dupack_threshold"),
+            "must be at least 1 (3 is RFC 5681's)",
+        );
+    }
+    let dat = t.delayed_ack_timeout.time();
+    if t.delayed_ack && (dat.0 == 0 || dat > crate::engine::SimTime::from_millis(500)) {
+        errs.push(
+            format!("{path}.delayed_ack_timeout"),
+            format!(
+                "{} is outside (0, 500ms] (RFC 5681 §4.2); 200ms is classic",
+                t.delayed_ack_timeout
+            ),
+        );
+    }
+    if t.rcv_buffer.0 < t.mss as u64 {
+        errs.push(
+            format!("{path}.rcv_buffer"),
+            format!(
+                "{} is smaller than one MSS ({} B); the receiver must hold at least one segment",
+                t.rcv_buffer, t.mss
+            ),
+        );
+    } else if t.rcv_buffer.0 > u32::MAX as u64 {
+        errs.push(
+            format!("{path}.rcv_buffer"),
+            "is larger than 4 GiB; lower it",
+        );
     }
 }

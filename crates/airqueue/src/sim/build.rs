@@ -1,14 +1,21 @@
 //! Building a runnable network from a validated scenario.
 
-use super::{Event, FlowRt, Interface, Simulation};
+use super::tcp_flow::{config_of, TcpApp, TcpFlow, TCP_WIRE_HEADER_BYTES};
+use super::{Endpoint, Event, FlowRt, Interface, Simulation};
 use crate::app::{Pattern, UdpSource};
 use crate::engine::{stream, EventQueue, SimTime};
 use crate::link::{Impairment, P2pTransmitter};
 use crate::metrics::{FlowStats, QueueStats, TimeSeries};
-use crate::packet::{FiveTuple, NodeId, PacketArena, Protocol, IPV4_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::packet::{
+    FiveTuple, NodeId, PacketArena, Protocol, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
+};
 use crate::qdisc::{self, DevInfo, DropSink, Qdisc};
-use crate::scenario::{AppSpec, Scenario, ScenarioError, TransportSpec};
+use crate::scenario::{
+    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec,
+    PoissonSpec, Scenario, ScenarioError, TransportSpec,
+};
 use crate::topology::{IfaceId, Node, Routes};
+use crate::transport::tcp::AppData;
 use std::collections::HashMap;
 
 /// First IPv4 address handed out (10.0.0.1).
@@ -74,7 +81,11 @@ impl Simulation {
                 let qdisc_name = spec
                     .map(|q| q.display_name().to_string())
                     .unwrap_or_else(|| dev_name.clone());
-                let q = match opts.qdisc_overrides.iter().position(|(d, _)| *d == dev_name) {
+                let q = match opts
+                    .qdisc_overrides
+                    .iter()
+                    .position(|(d, _)| *d == dev_name)
+                {
                     Some(i) => opts.qdisc_overrides.swap_remove(i).1,
                     None => qdisc::build(&conf, &dev),
                 };
@@ -103,13 +114,20 @@ impl Simulation {
             }
         }
         for (dev, _) in &opts.qdisc_overrides {
-            errs.push("(build)", format!("qdisc override for unknown interface \"{dev}\""));
+            errs.push(
+                "(build)",
+                format!("qdisc override for unknown interface \"{dev}\""),
+            );
         }
 
         let mut routes = Routes::shortest_paths(&nodes, &iface_peer);
         for r in &s.routes {
             let dev = format!("{}.{}", r.node, r.via);
-            routes.set(node_index[r.node.as_str()], node_index[r.to.as_str()], iface_index[&dev]);
+            routes.set(
+                node_index[r.node.as_str()],
+                node_index[r.to.as_str()],
+                iface_index[&dev],
+            );
         }
 
         // Flows.
@@ -132,53 +150,19 @@ impl Simulation {
                 );
                 continue;
             };
-            let path_mtu = path.iter().map(|i| ifaces[i.0 as usize].dev.mtu).min().unwrap_or(u32::MAX);
-            let pattern_and_size = match (&f.transport, &f.app) {
-                (TransportSpec::Tcp { .. }, _) => {
-                    errs.push(
-                        format!("{label}.transport"),
-                        "TCP is not available in this version of airqueue yet (it arrives with the TCP issue); the scenario validates but cannot run — use transport = { kind = \"udp\" } with a cbr/poisson/onoff app",
-                    );
-                    continue;
-                }
-                (_, AppSpec::Cbr { size, rate, interval }) => {
-                    let iv = interval.map(|d| d.time()).unwrap_or_else(|| {
-                        SimTime::transmission(*size as u64, rate.expect("validated").bps())
-                    });
-                    (Pattern::Cbr { interval: iv }, *size)
-                }
-                (_, AppSpec::Poisson { size, rate, interval }) => {
-                    let iv = interval.map(|d| d.time()).unwrap_or_else(|| {
-                        SimTime::transmission(*size as u64, rate.expect("validated").bps())
-                    });
-                    (UdpSource::poisson(iv), *size)
-                }
-                (_, AppSpec::Onoff { size, rate, on, off, distribution }) => (
-                    Pattern::OnOff {
-                        interval: SimTime::transmission(*size as u64, rate.bps()),
-                        on_mean: on.time(),
-                        off_mean: off.time(),
-                        distribution: *distribution,
-                        on_until: SimTime::ZERO,
-                    },
-                    *size,
-                ),
-                (_, AppSpec::Bulk { .. }) => unreachable!("validated: bulk needs TCP"),
-            };
-            let (pattern, size) = pattern_and_size;
-            let wire = size as u64 + (IPV4_HEADER_BYTES + UDP_HEADER_BYTES) as u64;
-            if wire > path_mtu as u64 {
-                errs.push(
-                    format!("{label}.app.size"),
-                    format!(
-                        "{size} B of payload + 28 B of headers exceed the path MTU ({path_mtu} B); use size ≤ {} (airqueue does not fragment)",
-                        path_mtu.saturating_sub(28)
-                    ),
-                );
-                continue;
-            }
+            let path_mtu = path
+                .iter()
+                .map(|i| ifaces[i.0 as usize].dev.mtu)
+                .min()
+                .unwrap_or(u32::MAX);
             let stop = f.stop.map(|d| d.time()).unwrap_or(duration).min(duration);
-            let source = UdpSource::new(size, f.start.time(), stop, pattern, stream(seed, &format!("flow:{}", f.name)));
+            let Some(endpoint) = endpoint_of(f, seed, stop, path_mtu, &label, &mut errs) else {
+                continue;
+            };
+            let protocol = match endpoint {
+                Endpoint::Udp(_) => Protocol::Udp,
+                Endpoint::Tcp(_) => Protocol::Tcp,
+            };
             flows.push(FlowRt {
                 name: f.name.clone(),
                 src,
@@ -188,7 +172,7 @@ impl Simulation {
                     dst_addr: nodes[dst.0 as usize].addr,
                     src_port: EPHEMERAL_PORT_BASE + (i % 16384) as u16,
                     dst_port: SINK_PORT,
-                    protocol: Protocol::Udp,
+                    protocol,
                 },
                 dscp: f.dscp,
                 priority: f.priority,
@@ -196,7 +180,9 @@ impl Simulation {
                 app: f.app.kind(),
                 from: f.from.clone(),
                 to: f.to.clone(),
-                source,
+                start: f.start.time(),
+                stop,
+                endpoint,
                 next_seq: 0,
                 stats: FlowStats::default(),
                 rx_bytes_at_last_sample: 0,
@@ -235,7 +221,14 @@ impl Simulation {
 
     fn schedule_initial_events(&mut self) {
         for i in 0..self.flows.len() {
-            if let Some(t) = self.flows[i].source.first() {
+            let first = match &mut self.flows[i].endpoint {
+                Endpoint::Udp(source) => source.first(),
+                Endpoint::Tcp(t) => match &mut t.app {
+                    TcpApp::Bulk => Some(t.start),
+                    TcpApp::Message(arrivals) => arrivals.first(),
+                },
+            };
+            if let Some(t) = first {
                 self.events.schedule(t, Event::AppSend(i as u32));
             }
         }
@@ -245,6 +238,146 @@ impl Simulation {
         self.events.schedule(self.sample_interval, Event::Sample);
         for q in &mut self.ifaces {
             q.stats.reset(SimTime::ZERO);
+        }
+    }
+}
+
+/// The mean interval of a source given as `rate` or `interval` (validated: exactly one).
+fn interval_of(
+    size: u32,
+    rate: Option<crate::scenario::Rate>,
+    interval: Option<crate::scenario::Duration>,
+) -> SimTime {
+    match (rate, interval) {
+        (_, Some(i)) => i.time(),
+        (Some(r), None) => SimTime::transmission(size as u64, r.bps()),
+        (None, None) => unreachable!("validated: rate or interval"),
+    }
+}
+
+/// Builds the transport end of a flow, or records why it cannot run on its path.
+fn endpoint_of(
+    f: &FlowSpec,
+    seed: u64,
+    stop: SimTime,
+    path_mtu: u32,
+    label: &str,
+    errs: &mut ScenarioError,
+) -> Option<Endpoint> {
+    let rng = || stream(seed, &format!("flow:{}", f.name));
+    let start = f.start.time();
+    match &f.transport {
+        TransportSpec::Udp(_) => {
+            let (pattern, size) = match &f.app {
+                AppSpec::Cbr(CbrSpec {
+                    size,
+                    rate,
+                    interval,
+                }) => (
+                    Pattern::Cbr {
+                        interval: interval_of(*size, *rate, *interval),
+                    },
+                    *size,
+                ),
+                AppSpec::Poisson(PoissonSpec {
+                    size,
+                    rate,
+                    interval,
+                }) => (
+                    UdpSource::poisson(interval_of(*size, *rate, *interval)),
+                    *size,
+                ),
+                AppSpec::Onoff(OnoffSpec {
+                    size,
+                    rate,
+                    on,
+                    off,
+                    distribution,
+                }) => (
+                    Pattern::OnOff {
+                        interval: SimTime::transmission(*size as u64, rate.bps()),
+                        on_mean: on.time(),
+                        off_mean: off.time(),
+                        distribution: *distribution,
+                        on_until: SimTime::ZERO,
+                    },
+                    *size,
+                ),
+                AppSpec::Bulk(_) | AppSpec::Message(_) => {
+                    unreachable!("validated: bulk and message need TCP")
+                }
+            };
+            let headers = IPV4_HEADER_BYTES + UDP_HEADER_BYTES;
+            if size as u64 + headers as u64 > path_mtu as u64 {
+                errs.push(
+                    format!("{label}.app.size"),
+                    format!(
+                        "{size} B of payload + {headers} B of headers exceed the path MTU ({path_mtu} B); use size ≤ {} (airqueue does not fragment)",
+                        path_mtu.saturating_sub(headers)
+                    ),
+                );
+                return None;
+            }
+            Some(Endpoint::Udp(UdpSource::new(
+                size,
+                start,
+                stop,
+                pattern,
+                rng(),
+            )))
+        }
+        TransportSpec::Tcp(t) => {
+            if t.mss as u64 + TCP_WIRE_HEADER_BYTES as u64 > path_mtu as u64 {
+                errs.push(
+                    format!("{label}.transport.mss"),
+                    format!(
+                        "{} B + {TCP_WIRE_HEADER_BYTES} B of headers exceed the path MTU ({path_mtu} B); use mss ≤ {}",
+                        t.mss,
+                        path_mtu.saturating_sub(TCP_WIRE_HEADER_BYTES)
+                    ),
+                );
+                return None;
+            }
+            let cfg = config_of(t);
+            if let Err(e) = cfg.validate() {
+                errs.push(format!("{label}.transport"), e.to_string());
+                return None;
+            }
+            let (data, app) = match &f.app {
+                AppSpec::Bulk(BulkSpec { bytes }) => (
+                    bytes.map_or(AppData::Infinite, |b| AppData::Bytes(b.0)),
+                    TcpApp::Bulk,
+                ),
+                AppSpec::Message(MessageSpec {
+                    size,
+                    rate,
+                    interval,
+                    distribution,
+                }) => {
+                    let iv = interval_of(*size, *rate, *interval);
+                    let pattern = match distribution {
+                        ArrivalDistribution::Poisson => UdpSource::poisson(iv),
+                        ArrivalDistribution::Constant => Pattern::Cbr { interval: iv },
+                    };
+                    (
+                        AppData::Bytes(0),
+                        TcpApp::Message(UdpSource::new(*size, start, stop, pattern, rng())),
+                    )
+                }
+                other => {
+                    errs.push(
+                        format!("{label}.app"),
+                        format!(
+                            "a {} source runs over UDP; use app = {{ kind = \"message\" }} or \"bulk\" with TCP",
+                            other.kind()
+                        ),
+                    );
+                    return None;
+                }
+            };
+            Some(Endpoint::Tcp(Box::new(TcpFlow::new(
+                &cfg, data, app, start, t.trace,
+            ))))
         }
     }
 }

@@ -44,9 +44,14 @@ impl Simulation {
             Location::Source(f) => format!("source of flow \"{}\"", self.flows[f as usize].name),
             Location::Qdisc(i) => {
                 let q = &self.ifaces[i as usize];
-                format!("qdisc \"{}\" ({}) on {}", q.qdisc_name, q.qdisc_kind, q.dev.name)
+                format!(
+                    "qdisc \"{}\" ({}) on {}",
+                    q.qdisc_name, q.qdisc_kind, q.dev.name
+                )
             }
-            Location::Transmitting(i) => format!("transmitter of {}", self.ifaces[i as usize].dev.name),
+            Location::Transmitting(i) => {
+                format!("transmitter of {}", self.ifaces[i as usize].dev.name)
+            }
             Location::Propagating(i) => format!("wire behind {}", self.ifaces[i as usize].dev.name),
             Location::Node(n) => format!("node \"{}\"", self.nodes[n as usize].name),
         }

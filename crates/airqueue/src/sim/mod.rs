@@ -8,22 +8,26 @@
 mod build;
 mod conservation;
 mod results;
+mod tcp_flow;
 
 pub use build::BuildOptions;
 pub use conservation::{Conservation, Ledger};
 pub use results::{RunResults, Summary};
+pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
 
 use crate::app::UdpSource;
 use crate::engine::{EventId, EventQueue, SimTime};
 use crate::link::{Impairment, P2pTransmitter};
 use crate::metrics::{FlowStats, QueueStats, SeriesKind, SeriesMetric, TimeSeries};
 use crate::packet::{
-    DropReason, FiveTuple, FlowId, Location, NodeId, Packet, PacketArena, PacketId,
-    IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
+    DropReason, FiveTuple, FlowId, Location, NodeId, Packet, PacketArena, PacketId, Protocol,
+    TcpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
 use crate::qdisc::{DevInfo, DropSink, Qdisc, QdiscCtx, Verdict};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::topology::{IfaceId, Node, Routes};
+use crate::transport::tcp::{AckInfo, Segment, TcpFlags};
+use tcp_flow::{Side, TcpApp, TcpFlow};
 
 /// Everything that can happen. Kept small (12 bytes) so the heap stays cache-friendly.
 #[derive(Copy, Clone, Debug)]
@@ -40,6 +44,8 @@ pub enum Event {
     Sample,
     /// Reset statistics: the warm-up is over.
     WarmupEnd,
+    /// A TCP endpoint of flow `flow` asked to be woken up now.
+    TcpTimer { flow: u32, side: Side },
 }
 
 /// An egress interface: its qdisc, its transmitter and the wire behind it.
@@ -69,10 +75,19 @@ pub struct FlowRt {
     pub tuple: FiveTuple,
     pub dscp: u8,
     pub priority: u32,
-    source: UdpSource,
+    /// When the application starts and stops (the goodput window).
+    pub start: SimTime,
+    pub stop: SimTime,
+    endpoint: Endpoint,
     next_seq: u64,
     pub stats: FlowStats,
     rx_bytes_at_last_sample: u64,
+}
+
+/// The transport end of a flow.
+pub enum Endpoint {
+    Udp(UdpSource),
+    Tcp(Box<TcpFlow>),
 }
 
 /// A built, runnable simulation.
@@ -153,13 +168,25 @@ impl Simulation {
                 self.events.schedule(next, Event::Sample);
             }
             Event::WarmupEnd => self.reset_statistics(),
+            Event::TcpTimer { flow, side } => self.tcp_timer(flow as usize, side),
         }
     }
 
     fn app_send(&mut self, f: usize) {
+        match &mut self.flows[f].endpoint {
+            Endpoint::Udp(_) => self.udp_send(f),
+            Endpoint::Tcp(_) => self.tcp_app_write(f),
+        }
+    }
+
+    fn udp_send(&mut self, f: usize) {
         let now = self.now;
         let flow = &mut self.flows[f];
-        let payload = flow.source.payload_bytes;
+        let Endpoint::Udp(source) = &mut flow.endpoint else {
+            unreachable!("udp_send on a TCP flow")
+        };
+        let payload = source.payload_bytes;
+        let next = source.next(now);
         let pkt = Packet {
             flow: FlowId(f as u32),
             flow_seq: flow.next_seq,
@@ -177,12 +204,194 @@ impl Simulation {
         flow.next_seq += 1;
         flow.stats.on_send(payload);
         let src = flow.src;
-        if let Some(t) = flow.source.next(now) {
+        if let Some(t) = next {
             self.events.schedule(t, Event::AppSend(f as u32));
         }
         let id = self.packets.alloc(pkt, Location::Source(f as u32));
         self.ledger.sent += 1;
         self.forward(src, id);
+    }
+
+    fn tcp_mut(&mut self, f: usize) -> &mut TcpFlow {
+        match &mut self.flows[f].endpoint {
+            Endpoint::Tcp(t) => t,
+            Endpoint::Udp(_) => unreachable!("flow {f} is not TCP"),
+        }
+    }
+
+    /// The application starts, or writes its next message.
+    fn tcp_app_write(&mut self, f: usize) {
+        let now = self.now;
+        let t = self.tcp_mut(f);
+        if t.sender.start_time().is_none() {
+            t.sender.start(now);
+        }
+        let mut next = None;
+        if let TcpApp::Message(arrivals) = &mut t.app {
+            let size = arrivals.payload_bytes as u64;
+            next = arrivals.next(now);
+            t.sender.offer(size);
+        }
+        if let Some(at) = next {
+            self.events.schedule(at, Event::AppSend(f as u32));
+        }
+        self.tcp_transmit(f);
+    }
+
+    /// Sends every segment the sender has due now, then re-arms its timers.
+    fn tcp_transmit(&mut self, f: usize) {
+        let now = self.now;
+        while let Some(seg) = self.tcp_mut(f).sender.poll_transmit(now) {
+            self.send_segment(f, &seg);
+        }
+        self.tcp_arm(f);
+    }
+
+    fn tcp_arm(&mut self, f: usize) {
+        for side in [Side::Sender, Side::Receiver] {
+            if let Some(at) = self.tcp_mut(f).needs_arming(side) {
+                let at = at.max(self.now);
+                self.events.schedule(
+                    at,
+                    Event::TcpTimer {
+                        flow: f as u32,
+                        side,
+                    },
+                );
+            }
+        }
+    }
+
+    fn tcp_timer(&mut self, f: usize, side: Side) {
+        let now = self.now;
+        let t = self.tcp_mut(f);
+        t.fired(side, now);
+        match side {
+            Side::Sender => {
+                t.sender.on_timer(now);
+                self.tcp_transmit(f);
+            }
+            Side::Receiver => {
+                if let Some(ack) = t.receiver.on_timer(now) {
+                    self.send_ack(f, &ack);
+                }
+                self.tcp_arm(f);
+            }
+        }
+    }
+
+    /// Wraps a data segment (or SYN) in a packet from `from` to `to`.
+    fn send_segment(&mut self, f: usize, seg: &Segment) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            flow_seq: flow.next_seq,
+            tuple: flow.tuple,
+            dst_node: flow.dst,
+            dscp: flow.dscp,
+            priority: flow.priority,
+            ttl: 64,
+            size_bytes: seg.len + tcp_flow::TCP_WIRE_HEADER_BYTES,
+            payload_bytes: seg.len,
+            tcp: TcpHeader {
+                seq: seg.seq,
+                ack: seg.ack,
+                flags: seg.flags.bits(),
+                window: seg.window,
+            },
+            created: now,
+            enqueued: now,
+            ..Packet::default()
+        };
+        flow.next_seq += 1;
+        if seg.len > 0 {
+            flow.stats.on_send(seg.len);
+        }
+        let src = flow.src;
+        let id = self.packets.alloc(pkt, Location::Source(f as u32));
+        self.ledger.sent += 1;
+        self.forward(src, id);
+    }
+
+    /// Wraps an acknowledgment in a packet from `to` back to `from`.
+    fn send_ack(&mut self, f: usize, ack: &AckInfo) {
+        let now = self.now;
+        let flow = &self.flows[f];
+        let t = flow.tuple;
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            tuple: FiveTuple {
+                src_addr: t.dst_addr,
+                dst_addr: t.src_addr,
+                src_port: t.dst_port,
+                dst_port: t.src_port,
+                protocol: Protocol::Tcp,
+            },
+            dst_node: flow.src,
+            dscp: flow.dscp,
+            priority: flow.priority,
+            ttl: 64,
+            size_bytes: tcp_flow::TCP_WIRE_HEADER_BYTES,
+            payload_bytes: 0,
+            tcp: TcpHeader {
+                seq: ack.seq,
+                ack: ack.ack,
+                flags: ack.flags.bits(),
+                window: ack.window,
+            },
+            created: now,
+            enqueued: now,
+            ..Packet::default()
+        };
+        let dst = flow.dst;
+        let id = self.packets.alloc(pkt, Location::Source(f as u32));
+        self.ledger.sent += 1;
+        self.forward(dst, id);
+    }
+
+    /// A TCP packet reached the end host it was addressed to.
+    fn tcp_receive(&mut self, pkt: PacketId) {
+        let now = self.now;
+        let p = self.packets.get(pkt);
+        let (f, at, delay, h, len) = (
+            p.flow.0 as usize,
+            p.dst_node,
+            now - p.created,
+            p.tcp,
+            p.payload_bytes,
+        );
+        self.ledger.delivered += 1;
+        self.packets.free(pkt);
+        let flags = TcpFlags::from_bits(h.flags);
+        if at == self.flows[f].dst {
+            let seg = Segment {
+                seq: h.seq,
+                len,
+                ack: h.ack,
+                flags,
+                window: h.window,
+                is_retransmission: false,
+            };
+            let t = self.tcp_mut(f);
+            let before = t.receiver.delivered_bytes();
+            let reply = t.receiver.on_segment(now, &seg);
+            let delivered = t.receiver.delivered_bytes() - before;
+            self.flows[f].stats.on_receive(delivered as u32, delay);
+            if let Some(ack) = reply {
+                self.send_ack(f, &ack);
+            }
+            self.tcp_arm(f);
+        } else {
+            let ack = AckInfo {
+                seq: h.seq,
+                ack: h.ack,
+                window: h.window,
+                flags,
+            };
+            self.tcp_mut(f).sender.on_ack(now, &ack);
+            self.tcp_transmit(f);
+        }
     }
 
     /// A packet arrives at `node` from a wire.
@@ -259,7 +468,8 @@ impl Simulation {
                         if let Some(old) = ifc.wakeup.take() {
                             self.events.cancel(old);
                         }
-                        ifc.wakeup = Some(self.events.schedule(t.max(now), Event::QdiscWakeup(i.0)));
+                        ifc.wakeup =
+                            Some(self.events.schedule(t.max(now), Event::QdiscWakeup(i.0)));
                     }
                 }
             }
@@ -270,7 +480,11 @@ impl Simulation {
     fn tx_done(&mut self, i: IfaceId) {
         let now = self.now;
         let ifc = &mut self.ifaces[i.0 as usize];
-        let pkt = ifc.tx.sending.take().expect("TxDone without a packet in transmission");
+        let pkt = ifc
+            .tx
+            .sending
+            .take()
+            .expect("TxDone without a packet in transmission");
         let mut delay = ifc.tx.delay;
         let mut lost = false;
         if let Some(imp) = &mut ifc.impairment {
@@ -285,13 +499,18 @@ impl Simulation {
         } else {
             ifc.tx.propagating += 1;
             self.packets.set_location(pkt, Location::Propagating(i.0));
-            self.events.schedule(now + delay, Event::Arrive { iface: i.0, pkt });
+            self.events
+                .schedule(now + delay, Event::Arrive { iface: i.0, pkt });
         }
         self.kick(i);
     }
 
     fn deliver(&mut self, pkt: PacketId) {
         let p = self.packets.get(pkt);
+        if p.tuple.protocol == Protocol::Tcp {
+            self.tcp_receive(pkt);
+            return;
+        }
         let delay = self.now - p.created;
         let (flow, payload) = (p.flow, p.payload_bytes);
         self.flows[flow.0 as usize].stats.on_receive(payload, delay);
@@ -342,15 +561,50 @@ impl Simulation {
                 bytes as f64 * 8.0 / span,
             );
         }
+        for (i, f) in self.flows.iter().enumerate() {
+            let Endpoint::Tcp(t) = &f.endpoint else {
+                continue;
+            };
+            if !t.trace {
+                continue;
+            }
+            let i = i as u32;
+            let ss = t.sender.ssthresh();
+            let ss = if ss == crate::transport::tcp::SSTHRESH_INFINITE {
+                f64::INFINITY
+            } else {
+                ss as f64
+            };
+            let srtt = t.sender.srtt().map_or(f64::NAN, |r| r.as_secs_f64() * 1e3);
+            self.timeseries.push(
+                now.0,
+                SeriesKind::Flow,
+                i,
+                SeriesMetric::CwndBytes,
+                t.sender.cwnd() as f64,
+            );
+            self.timeseries
+                .push(now.0, SeriesKind::Flow, i, SeriesMetric::SsthreshBytes, ss);
+            self.timeseries
+                .push(now.0, SeriesKind::Flow, i, SeriesMetric::SrttMs, srtt);
+        }
         for (i, q) in self.ifaces.iter_mut().enumerate() {
             let (p, b) = (q.qdisc.len() as f64, q.qdisc.backlog_bytes() as f64);
             let d = q.stats.drops_total();
             let new_drops = d.saturating_sub(q.drops_at_last_sample);
             q.drops_at_last_sample = d;
             let i = i as u32;
-            self.timeseries.push(now.0, SeriesKind::Queue, i, SeriesMetric::BacklogPackets, p);
-            self.timeseries.push(now.0, SeriesKind::Queue, i, SeriesMetric::BacklogBytes, b);
-            self.timeseries.push(now.0, SeriesKind::Queue, i, SeriesMetric::Drops, new_drops as f64);
+            self.timeseries
+                .push(now.0, SeriesKind::Queue, i, SeriesMetric::BacklogPackets, p);
+            self.timeseries
+                .push(now.0, SeriesKind::Queue, i, SeriesMetric::BacklogBytes, b);
+            self.timeseries.push(
+                now.0,
+                SeriesKind::Queue,
+                i,
+                SeriesMetric::Drops,
+                new_drops as f64,
+            );
         }
     }
 
@@ -359,6 +613,9 @@ impl Simulation {
         for f in &mut self.flows {
             f.stats.reset();
             f.rx_bytes_at_last_sample = 0;
+            if let Endpoint::Tcp(t) = &mut f.endpoint {
+                t.stats_at_reset = t.sender.stats().clone();
+            }
         }
         for q in &mut self.ifaces {
             q.stats.reset(now);

@@ -42,6 +42,14 @@ pub struct RunResults {
     pub timeseries: Table,
 }
 
+/// The TCP state of a flow, if it is a TCP flow.
+fn tcp(x: &super::FlowRt) -> Option<&super::tcp_flow::TcpFlow> {
+    match &x.endpoint {
+        super::Endpoint::Tcp(t) => Some(t),
+        super::Endpoint::Udp(_) => None,
+    }
+}
+
 fn ms(s: f64) -> f64 {
     s * 1e3
 }
@@ -102,8 +110,8 @@ impl Simulation {
             "goodput_bps",
             f64s(&|x| {
                 // Over the flow's active window within the measurement period.
-                let from = x.source.start.max(warmup);
-                let to = x.source.stop.min(stop);
+                let from = x.start.max(warmup);
+                let to = x.stop.min(stop);
                 let window = to.saturating_sub(from).as_secs_f64();
                 if window > 0.0 {
                     x.stats.rx_bytes as f64 * 8.0 / window
@@ -124,7 +132,10 @@ impl Simulation {
             }),
         );
         t.push("delay_p50_ms", f64s(&|x| ms(x.stats.delay_quantile_s(0.5))));
-        t.push("delay_p99_ms", f64s(&|x| ms(x.stats.delay_quantile_s(0.99))));
+        t.push(
+            "delay_p99_ms",
+            f64s(&|x| ms(x.stats.delay_quantile_s(0.99))),
+        );
         t.push(
             "delay_max_ms",
             f64s(&|x| {
@@ -136,9 +147,66 @@ impl Simulation {
             }),
         );
         t.push("ipdv_mean_ms", f64s(&|x| ms(x.stats.ipdv_mean_s())));
+        // TCP columns (0 or NaN for UDP flows). Counters are since the warm-up; cwnd and
+        // RTT statistics cover the whole connection.
+        t.push(
+            "retransmits",
+            u64s(&|x| {
+                tcp(x).map_or(0, |t| {
+                    t.sender.stats().retransmissions - t.stats_at_reset.retransmissions
+                })
+            }),
+        );
+        t.push(
+            "fast_retransmits",
+            u64s(&|x| {
+                tcp(x).map_or(0, |t| {
+                    t.sender.stats().fast_retransmits - t.stats_at_reset.fast_retransmits
+                })
+            }),
+        );
+        t.push(
+            "timeouts",
+            u64s(&|x| tcp(x).map_or(0, |t| t.sender.stats().timeouts - t.stats_at_reset.timeouts)),
+        );
+        t.push(
+            "cwnd_mean_bytes",
+            f64s(&|x| {
+                tcp(x)
+                    .and_then(|t| t.sender.time_weighted_mean_cwnd(stop))
+                    .unwrap_or(f64::NAN)
+            }),
+        );
+        t.push(
+            "cwnd_max_bytes",
+            f64s(&|x| tcp(x).map_or(f64::NAN, |t| t.sender.stats().cwnd.max as f64)),
+        );
+        t.push(
+            "rtt_mean_ms",
+            f64s(&|x| {
+                tcp(x)
+                    .and_then(|t| t.sender.stats().rtt.mean())
+                    .map_or(f64::NAN, |r| ms(r.as_secs_f64()))
+            }),
+        );
+        t.push(
+            "completion_s",
+            f64s(&|x| {
+                tcp(x)
+                    .and_then(|t| {
+                        t.sender
+                            .completion_time()
+                            .map(|c| (c - t.start).as_secs_f64())
+                    })
+                    .unwrap_or(f64::NAN)
+            }),
+        );
         t.push("drops", u64s(&|x| x.stats.drops.iter().sum()));
         for r in DropReason::ALL {
-            t.push(&format!("drops_{}", r.name()), u64s(&|x| x.stats.drops[r.index()]));
+            t.push(
+                &format!("drops_{}", r.name()),
+                u64s(&|x| x.stats.drops[r.index()]),
+            );
         }
         t
     }
@@ -160,9 +228,15 @@ impl Simulation {
         t.push("dequeued_bytes", u64s(&|x| x.stats.dequeued_bytes));
         t.push("drops", u64s(&|x| x.stats.drops_total()));
         for r in DropReason::ALL {
-            t.push(&format!("drops_{}", r.name()), u64s(&|x| x.stats.drops[r.index()]));
+            t.push(
+                &format!("drops_{}", r.name()),
+                u64s(&|x| x.stats.drops[r.index()]),
+            );
         }
-        t.push("backlog_mean_packets", f64s(&|x| x.stats.mean_backlog(now).0));
+        t.push(
+            "backlog_mean_packets",
+            f64s(&|x| x.stats.mean_backlog(now).0),
+        );
         t.push("backlog_mean_bytes", f64s(&|x| x.stats.mean_backlog(now).1));
         t.push("backlog_max_packets", u64s(&|x| x.stats.max_backlog(now).0));
         t.push("backlog_max_bytes", u64s(&|x| x.stats.max_backlog(now).1));

@@ -125,7 +125,11 @@ mod tests {
     fn line(n: usize) -> (Vec<Node>, Vec<NodeId>) {
         // 0 - 1 - 2 - ... ; link k joins k and k+1, interfaces 2k (at k) and 2k+1 (at k+1).
         let mut nodes: Vec<Node> = (0..n)
-            .map(|i| Node { name: format!("n{i}"), addr: i as u32, ifaces: vec![] })
+            .map(|i| Node {
+                name: format!("n{i}"),
+                addr: i as u32,
+                ifaces: vec![],
+            })
             .collect();
         let mut peer = vec![];
         for k in 0..n - 1 {
@@ -150,7 +154,11 @@ mod tests {
     #[test]
     fn disconnected_nodes_have_no_route() {
         let (mut nodes, peer) = line(2);
-        nodes.push(Node { name: "x".into(), addr: 9, ifaces: vec![] });
+        nodes.push(Node {
+            name: "x".into(),
+            addr: 9,
+            ifaces: vec![],
+        });
         let r = Routes::shortest_paths(&nodes, &peer);
         assert_eq!(r.next_hop(NodeId(0), NodeId(2)), None);
         assert!(r.path(NodeId(0), NodeId(2), &peer).is_none());

@@ -1,0 +1,591 @@
+//! TCP as a sans-IO state machine: configuration, segment types and the two endpoints.
+//!
+//! One connection per flow, unidirectional data: a [`TcpSender`] sends data segments
+//! ([`Segment`]) and a [`TcpReceiver`] answers with pure acknowledgments ([`AckInfo`]).
+//! Neither endpoint knows about packets, queues or events; the caller moves segments
+//! between them and calls them back at the deadlines they ask for. See
+//! [`crate::transport`] for the driving contract.
+//!
+//! # Sequence numbers
+//!
+//! Sequence numbers are byte offsets in a `u64` space starting at 0 (the initial send
+//! sequence number of both ends is 0), so they never wrap in a simulation. Without the
+//! handshake the first data byte is 0; with it the SYN occupies sequence number 0 and data
+//! starts at 1 (the receiver's SYN-ACK likewise occupies its sequence number 0). A wire
+//! header carries the low 32 bits ([`Segment::wire_seq`], [`AckInfo::wire_ack`]);
+//! [`unwrap_seq`] recovers the full value next to a reference such as `snd_una` or
+//! `rcv_nxt`.
+//!
+//! # Standards
+//!
+//! * RFC 5681: slow start, congestion avoidance, fast retransmit/recovery, duplicate-ACK
+//!   definition, ACK generation (§4.2) — [`congestion`], [`sender`], [`receiver`].
+//! * RFC 6582: NewReno — [`congestion`].
+//! * RFC 6298: retransmission timer — [`rto`], [`sender`].
+//! * RFC 3465: byte counting in slow start with L = 1·SMSS — [`congestion`].
+//! * RFC 1122 §4.2.3.2 / RFC 9293 §3.8.6.3: delayed ACKs; RFC 1122 §4.2.2.16 / RFC 9293
+//!   §3.8.6.2.2: no window shrinking — [`receiver`].
+//! * RFC 9293 §3.5: the three-way handshake (optional here).
+//!
+//! Not modelled: connection teardown (FIN/RST; completion is "all data acknowledged"),
+//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), congestion-window
+//! validation (RFC 7661), SACK, timestamps and window scaling (windows are plain byte
+//! counts), zero-window probing (this receiver never advertises less than one segment
+//! when its buffer holds at least one).
+
+pub mod congestion;
+pub mod receiver;
+pub mod rto;
+pub mod sender;
+
+#[cfg(test)]
+mod harness;
+
+use std::fmt;
+use std::ops::BitOr;
+
+use crate::engine::SimTime;
+
+pub use congestion::{Congestion, CongestionVariant, DupAckAction, NewAckAction};
+pub use receiver::{ReceiverState, ReceiverStats, TcpReceiver};
+pub use rto::RtoEstimator;
+pub use sender::{CwndStats, RttStats, SenderState, SenderStats, TcpSender, TraceSample};
+
+/// "Infinite" initial ssthresh (RFC 5681 §3.1: "arbitrarily high").
+pub const SSTHRESH_INFINITE: u64 = u64::MAX;
+
+/// Per-connection TCP parameters. Both endpoints take the same configuration (each reads
+/// the fields that concern it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TcpConfig {
+    /// Loss response. Default [`CongestionVariant::NewReno`].
+    pub variant: CongestionVariant,
+    /// Sender maximum segment size, payload bytes per segment. Default 1448 (1500-byte MTU
+    /// minus IPv4, TCP and a 12-byte timestamp option, as Linux sends).
+    pub mss: u32,
+    /// Initial window in segments (RFC 5681 §3.1 IW). Default 1, the seeds' era (the
+    /// thesis starts at 1 MSS); RFC 3390 allows up to 4 KiB (2-4 segments), RFC 6928 10.
+    pub initial_cwnd_segments: u32,
+    /// Initial ssthresh in bytes. Default [`SSTHRESH_INFINITE`]; the thesis (seed 001) uses
+    /// 64 MSS, see [`TcpConfig::with_initial_ssthresh_segments`].
+    pub initial_ssthresh: u64,
+    /// Retransmission timeout before the first RTT sample. Default 1 s (RFC 6298 §2.1).
+    pub initial_rto: SimTime,
+    /// Lower bound of the RTO. Default 1 s (RFC 6298 §2.4); Linux uses 200 ms.
+    pub min_rto: SimTime,
+    /// Upper bound of the RTO and of its exponential back-off. Default 64 s (RFC 6298
+    /// §2.5 allows any cap of at least 60 s; 64 s is the thesis's value).
+    pub max_rto: SimTime,
+    /// Clock granularity G in RTO = SRTT + max(G, 4·RTTVAR) (RFC 6298 §2.3). The
+    /// simulated clock is exact to the nanosecond, so G only keeps the RTO from collapsing
+    /// onto SRTT when the RTT is constant. Default 1 ms (a Linux jiffy at HZ=1000).
+    pub clock_granularity: SimTime,
+    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2); raise it to
+    /// tolerate reordering (Linux's `tcp_reordering`).
+    pub dupack_threshold: u32,
+    /// Whether the receiver delays ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2). Default on.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer. Default 200 ms: RFC 1122 requires less than 0.5 s and RFC 5681
+    /// §4.2 at most 500 ms; 200 ms is the classic BSD/Windows value (Linux adapts between
+    /// 40 ms and 200 ms, which a fixed-parameter model cannot reproduce).
+    pub delayed_ack_timeout: SimTime,
+    /// With delayed ACKs on, acknowledge at least every this many in-order segments.
+    /// Default 2 (RFC 5681 §4.2: "at least every second full-sized segment"; we count
+    /// segments of any size, as BSD does and as Linux effectively does by adapting its
+    /// receive-MSS estimate, so sub-MSS messages are not held for the timer).
+    pub delayed_ack_segments: u32,
+    /// Receive buffer in bytes, the largest window the receiver advertises. Default
+    /// 64 KiB; the thesis uses 8 MSS ([`TcpConfig::with_rcv_buffer_segments`]). Must hold
+    /// at least one segment.
+    pub rcv_buffer: u32,
+    /// Whether the connection starts with a three-way handshake (SYN, SYN-ACK, ACK; RFC
+    /// 9293 §3.5). Default off: data flows from [`TcpSender::start`].
+    pub handshake: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: CongestionVariant::NewReno,
+            mss: 1448,
+            initial_cwnd_segments: 1,
+            initial_ssthresh: SSTHRESH_INFINITE,
+            initial_rto: SimTime::from_secs(1),
+            min_rto: SimTime::from_secs(1),
+            max_rto: SimTime::from_secs(64),
+            clock_granularity: SimTime::from_millis(1),
+            dupack_threshold: 3,
+            delayed_ack: true,
+            delayed_ack_timeout: SimTime::from_millis(200),
+            delayed_ack_segments: 2,
+            rcv_buffer: 64 * 1024,
+            handshake: false,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Sets the initial ssthresh to `segments` · MSS (the thesis: 64).
+    pub fn with_initial_ssthresh_segments(mut self, segments: u32) -> Self {
+        self.initial_ssthresh = u64::from(segments) * u64::from(self.mss);
+        self
+    }
+    /// Sets the receive buffer to `segments` · MSS (the thesis: 8).
+    pub fn with_rcv_buffer_segments(mut self, segments: u32) -> Self {
+        self.rcv_buffer = segments.saturating_mul(self.mss);
+        self
+    }
+
+    /// Checks the parameters; the endpoints' constructors panic on an invalid
+    /// configuration, so scenario loading should call this first.
+    pub fn validate(&self) -> Result<(), TcpConfigError> {
+        let err = |msg: &str| Err(TcpConfigError(msg.to_string()));
+        if self.mss == 0 {
+            return err("mss must be positive");
+        }
+        if self.initial_cwnd_segments == 0 {
+            return err("initial window must be at least one segment");
+        }
+        if self.initial_ssthresh < 2 * u64::from(self.mss) {
+            return err("initial ssthresh must be at least 2 MSS");
+        }
+        if self.dupack_threshold == 0 {
+            return err("dupack threshold must be at least 1");
+        }
+        if self.min_rto > self.max_rto || self.max_rto == SimTime::ZERO {
+            return err("need 0 <= min RTO <= max RTO and max RTO > 0");
+        }
+        if self.initial_rto == SimTime::ZERO {
+            return err("initial RTO must be positive");
+        }
+        if self.rcv_buffer < self.mss {
+            return err("receive buffer must hold at least one MSS");
+        }
+        if self.delayed_ack {
+            if self.delayed_ack_segments == 0 {
+                return err("delayed ACK segment count must be at least 1");
+            }
+            if self.delayed_ack_timeout == SimTime::ZERO
+                || self.delayed_ack_timeout > SimTime::from_millis(500)
+            {
+                return err("delayed ACK timeout must be in (0, 500 ms] (RFC 5681 §4.2)");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An invalid [`TcpConfig`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid TCP configuration: {0}")]
+pub struct TcpConfigError(pub String);
+
+/// What the sending application has to send.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AppData {
+    /// An always-backlogged source (bulk transfer that never ends).
+    Infinite,
+    /// A finite amount: a file of `n` bytes, or `Bytes(0)` for a message source that hands
+    /// data over with [`TcpSender::offer`] as it is generated.
+    Bytes(u64),
+}
+
+/// TCP control flags, with the wire bit values of RFC 9293 §3.1.
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct TcpFlags(u8);
+
+impl TcpFlags {
+    pub const NONE: TcpFlags = TcpFlags(0);
+    /// Not produced by these endpoints (no teardown); defined for the wire mapping.
+    pub const FIN: TcpFlags = TcpFlags(0x01);
+    pub const SYN: TcpFlags = TcpFlags(0x02);
+    pub const ACK: TcpFlags = TcpFlags(0x10);
+
+    /// The wire byte (FIN=0x01, SYN=0x02, ACK=0x10, as in `packet::TcpHeader::flags`).
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+    /// Flags from a wire byte (bits this model does not use are kept).
+    pub const fn from_bits(bits: u8) -> TcpFlags {
+        TcpFlags(bits)
+    }
+    pub const fn contains(self, other: TcpFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl BitOr for TcpFlags {
+    type Output = TcpFlags;
+    fn bitor(self, rhs: TcpFlags) -> TcpFlags {
+        TcpFlags(self.0 | rhs.0)
+    }
+}
+
+impl fmt::Debug for TcpFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = [(0x02, "SYN"), (0x10, "ACK"), (0x01, "FIN")];
+        let mut first = true;
+        for (bit, name) in names {
+            if self.0 & bit != 0 {
+                if !first {
+                    f.write_str("|")?;
+                }
+                f.write_str(name)?;
+                first = false;
+            }
+        }
+        let rest = self.0 & !0x13;
+        if rest != 0 || first {
+            if !first {
+                f.write_str("|")?;
+            }
+            write!(f, "{rest:#04x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A segment from the sender to the receiver: data, a SYN, or the handshake's final ACK.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Sequence number of the first byte (or of the SYN).
+    pub seq: u64,
+    /// Payload bytes (0 for a SYN or a pure ACK).
+    pub len: u32,
+    /// Acknowledgment number (meaningful with [`TcpFlags::ACK`]; the receiver sends no
+    /// data, so it is 1 after a handshake and 0 without one).
+    pub ack: u64,
+    pub flags: TcpFlags,
+    /// Window the sender advertises for the reverse direction (its own buffer; unused in
+    /// this one-way model).
+    pub window: u32,
+    /// Whether any byte of this segment (or this SYN) has been sent before. Informational:
+    /// for traces and counters.
+    pub is_retransmission: bool,
+}
+
+impl Segment {
+    /// One past the last sequence number the segment occupies (a SYN occupies one).
+    pub fn end(&self) -> u64 {
+        self.seq + u64::from(self.len) + u64::from(self.flags.contains(TcpFlags::SYN))
+    }
+    /// The 32-bit sequence number for a wire header.
+    pub fn wire_seq(&self) -> u32 {
+        self.seq as u32
+    }
+    /// The 32-bit acknowledgment number for a wire header.
+    pub fn wire_ack(&self) -> u32 {
+        self.ack as u32
+    }
+}
+
+/// An acknowledgment from the receiver to the sender (a pure ACK or the SYN-ACK).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AckInfo {
+    /// The receiver's own sequence number (0 on the SYN-ACK, 1 after it; 0 without a
+    /// handshake). Carries no data.
+    pub seq: u64,
+    /// Cumulative acknowledgment: the next byte expected.
+    pub ack: u64,
+    /// Advertised receive window in bytes.
+    pub window: u32,
+    pub flags: TcpFlags,
+}
+
+impl AckInfo {
+    /// The 32-bit sequence number for a wire header.
+    pub fn wire_seq(&self) -> u32 {
+        self.seq as u32
+    }
+    /// The 32-bit acknowledgment number for a wire header.
+    pub fn wire_ack(&self) -> u32 {
+        self.ack as u32
+    }
+}
+
+/// Recovers a 64-bit sequence number from its low 32 bits `wire`, choosing the value
+/// closest to `reference` (e.g. `rcv_nxt` for a received segment, `snd_una` for a received
+/// ACK). Correct while the true value is within 2^31 of the reference, which TCP's window
+/// limits guarantee (RFC 9293 §3.4).
+pub fn unwrap_seq(wire: u32, reference: u64) -> u64 {
+    let delta = wire.wrapping_sub(reference as u32) as i32;
+    reference.wrapping_add_signed(i64::from(delta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::tcp::harness::Wire;
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::from_millis(v)
+    }
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let c = TcpConfig::default();
+        assert_eq!(c.variant, CongestionVariant::NewReno);
+        assert_eq!(c.mss, 1448);
+        assert_eq!(c.initial_cwnd_segments, 1);
+        assert_eq!(c.initial_ssthresh, SSTHRESH_INFINITE);
+        assert_eq!(c.initial_rto, SimTime::from_secs(1));
+        assert_eq!(c.min_rto, SimTime::from_secs(1));
+        assert_eq!(c.max_rto, SimTime::from_secs(64));
+        assert_eq!(c.clock_granularity, ms(1));
+        assert_eq!(c.dupack_threshold, 3);
+        assert!(c.delayed_ack);
+        assert_eq!(c.delayed_ack_timeout, ms(200));
+        assert_eq!(c.delayed_ack_segments, 2);
+        assert_eq!(c.rcv_buffer, 65_536);
+        assert!(!c.handshake);
+        assert_eq!(c.validate(), Ok(()));
+    }
+
+    #[test]
+    fn thesis_parameters_in_segments() {
+        // Seed 001: MSS 1460, RcvBuffer 8 MSS, Threshold 64 MSS.
+        let c = TcpConfig {
+            mss: 1460,
+            ..TcpConfig::default()
+        }
+        .with_rcv_buffer_segments(8)
+        .with_initial_ssthresh_segments(64);
+        assert_eq!(c.rcv_buffer, 8 * 1460);
+        assert_eq!(c.initial_ssthresh, 64 * 1460);
+    }
+
+    #[test]
+    fn validate_rejects_nonsense() {
+        let bad = [
+            TcpConfig {
+                mss: 0,
+                ..TcpConfig::default()
+            },
+            TcpConfig {
+                rcv_buffer: 100,
+                ..TcpConfig::default()
+            },
+            TcpConfig {
+                dupack_threshold: 0,
+                ..TcpConfig::default()
+            },
+            TcpConfig {
+                min_rto: SimTime::from_secs(100),
+                ..TcpConfig::default()
+            },
+            TcpConfig {
+                delayed_ack_timeout: ms(600),
+                ..TcpConfig::default()
+            },
+        ];
+        for c in bad {
+            assert!(c.validate().is_err(), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn flags_use_wire_bits() {
+        let f = TcpFlags::SYN | TcpFlags::ACK;
+        assert_eq!(f.bits(), 0x12);
+        assert!(f.contains(TcpFlags::SYN) && f.contains(TcpFlags::ACK));
+        assert!(!f.contains(TcpFlags::FIN));
+        assert_eq!(format!("{f:?}"), "SYN|ACK");
+        assert_eq!(format!("{:?}", TcpFlags::NONE), "0x00");
+        assert_eq!(TcpFlags::from_bits(0x10), TcpFlags::ACK);
+    }
+
+    #[test]
+    fn wire_numbers_are_the_low_32_bits_and_unwrap_back() {
+        let s = Segment {
+            seq: (5 << 32) + 17,
+            len: 1448,
+            ack: 1,
+            flags: TcpFlags::ACK,
+            window: 0,
+            is_retransmission: false,
+        };
+        assert_eq!(s.wire_seq(), 17);
+        assert_eq!(unwrap_seq(17, (5 << 32) + 10), (5 << 32) + 17);
+        // Across a wrap, both directions.
+        assert_eq!(unwrap_seq(5, (1 << 32) - 10), (1 << 32) + 5);
+        assert_eq!(unwrap_seq(u32::MAX - 2, (1 << 32) + 4), (1 << 32) - 3);
+        assert_eq!(unwrap_seq(3, 0), 3);
+    }
+
+    // ---- End-to-end behaviour of a connection, on the in-test wire. ----
+
+    #[test]
+    fn finite_transfer_completes_with_exact_byte_count_and_final_short_segment() {
+        // 10 000 bytes at MSS 1448 = 6 full segments + one of 1312 bytes.
+        let mut w = Wire::new(TcpConfig::default(), AppData::Bytes(10_000), ms(50));
+        let done = w.run_to_completion(SimTime::from_secs(10));
+        assert_eq!(w.receiver.delivered_bytes(), 10_000);
+        let lens: Vec<u32> = w.sent.iter().map(|(_, s)| s.len).collect();
+        assert_eq!(lens, [1448, 1448, 1448, 1448, 1448, 1448, 1312]);
+        assert_eq!(w.sender.stats().bytes_acked, 10_000);
+        assert_eq!(w.sender.stats().retransmissions, 0);
+        assert!(w.sender.is_complete());
+        assert_eq!(w.sender.completion_time(), Some(done));
+        assert_eq!(
+            done,
+            w.acks.last().unwrap().0,
+            "completion = arrival of last ACK"
+        );
+        // Nothing left to do: no segment, no timer.
+        assert_eq!(w.sender.poll_transmit(done), None);
+        assert_eq!(w.sender.next_timer(), None);
+    }
+
+    #[test]
+    fn handshake_costs_one_rtt_before_data() {
+        // RFC 9293 §3.5: SYN at 0, SYN-ACK back at 1 RTT, the ACK and the first data
+        // segment leave at 1 RTT; without the handshake data leaves at 0.
+        let cfg = TcpConfig {
+            handshake: true,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(cfg, AppData::Bytes(3000), ms(50));
+        w.run_until(ms(100));
+        // The SYN-ACK gave the first RTT sample (RFC 6298 §2.2).
+        assert_eq!(w.sender.srtt(), Some(ms(100)));
+        let done = w.run_to_completion(SimTime::from_secs(10));
+        let (t0, syn) = w.sent[0];
+        assert_eq!(
+            (t0, syn.seq, syn.len, syn.flags),
+            (ms(0), 0, 0, TcpFlags::SYN)
+        );
+        let (t1, ack) = w.sent[1];
+        assert_eq!(
+            (t1, ack.seq, ack.len, ack.flags),
+            (ms(100), 1, 0, TcpFlags::ACK)
+        );
+        let (t2, data) = w.sent[2];
+        assert_eq!((t2, data.seq, data.len), (ms(100), 1, 1448));
+        assert_eq!(w.receiver.delivered_bytes(), 3000);
+
+        let mut plain = Wire::new(TcpConfig::default(), AppData::Bytes(3000), ms(50));
+        let plain_done = plain.run_to_completion(SimTime::from_secs(10));
+        assert_eq!(plain.sent[0].0, ms(0));
+        assert_eq!(done - plain_done, ms(100), "exactly one RTT more");
+    }
+
+    #[test]
+    fn lost_syn_is_retransmitted_on_rto_with_back_off() {
+        // RFC 6298 §5: the SYN is timed like data; after a SYN timeout the RTO becomes 3 s
+        // (§5 (7)) and the initial window one segment (RFC 5681 §3.1).
+        let cfg = TcpConfig {
+            handshake: true,
+            initial_cwnd_segments: 4,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(cfg, AppData::Bytes(20_000), ms(50));
+        w.drop_data(0, 1).drop_data(0, 2);
+        w.run_until(SimTime::from_secs(3) + ms(100));
+        let syns: Vec<SimTime> = w
+            .sent
+            .iter()
+            .filter(|(_, s)| s.flags.contains(TcpFlags::SYN))
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(syns, [ms(0), ms(1000), ms(3000)], "1 s then 2 s back-off");
+        assert!(w
+            .sent
+            .iter()
+            .filter(|(_, s)| s.flags.contains(TcpFlags::SYN))
+            .skip(1)
+            .all(|(_, s)| s.is_retransmission));
+        assert_eq!(w.sender.state(), SenderState::Established);
+        assert_eq!(w.sender.rto(), SimTime::from_secs(3));
+        assert_eq!(
+            w.sender.srtt(),
+            None,
+            "Karn: no sample from a retransmitted SYN"
+        );
+        assert_eq!(w.sender.cwnd(), 1448, "one-segment initial window");
+        assert_eq!(w.sender.stats().timeouts, 2);
+    }
+
+    #[test]
+    fn lost_syn_ack_is_recovered_by_the_syn_retransmission() {
+        let cfg = TcpConfig {
+            handshake: true,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(cfg, AppData::Bytes(1000), ms(50));
+        w.drop_ack(1, 1); // the first SYN-ACK acknowledges 1
+        let done = w.run_to_completion(SimTime::from_secs(10));
+        assert_eq!(w.receiver.delivered_bytes(), 1000);
+        assert_eq!(w.receiver.stats().syn_acks_sent, 2);
+        // SYN again at 1 s, SYN-ACK at 1.1 s, data; the single delayed ACK at 1.35 s + 50.
+        assert_eq!(done, ms(1400));
+    }
+
+    #[test]
+    fn message_source_sends_offered_data_without_nagle() {
+        // AppData::Bytes(0) + offer(): each message leaves as soon as the window allows,
+        // short segments included; completion tracks "everything offered so far".
+        let cfg = TcpConfig {
+            delayed_ack: false,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(cfg, AppData::Bytes(0), ms(10));
+        w.offer_at(ms(100), 500);
+        w.offer_at(ms(300), 2000);
+        w.run_until(ms(250));
+        assert!(w.sender.is_complete());
+        assert_eq!(w.sender.completion_time(), Some(ms(120)));
+        w.run_until(SimTime::from_secs(5));
+        let segs: Vec<(SimTime, u64, u32)> =
+            w.sent.iter().map(|(t, s)| (*t, s.seq, s.len)).collect();
+        // Byte counting (RFC 3465): the 500-byte ACK grew cwnd to 1448 + 500 = 1948, so
+        // the 552-byte tail must wait for the first segment's ACK at 320 ms.
+        assert_eq!(w.sender.stats().cwnd.max, 1448 + 500 + 1448 + 552);
+        assert_eq!(
+            segs,
+            [
+                (ms(100), 0, 500),
+                (ms(300), 500, 1448),
+                (ms(320), 1948, 552)
+            ]
+        );
+        assert_eq!(w.receiver.delivered_bytes(), 2500);
+        assert_eq!(w.sender.completion_time(), Some(ms(340)));
+    }
+
+    #[test]
+    fn dupack_threshold_five_tolerates_reordering_of_depth_four() {
+        // RFC 5681 §3.2 uses 3 duplicate ACKs; a segment overtaken by 4 others produces 4
+        // duplicate ACKs, a spurious fast retransmit at threshold 3 but none at 5.
+        let run = |threshold: u32| {
+            let cfg = TcpConfig {
+                dupack_threshold: threshold,
+                initial_cwnd_segments: 10,
+                rcv_buffer: 1 << 20,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(cfg, AppData::Bytes(30 * 1448), ms(50));
+            w.data_gap = ms(1);
+            w.delay_data(2 * 1448, SimTime::from_micros(4500)); // overtaken by 4
+            w.run_to_completion(SimTime::from_secs(10));
+            assert_eq!(w.receiver.delivered_bytes(), 30 * 1448);
+            w
+        };
+        let strict = run(3);
+        assert_eq!(strict.sender.stats().fast_retransmits, 1);
+        // The spurious fast retransmit of segment 2 sets recover = 13 segments, so the
+        // following cumulative ACKs (7, 9, 11) are NewReno partial ACKs, each resending a
+        // segment the receiver already holds (RFC 6582 §6 discusses this cost).
+        let resent: Vec<u64> = strict
+            .data_sends()
+            .filter(|(_, s)| s.is_retransmission)
+            .map(|(_, s)| s.seq / 1448)
+            .collect();
+        assert_eq!(resent, [2, 7, 9, 11]);
+        assert_eq!(strict.sender.stats().partial_acks, 3);
+        let tolerant = run(5);
+        assert_eq!(tolerant.receiver.stats().dupacks_sent, 4);
+        assert_eq!(tolerant.sender.stats().dupacks_received, 4);
+        assert_eq!(tolerant.sender.stats().fast_retransmits, 0);
+        assert_eq!(tolerant.sender.stats().retransmissions, 0);
+    }
+}

@@ -1,0 +1,585 @@
+//! The receiving endpoint: cumulative ACKs, an out-of-order buffer, delayed ACKs and the
+//! advertised window.
+//!
+//! # ACK generation (RFC 5681 §4.2, RFC 1122 §4.2.3.2, RFC 9293 §3.8.6.3)
+//!
+//! * An out-of-order segment (a gap before it) is acknowledged immediately: a duplicate
+//!   ACK carrying the same cumulative ACK number as before.
+//! * A segment that fills all or part of a gap is acknowledged immediately.
+//! * A segment entirely below `rcv_nxt` (a duplicate), or one that does not fit in the
+//!   window, is acknowledged immediately (RFC 9293 §3.10.7.4: reply to an unacceptable
+//!   segment with an ACK) and otherwise ignored.
+//! * Otherwise, with delayed ACKs on, an ACK goes out for every
+//!   [`TcpConfig::delayed_ack_segments`]-th in-order segment (default 2), or when the
+//!   delayed-ACK timer (default 200 ms, started by the first unacknowledged segment and not
+//!   restarted by later ones) expires. With delayed ACKs off every segment is acknowledged.
+//!
+//! # Window (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.2.16)
+//!
+//! The application reads in-order data at once, so the buffer holds only out-of-order
+//! bytes and the free space is `rcv_buffer − out_of_order_bytes`. That free space is what
+//! the receiver advertises, except that it never moves the right edge of the window
+//! (`rcv_nxt + window`) to the left: "a receiving TCP SHOULD NOT shrink the window". So
+//! while a gap is open the duplicate ACKs all carry the same window (which RFC 5681's
+//! duplicate-ACK definition requires), and the held bytes show up as a smaller window once
+//! the gap is partly filled. A segment is accepted if it ends at or before the advertised
+//! right edge (which never exceeds `rcv_nxt + rcv_buffer`, so the buffer cannot overflow).
+//!
+//! # Handshake
+//!
+//! With [`TcpConfig::handshake`] the receiver waits for a SYN (data before it is ignored),
+//! answers every SYN with a SYN-ACK (the sender's SYN retransmission covers a lost
+//! SYN-ACK, so the receiver keeps no timer of its own) and becomes established on the first
+//! segment that acknowledges its SYN (the handshake ACK or any data segment).
+
+use super::{AckInfo, Segment, TcpConfig, TcpFlags};
+use crate::engine::SimTime;
+
+/// Connection state of the receiver.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReceiverState {
+    /// Waiting for a SYN (handshake on).
+    Listen,
+    /// SYN received, SYN-ACK sent, waiting for the ACK of the SYN-ACK.
+    SynReceived,
+    /// Data flows.
+    Established,
+}
+
+/// Receiver counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Every segment handed to [`TcpReceiver::on_segment`].
+    pub segments_received: u64,
+    /// Payload bytes received, duplicates included.
+    pub bytes_received: u64,
+    /// In-order bytes delivered to the application: the goodput counter.
+    pub bytes_delivered: u64,
+    /// ACKs sent (SYN-ACKs included).
+    pub acks_sent: u64,
+    /// ACKs whose acknowledgment number repeats the previous ACK's.
+    pub dupacks_sent: u64,
+    /// ACKs sent because the delayed-ACK timer expired.
+    pub delayed_acks_by_timer: u64,
+    /// SYN-ACKs sent.
+    pub syn_acks_sent: u64,
+    /// Segments that arrived beyond a gap.
+    pub out_of_order_segments: u64,
+    /// Segments entirely below `rcv_nxt` (already received).
+    pub duplicate_segments: u64,
+    /// Segments dropped because they ended beyond the advertised window.
+    pub beyond_window_segments: u64,
+    /// Largest number of out-of-order bytes held at once.
+    pub max_out_of_order_bytes: u64,
+}
+
+/// The receiving endpoint. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    buffer: u64,
+    handshake: bool,
+    delayed_ack: bool,
+    delayed_ack_segments: u32,
+    delayed_ack_timeout: SimTime,
+    state: ReceiverState,
+    /// Our sequence number for ACKs (0 before/with the SYN-ACK, 1 after it).
+    snd_seq: u64,
+    rcv_nxt: u64,
+    /// Right edge of the last advertised window (never decreases).
+    right_edge: u64,
+    /// Out-of-order data as sorted, disjoint, non-adjacent `[start, end)` ranges above
+    /// `rcv_nxt`.
+    ooo: Vec<(u64, u64)>,
+    ooo_bytes: u64,
+    unacked_segments: u32,
+    delack_deadline: Option<SimTime>,
+    last_ack_sent: Option<u64>,
+    stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    /// A receiver for `cfg` (see [`TcpConfig`]). Without a handshake it expects data from
+    /// sequence number 0.
+    ///
+    /// # Panics
+    /// If `cfg` fails [`TcpConfig::validate`].
+    pub fn new(cfg: &TcpConfig) -> TcpReceiver {
+        if let Err(e) = cfg.validate() {
+            panic!("{e}");
+        }
+        let buffer = u64::from(cfg.rcv_buffer);
+        TcpReceiver {
+            buffer,
+            handshake: cfg.handshake,
+            delayed_ack: cfg.delayed_ack,
+            delayed_ack_segments: cfg.delayed_ack_segments,
+            delayed_ack_timeout: cfg.delayed_ack_timeout,
+            state: if cfg.handshake {
+                ReceiverState::Listen
+            } else {
+                ReceiverState::Established
+            },
+            snd_seq: 0,
+            rcv_nxt: 0,
+            right_edge: buffer,
+            ooo: Vec::with_capacity(8),
+            ooo_bytes: 0,
+            unacked_segments: 0,
+            delack_deadline: None,
+            last_ack_sent: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Processes a segment from the sender. Returns the ACK to send now, or `None` (the
+    /// ACK is delayed, or the segment needs no answer). After the call, re-read
+    /// [`TcpReceiver::next_timer`].
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) -> Option<AckInfo> {
+        self.stats.segments_received += 1;
+        if seg.flags.contains(TcpFlags::SYN) {
+            return self.on_syn(seg);
+        }
+        match self.state {
+            ReceiverState::Listen => return None,
+            ReceiverState::SynReceived => {
+                if seg.flags.contains(TcpFlags::ACK) && seg.ack == 1 {
+                    self.state = ReceiverState::Established;
+                    self.snd_seq = 1;
+                } else {
+                    return None;
+                }
+            }
+            ReceiverState::Established => {}
+        }
+        if seg.len == 0 {
+            return None; // a pure ACK (the handshake's third segment)
+        }
+        self.on_data(now, seg.seq, seg.seq + u64::from(seg.len))
+    }
+
+    fn on_syn(&mut self, seg: &Segment) -> Option<AckInfo> {
+        if !self.handshake {
+            return None;
+        }
+        if self.state == ReceiverState::Listen {
+            self.rcv_nxt = seg.seq + 1;
+            self.right_edge = self.rcv_nxt + self.buffer;
+            self.state = ReceiverState::SynReceived;
+        }
+        if self.state == ReceiverState::SynReceived {
+            self.stats.syn_acks_sent += 1;
+            let ack = self.make_ack(0, TcpFlags::SYN | TcpFlags::ACK);
+            return Some(ack);
+        }
+        // A stale SYN once established: just acknowledge.
+        Some(self.ack_now())
+    }
+
+    fn on_data(&mut self, now: SimTime, start: u64, end: u64) -> Option<AckInfo> {
+        self.stats.bytes_received += end - start;
+        if end <= self.rcv_nxt {
+            self.stats.duplicate_segments += 1;
+            return Some(self.ack_now());
+        }
+        if end > self.right_edge {
+            self.stats.beyond_window_segments += 1;
+            return Some(self.ack_now());
+        }
+        if start > self.rcv_nxt {
+            self.stats.out_of_order_segments += 1;
+            self.insert_out_of_order(start, end);
+            return Some(self.ack_now());
+        }
+        let filled_gap = !self.ooo.is_empty();
+        self.advance(end);
+        if filled_gap || !self.delayed_ack {
+            return Some(self.ack_now());
+        }
+        self.unacked_segments += 1;
+        if self.unacked_segments >= self.delayed_ack_segments {
+            return Some(self.ack_now());
+        }
+        if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.delayed_ack_timeout);
+        }
+        None
+    }
+
+    /// In-order data up to `end` arrived: deliver it and whatever out-of-order data it
+    /// joins.
+    fn advance(&mut self, end: u64) {
+        let before = self.rcv_nxt;
+        self.rcv_nxt = end;
+        let mut joined = 0;
+        for &(s, e) in &self.ooo {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo_bytes -= e - s;
+            joined += 1;
+        }
+        self.ooo.drain(..joined);
+        self.stats.bytes_delivered += self.rcv_nxt - before;
+    }
+
+    fn insert_out_of_order(&mut self, start: u64, end: u64) {
+        // First range that overlaps or touches [start, end).
+        let i = self.ooo.partition_point(|&(_, e)| e < start);
+        let (mut s, mut e) = (start, end);
+        let mut j = i;
+        let mut merged_bytes = 0;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            merged_bytes += self.ooo[j].1 - self.ooo[j].0;
+            j += 1;
+        }
+        if j == i {
+            self.ooo.insert(i, (s, e));
+        } else {
+            self.ooo[i] = (s, e);
+            self.ooo.drain(i + 1..j);
+        }
+        self.ooo_bytes = self.ooo_bytes - merged_bytes + (e - s);
+        self.stats.max_out_of_order_bytes = self.stats.max_out_of_order_bytes.max(self.ooo_bytes);
+    }
+
+    /// The delayed-ACK deadline, if an ACK is being held.
+    pub fn next_timer(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+
+    /// Fires the delayed-ACK timer if its deadline has been reached (earlier or stale
+    /// calls return `None`).
+    pub fn on_timer(&mut self, now: SimTime) -> Option<AckInfo> {
+        match self.delack_deadline {
+            Some(deadline) if now >= deadline => {
+                self.stats.delayed_acks_by_timer += 1;
+                Some(self.ack_now())
+            }
+            _ => None,
+        }
+    }
+
+    fn ack_now(&mut self) -> AckInfo {
+        self.make_ack(self.snd_seq, TcpFlags::ACK)
+    }
+
+    fn make_ack(&mut self, seq: u64, flags: TcpFlags) -> AckInfo {
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+        let window = self.advertised_window();
+        self.right_edge = self.rcv_nxt + window;
+        self.stats.acks_sent += 1;
+        if self.last_ack_sent == Some(self.rcv_nxt) {
+            self.stats.dupacks_sent += 1;
+        }
+        self.last_ack_sent = Some(self.rcv_nxt);
+        AckInfo {
+            seq,
+            ack: self.rcv_nxt,
+            window: window.min(u64::from(u32::MAX)) as u32,
+            flags,
+        }
+    }
+
+    /// The window the next ACK will advertise: free buffer space, without moving the
+    /// right edge left (see the module documentation).
+    pub fn advertised_window(&self) -> u64 {
+        let free = self.buffer - self.ooo_bytes;
+        free.max(self.right_edge.saturating_sub(self.rcv_nxt))
+    }
+
+    /// Next in-order sequence number expected (the cumulative ACK).
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+    /// In-order bytes delivered to the application (goodput).
+    pub fn delivered_bytes(&self) -> u64 {
+        self.stats.bytes_delivered
+    }
+    /// Out-of-order bytes held in the buffer.
+    pub fn out_of_order_bytes(&self) -> u64 {
+        self.ooo_bytes
+    }
+    /// The held out-of-order ranges, `[start, end)`, ascending.
+    pub fn out_of_order_ranges(&self) -> &[(u64, u64)] {
+        &self.ooo
+    }
+    pub fn state(&self) -> ReceiverState {
+        self.state
+    }
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn cfg(delayed_ack: bool) -> TcpConfig {
+        TcpConfig {
+            mss: MSS,
+            delayed_ack,
+            rcv_buffer: 8 * MSS,
+            ..TcpConfig::default()
+        }
+    }
+
+    fn data(seq: u64, len: u32) -> Segment {
+        Segment {
+            seq,
+            len,
+            ack: 0,
+            flags: TcpFlags::ACK,
+            window: 0,
+            is_retransmission: false,
+        }
+    }
+
+    fn seg_n(n: u64) -> Segment {
+        data(n * u64::from(MSS), MSS)
+    }
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::from_millis(v)
+    }
+
+    #[test]
+    fn delayed_ack_acknowledges_every_second_segment() {
+        // RFC 5681 §4.2 / RFC 1122 §4.2.3.2.
+        let mut r = TcpReceiver::new(&cfg(true));
+        assert_eq!(r.on_segment(ms(0), &seg_n(0)), None);
+        assert_eq!(r.next_timer(), Some(ms(200)));
+        let a = r
+            .on_segment(ms(1), &seg_n(1))
+            .expect("second segment is acked");
+        assert_eq!((a.ack, a.flags), (2000, TcpFlags::ACK));
+        assert_eq!(r.next_timer(), None, "the ACK cancels the timer");
+        assert_eq!(r.on_segment(ms(2), &seg_n(2)), None);
+        assert!(r.on_segment(ms(3), &seg_n(3)).is_some());
+    }
+
+    #[test]
+    fn delayed_ack_timer_fires_after_200ms() {
+        // RFC 1122 §4.2.3.2 (< 0.5 s); the timer starts with the first unacked segment and
+        // is not restarted.
+        let mut r = TcpReceiver::new(&cfg(true));
+        assert_eq!(r.on_segment(ms(10), &data(0, 300)), None);
+        assert_eq!(r.next_timer(), Some(ms(210)));
+        assert_eq!(r.on_timer(ms(209)), None, "early call ignored");
+        let a = r.on_timer(ms(210)).expect("timer ACK");
+        assert_eq!(a.ack, 300);
+        assert_eq!(r.stats().delayed_acks_by_timer, 1);
+        assert_eq!(r.next_timer(), None);
+        assert_eq!(r.on_timer(ms(400)), None, "stale call ignored");
+    }
+
+    #[test]
+    fn delayed_ack_off_acknowledges_every_segment() {
+        let mut r = TcpReceiver::new(&cfg(false));
+        for n in 0..3 {
+            let a = r.on_segment(ms(n), &seg_n(n)).unwrap();
+            assert_eq!(a.ack, (n + 1) * 1000);
+        }
+        assert_eq!(r.next_timer(), None);
+    }
+
+    #[test]
+    fn out_of_order_segments_yield_immediate_duplicate_acks() {
+        // RFC 5681 §4.2: out-of-order data is acknowledged at once with the same ACK
+        // number; the window does not change (right edge is kept).
+        let mut r = TcpReceiver::new(&cfg(true));
+        assert_eq!(r.on_segment(ms(0), &seg_n(0)), None); // delayed
+        let acks: Vec<AckInfo> = (2..5)
+            .map(|n| r.on_segment(ms(n), &seg_n(n)).unwrap())
+            .collect();
+        assert!(acks.iter().all(|a| a.ack == 1000 && a.window == 7000));
+        assert_eq!(r.stats().out_of_order_segments, 3);
+        assert_eq!(
+            r.stats().dupacks_sent,
+            2,
+            "first of them also acks segment 0"
+        );
+        assert_eq!(r.out_of_order_ranges(), &[(2000, 5000)]);
+        assert_eq!(r.out_of_order_bytes(), 3000);
+        assert_eq!(r.next_timer(), None);
+    }
+
+    #[test]
+    fn hole_fill_yields_an_immediate_cumulative_ack() {
+        // RFC 5681 §4.2: a segment that fills a gap is acked immediately (even with
+        // delayed ACKs on).
+        let mut r = TcpReceiver::new(&cfg(true));
+        for n in [1, 2, 3] {
+            r.on_segment(ms(n), &seg_n(n));
+        }
+        let a = r.on_segment(ms(5), &seg_n(0)).expect("immediate");
+        assert_eq!(a.ack, 4000);
+        assert_eq!(a.window, 8000);
+        assert_eq!(r.out_of_order_bytes(), 0);
+        assert_eq!(r.delivered_bytes(), 4000);
+    }
+
+    #[test]
+    fn partial_hole_fill_acks_up_to_the_next_hole_and_shows_held_bytes_in_the_window() {
+        // Segments 0..8 sent, 0 and 6 lost: 1-5 and 7 are held (6000 bytes). Filling
+        // segment 0 advances to 6000 with 1000 bytes still held: free space 7000, right
+        // edge 13000 (it was 8000, so it moves right: no shrinking).
+        let mut r = TcpReceiver::new(&cfg(false));
+        for n in [1, 2, 3, 4, 5, 7] {
+            let a = r.on_segment(ms(n), &seg_n(n)).unwrap();
+            assert_eq!((a.ack, a.window), (0, 8000));
+        }
+        let a = r.on_segment(ms(10), &seg_n(0)).unwrap();
+        assert_eq!((a.ack, a.window), (6000, 7000));
+        let a = r.on_segment(ms(11), &seg_n(6)).unwrap();
+        assert_eq!((a.ack, a.window), (8000, 8000));
+    }
+
+    #[test]
+    fn window_never_shrinks_below_the_advertised_right_edge() {
+        // RFC 1122 §4.2.2.16. Segments 0 and 2 lost of 0..8: after 0 is filled, 5000
+        // bytes (3..8) are held, free space is 3000, but the right edge stays at 8000 so
+        // the window is 6000.
+        let mut r = TcpReceiver::new(&cfg(false));
+        for n in [1, 3, 4, 5, 6, 7] {
+            r.on_segment(ms(n), &seg_n(n));
+        }
+        let a = r.on_segment(ms(10), &seg_n(0)).unwrap();
+        assert_eq!((a.ack, a.window), (2000, 6000));
+        assert_eq!(r.out_of_order_bytes(), 5000);
+        let a = r.on_segment(ms(11), &seg_n(2)).unwrap();
+        assert_eq!((a.ack, a.window), (8000, 8000));
+    }
+
+    #[test]
+    fn duplicate_segment_is_acked_immediately_and_not_delivered_twice() {
+        // RFC 9293 §3.10.7.4; goodput counts in-order bytes once.
+        let mut r = TcpReceiver::new(&cfg(true));
+        r.on_segment(ms(0), &seg_n(0));
+        r.on_segment(ms(1), &seg_n(1));
+        let a = r.on_segment(ms(2), &seg_n(0)).expect("immediate");
+        assert_eq!(a.ack, 2000);
+        assert_eq!(r.stats().duplicate_segments, 1);
+        assert_eq!(r.delivered_bytes(), 2000);
+        assert_eq!(r.stats().bytes_received, 3000);
+        // Overlapping retransmission: only the new part is delivered.
+        r.on_segment(ms(3), &data(1500, 1000));
+        assert_eq!(r.delivered_bytes(), 2500);
+    }
+
+    #[test]
+    fn out_of_order_ranges_merge() {
+        let mut r = TcpReceiver::new(&cfg(false));
+        r.on_segment(ms(0), &data(5000, 1000));
+        r.on_segment(ms(0), &data(2000, 1000));
+        r.on_segment(ms(0), &data(3500, 500));
+        assert_eq!(
+            r.out_of_order_ranges(),
+            &[(2000, 3000), (3500, 4000), (5000, 6000)]
+        );
+        r.on_segment(ms(0), &data(2500, 3000)); // bridges all three
+        assert_eq!(r.out_of_order_ranges(), &[(2000, 6000)]);
+        assert_eq!(r.out_of_order_bytes(), 4000);
+        r.on_segment(ms(0), &data(6000, 1000)); // adjacent
+        assert_eq!(r.out_of_order_ranges(), &[(2000, 7000)]);
+        r.on_segment(ms(0), &data(0, 2000));
+        assert_eq!(r.rcv_nxt(), 7000);
+        assert_eq!(r.delivered_bytes(), 7000);
+        assert_eq!(r.stats().max_out_of_order_bytes, 5000);
+    }
+
+    #[test]
+    fn segment_beyond_the_window_is_dropped_with_an_ack() {
+        let mut r = TcpReceiver::new(&cfg(true));
+        let a = r.on_segment(ms(0), &data(7500, 1000)).unwrap();
+        assert_eq!(a.ack, 0);
+        assert_eq!(r.stats().beyond_window_segments, 1);
+        assert_eq!(r.out_of_order_bytes(), 0);
+    }
+
+    #[test]
+    fn handshake_answers_syn_with_syn_ack_and_establishes_on_ack() {
+        // RFC 9293 §3.5.
+        let c = TcpConfig {
+            handshake: true,
+            ..cfg(true)
+        };
+        let mut r = TcpReceiver::new(&c);
+        assert_eq!(r.state(), ReceiverState::Listen);
+        assert_eq!(r.on_segment(ms(0), &data(1, 1000)), None, "data before SYN");
+        let syn = Segment {
+            seq: 0,
+            len: 0,
+            ack: 0,
+            flags: TcpFlags::SYN,
+            window: 0,
+            is_retransmission: false,
+        };
+        let sa = r.on_segment(ms(1), &syn).unwrap();
+        assert_eq!(
+            (sa.seq, sa.ack, sa.flags, sa.window),
+            (0, 1, TcpFlags::SYN | TcpFlags::ACK, 8000)
+        );
+        assert_eq!(r.state(), ReceiverState::SynReceived);
+        // A retransmitted SYN gets the SYN-ACK again.
+        assert_eq!(r.on_segment(ms(2), &syn), Some(sa));
+        let ack = Segment {
+            seq: 1,
+            len: 0,
+            ack: 1,
+            flags: TcpFlags::ACK,
+            window: 0,
+            is_retransmission: false,
+        };
+        assert_eq!(r.on_segment(ms(3), &ack), None);
+        assert_eq!(r.state(), ReceiverState::Established);
+        let a = r.on_segment(
+            ms(4),
+            &Segment {
+                seq: 1,
+                ack: 1,
+                ..seg_n(0)
+            },
+        );
+        assert_eq!(a, None, "first data segment is delayed");
+        let a = r.on_timer(ms(204)).unwrap();
+        assert_eq!((a.seq, a.ack, a.flags), (1, 1001, TcpFlags::ACK));
+    }
+
+    #[test]
+    fn data_segment_completes_the_handshake_if_the_ack_was_lost() {
+        let c = TcpConfig {
+            handshake: true,
+            delayed_ack: false,
+            ..cfg(true)
+        };
+        let mut r = TcpReceiver::new(&c);
+        let syn = Segment {
+            seq: 0,
+            len: 0,
+            ack: 0,
+            flags: TcpFlags::SYN,
+            window: 0,
+            is_retransmission: false,
+        };
+        r.on_segment(ms(0), &syn);
+        let a = r
+            .on_segment(
+                ms(1),
+                &Segment {
+                    seq: 1,
+                    ack: 1,
+                    ..seg_n(0)
+                },
+            )
+            .unwrap();
+        assert_eq!(a.ack, 1001);
+        assert_eq!(r.state(), ReceiverState::Established);
+    }
+}
