@@ -11,6 +11,8 @@ pub struct QueueStats {
     pub dequeued_packets: u64,
     pub dequeued_bytes: u64,
     pub drops: [u64; DropReason::COUNT],
+    /// Packets an AQM marked Congestion Experienced instead of dropping (ECN, RFC 3168).
+    pub marks: u64,
     max_backlog_packets: u64,
     max_backlog_bytes: u64,
     sojourn_sum_ns: u128,

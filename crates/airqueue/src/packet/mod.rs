@@ -34,6 +34,9 @@ pub enum Protocol {
     Udp = 17,
 }
 
+/// ECN codepoint "Congestion Experienced" (RFC 3168).
+pub const ECN_CE: u8 = 3;
+
 /// IPv4 header bytes (no options).
 pub const IPV4_HEADER_BYTES: u32 = 20;
 /// UDP header bytes.
@@ -76,6 +79,13 @@ pub struct Packet {
     pub dscp: u8,
     /// Linux `skb->priority` (what prio/pfifo_fast's priomap reads).
     pub priority: u32,
+    /// ECN field of the IP header (RFC 3168): 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE.
+    pub ecn: u8,
+    /// The real egress interface routing chose for this packet at the node it is leaving,
+    /// set when the packet is enqueued there (meaningless before). Classifiers match on it
+    /// (`match = { dev = … }`), and a virtual device (IMQ) uses it to hand the packet to
+    /// its member interface.
+    pub out_iface: u32,
     pub ttl: u8,
     /// IP datagram length in bytes (headers included): what a qdisc charges.
     pub size_bytes: u32,

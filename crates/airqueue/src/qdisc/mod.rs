@@ -9,6 +9,7 @@
 //! interface when to ask again through `next_wakeup`.
 
 mod bfifo;
+pub mod classify;
 mod pfifo;
 mod pfifo_head_drop;
 
@@ -16,9 +17,10 @@ pub use bfifo::{Bfifo, BfifoConf};
 pub use pfifo::{Pfifo, PfifoConf};
 pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
 
-use crate::engine::SimTime;
-use crate::packet::{DropReason, PacketArena, PacketId};
-use crate::scenario::QdiscConf;
+use crate::engine::{stream, SimRng, SimTime};
+use crate::packet::{DropReason, PacketArena, PacketId, ECN_CE};
+use crate::scenario::{QdiscConf, ScenarioError};
+use classify::NameTable;
 
 /// What `enqueue` did with the offered packet (Linux's NET_XMIT_* codes).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -42,15 +44,21 @@ pub struct DevInfo {
     pub psched_mtu: u32,
 }
 
-/// Where disciplines put the packets they drop; the simulator frees and counts them.
+/// Where disciplines put the packets they drop; the simulator frees and counts them. ECN
+/// marks (packets kept but marked CE) are counted here too.
 #[derive(Default)]
 pub struct DropSink {
     pub(crate) pending: Vec<(PacketId, DropReason)>,
+    pub(crate) marks: u64,
 }
 
 impl DropSink {
     pub fn new() -> Self {
         Self::default()
+    }
+    /// Takes the number of CE marks recorded since the last call.
+    pub fn take_marks(&mut self) -> u64 {
+        std::mem::take(&mut self.marks)
     }
     /// Takes the recorded drops (the buffer keeps its capacity).
     pub fn drain(&mut self) -> std::vec::Drain<'_, (PacketId, DropReason)> {
@@ -90,7 +98,23 @@ impl<'a> QdiscCtx<'a> {
         self.drops.pending.push((pkt, reason));
     }
 
-    /// Wire size of a packet in bytes (what Linux's `qdisc_pkt_len` returns).
+    /// Marks `pkt` Congestion Experienced (RFC 3168) if it is ECN-capable and returns
+    /// true; a Not-ECT packet is left alone and false is returned (the caller drops it,
+    /// as Linux's `INET_ECN_set_ce` failing makes CoDel and RED drop).
+    #[inline]
+    pub fn mark_ce(&mut self, pkt: PacketId) -> bool {
+        let p = self.packets.get_mut(pkt);
+        if p.ecn == 0 {
+            return false;
+        }
+        p.ecn = ECN_CE;
+        self.drops.marks += 1;
+        true
+    }
+
+    /// Wire size of a packet in bytes (what Linux's `qdisc_pkt_len` returns). This is the
+    /// IP datagram length: disciplines charge what a raw-IP device (tun, ppp) would; link
+    /// framing (`links.*.overhead`) is paid by the transmitter, not by the qdisc.
     #[inline]
     pub fn len_of(&self, pkt: PacketId) -> u32 {
         self.packets.size(pkt)
@@ -122,13 +146,47 @@ pub trait Qdisc: Send {
     }
 }
 
-/// Builds the discipline a scenario asks for.
-pub fn build(conf: &QdiscConf, _dev: &DevInfo) -> Box<dyn Qdisc> {
-    match conf {
+/// What building a discipline may use: its device, the scenario's names (to resolve
+/// `match` tables), the run seed for its random streams, and a path for its problems.
+pub struct BuildCtx<'a> {
+    pub dev: &'a DevInfo,
+    pub names: &'a NameTable,
+    pub seed: u64,
+    /// Where the discipline sits in the scenario, e.g. `qdiscs.router.bottleneck` or
+    /// `qdiscs.nap.classes.wlan.qdisc`: the prefix of its problems' paths and the stable
+    /// name of its random streams.
+    pub path: String,
+}
+
+impl BuildCtx<'_> {
+    /// The context of a child discipline at `self.path.<suffix>`.
+    pub fn child(&self, suffix: &str) -> BuildCtx<'_> {
+        BuildCtx {
+            dev: self.dev,
+            names: self.names,
+            seed: self.seed,
+            path: format!("{}.{suffix}", self.path),
+        }
+    }
+
+    /// A random stream of this discipline (`purpose` e.g. "perturb"), independent of every
+    /// other component's.
+    pub fn rng(&self, purpose: &str) -> SimRng {
+        stream(self.seed, &format!("qdisc:{}:{purpose}", self.path))
+    }
+}
+
+/// Builds the discipline a scenario asks for. Problems that need the scenario's names
+/// (unknown flows in a `match`, a `default` class that does not exist) go to `errs` with
+/// their paths; the result is then `None`.
+pub fn build(conf: &QdiscConf, _b: &BuildCtx, errs: &mut ScenarioError) -> Option<Box<dyn Qdisc>> {
+    let before = errs.problems.len();
+    let q: Box<dyn Qdisc> = match conf {
         QdiscConf::Pfifo(c) => Box::new(Pfifo::new(c.limit)),
         QdiscConf::Bfifo(c) => Box::new(Bfifo::new(c.limit.0)),
         QdiscConf::PfifoHeadDrop(c) => Box::new(PfifoHeadDrop::new(c.limit)),
-    }
+    };
+    (errs.problems.len() == before).then_some(q)
 }
 
 #[cfg(test)]

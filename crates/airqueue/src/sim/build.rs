@@ -9,10 +9,11 @@ use crate::metrics::{FlowStats, QueueStats, TimeSeries};
 use crate::packet::{
     FiveTuple, NodeId, PacketArena, Protocol, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
-use crate::qdisc::{self, DevInfo, DropSink, Qdisc};
+use crate::qdisc::classify::NameTable;
+use crate::qdisc::{self, BuildCtx, DevInfo, DropSink, Qdisc};
 use crate::scenario::{
-    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec,
-    PoissonSpec, Scenario, ScenarioError, TransportSpec,
+    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PoissonSpec,
+    Scenario, ScenarioError, TransportSpec,
 };
 use crate::topology::{IfaceId, Node, Routes};
 use crate::transport::tcp::AppData;
@@ -59,6 +60,17 @@ impl Simulation {
             .collect();
         let flow_names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
 
+        // The names `match` tables may use; interfaces are two per link, in link order.
+        let names = NameTable {
+            flows: flow_names.clone(),
+            nodes: nodes.iter().map(|n| (n.name.clone(), n.addr)).collect(),
+            ifaces: s
+                .links
+                .iter()
+                .flat_map(|l| l.between.iter().map(move |n| format!("{n}.{}", l.name)))
+                .collect(),
+        };
+
         // Interfaces: two per link, in link order.
         let qdisc_of: HashMap<&str, &crate::scenario::QdiscSpec> =
             s.qdiscs.iter().map(|q| (q.dev.as_str(), q)).collect();
@@ -87,7 +99,18 @@ impl Simulation {
                     .position(|(d, _)| *d == dev_name)
                 {
                     Some(i) => opts.qdisc_overrides.swap_remove(i).1,
-                    None => qdisc::build(&conf, &dev),
+                    None => {
+                        let b = BuildCtx {
+                            dev: &dev,
+                            names: &names,
+                            seed,
+                            path: format!("qdiscs.{qdisc_name}"),
+                        };
+                        // On a problem (reported in errs, so the build fails) a placeholder
+                        // keeps the interface numbering intact for the remaining checks.
+                        qdisc::build(&conf, &b, &mut errs)
+                            .unwrap_or_else(|| Box::new(qdisc::Pfifo::new(0)))
+                    }
                 };
                 let direction = format!("{}:{}->{}", l.name, l.between[me], l.between[peer]);
                 let impairment = l

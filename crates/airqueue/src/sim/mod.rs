@@ -423,8 +423,10 @@ impl Simulation {
     fn enqueue(&mut self, i: IfaceId, pkt: PacketId) {
         let now = self.now;
         self.packets.set_location(pkt, Location::Qdisc(i.0));
-        self.packets.get_mut(pkt).enqueued = now;
-        let size = self.packets.size(pkt);
+        let p = self.packets.get_mut(pkt);
+        p.enqueued = now;
+        p.out_iface = i.0;
+        let size = p.size_bytes;
         let ifc = &mut self.ifaces[i.0 as usize];
         let verdict = {
             let mut ctx = QdiscCtx::new(now, &mut self.packets, &ifc.dev, &mut self.drops);
@@ -530,6 +532,10 @@ impl Simulation {
     }
 
     fn flush_drops(&mut self, queue: Option<IfaceId>) {
+        if let Some(i) = queue {
+            let marks = self.drops.take_marks();
+            self.ifaces[i.0 as usize].stats.marks += marks;
+        }
         if self.drops.is_empty() {
             return;
         }

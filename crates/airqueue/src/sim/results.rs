@@ -233,6 +233,7 @@ impl Simulation {
                 u64s(&|x| x.stats.drops[r.index()]),
             );
         }
+        t.push("marks", u64s(&|x| x.stats.marks));
         t.push(
             "backlog_mean_packets",
             f64s(&|x| x.stats.mean_backlog(now).0),
