@@ -10,10 +10,15 @@
 
 mod bfifo;
 pub mod classify;
+mod codel;
+mod fq_codel;
+mod peek_stash;
 mod pfifo;
 mod pfifo_head_drop;
 
 pub use bfifo::{Bfifo, BfifoConf};
+pub use codel::{Codel, CodelConf};
+pub use fq_codel::{FqCodel, FqCodelConf, FqCodelStats};
 pub use pfifo::{Pfifo, PfifoConf};
 pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
 
@@ -179,12 +184,14 @@ impl BuildCtx<'_> {
 /// Builds the discipline a scenario asks for. Problems that need the scenario's names
 /// (unknown flows in a `match`, a `default` class that does not exist) go to `errs` with
 /// their paths; the result is then `None`.
-pub fn build(conf: &QdiscConf, _b: &BuildCtx, errs: &mut ScenarioError) -> Option<Box<dyn Qdisc>> {
+pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option<Box<dyn Qdisc>> {
     let before = errs.problems.len();
     let q: Box<dyn Qdisc> = match conf {
         QdiscConf::Pfifo(c) => Box::new(Pfifo::new(c.limit)),
         QdiscConf::Bfifo(c) => Box::new(Bfifo::new(c.limit.0)),
         QdiscConf::PfifoHeadDrop(c) => Box::new(PfifoHeadDrop::new(c.limit)),
+        QdiscConf::Codel(c) => Box::new(Codel::new(c, b.dev.psched_mtu)),
+        QdiscConf::FqCodel(c) => Box::new(FqCodel::from_conf(c, b)),
     };
     (errs.problems.len() == before).then_some(q)
 }

@@ -164,6 +164,11 @@ crate::kind_enum! {
         "bfifo" => Bfifo(crate::qdisc::BfifoConf),
         /// Packet-limited FIFO that drops the oldest packet when full (Linux `pfifo_head_drop`).
         "pfifo_head_drop" => PfifoHeadDrop(crate::qdisc::PfifoHeadDropConf),
+        /// Controlled Delay AQM on one FIFO (Linux `sch_codel.c`, RFC 8289).
+        "codel" => Codel(crate::qdisc::CodelConf),
+        /// Flow queueing with a CoDel per flow and a DRR favouring new flows (Linux
+        /// `sch_fq_codel.c`, RFC 8290).
+        "fq_codel" => FqCodel(crate::qdisc::FqCodelConf),
     }
 }
 
