@@ -15,12 +15,14 @@ mod fq_codel;
 mod peek_stash;
 mod pfifo;
 mod pfifo_head_drop;
+mod tbf;
 
 pub use bfifo::{Bfifo, BfifoConf};
 pub use codel::{Codel, CodelConf};
 pub use fq_codel::{FqCodel, FqCodelConf, FqCodelStats};
 pub use pfifo::{Pfifo, PfifoConf};
 pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
+pub use tbf::{Tbf, TbfConf};
 
 use crate::engine::{stream, SimRng, SimTime};
 use crate::packet::{DropReason, PacketArena, PacketId, ECN_CE};
@@ -192,6 +194,7 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::PfifoHeadDrop(c) => Box::new(PfifoHeadDrop::new(c.limit)),
         QdiscConf::Codel(c) => Box::new(Codel::new(c, b.dev.psched_mtu)),
         QdiscConf::FqCodel(c) => Box::new(FqCodel::from_conf(c, b)),
+        QdiscConf::Tbf(c) => Box::new(Tbf::from_conf(c, b, errs)?),
     };
     (errs.problems.len() == before).then_some(q)
 }

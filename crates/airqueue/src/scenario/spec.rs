@@ -169,6 +169,9 @@ crate::kind_enum! {
         /// Flow queueing with a CoDel per flow and a DRR favouring new flows (Linux
         /// `sch_fq_codel.c`, RFC 8290).
         "fq_codel" => FqCodel(crate::qdisc::FqCodelConf),
+        /// Token bucket shaper with an optional peak rate over a child qdisc (Linux
+        /// `sch_tbf.c`).
+        "tbf" => Tbf(crate::qdisc::TbfConf),
     }
 }
 
