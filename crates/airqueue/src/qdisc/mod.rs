@@ -15,6 +15,7 @@ mod fq_codel;
 mod peek_stash;
 mod pfifo;
 mod pfifo_head_drop;
+mod sfq;
 mod tbf;
 
 pub use bfifo::{Bfifo, BfifoConf};
@@ -22,6 +23,7 @@ pub use codel::{Codel, CodelConf};
 pub use fq_codel::{FqCodel, FqCodelConf, FqCodelStats};
 pub use pfifo::{Pfifo, PfifoConf};
 pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
+pub use sfq::{Sfq, SfqConf};
 pub use tbf::{Tbf, TbfConf};
 
 use crate::engine::{stream, SimRng, SimTime};
@@ -195,6 +197,7 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::Codel(c) => Box::new(Codel::new(c, b.dev.psched_mtu)),
         QdiscConf::FqCodel(c) => Box::new(FqCodel::from_conf(c, b)),
         QdiscConf::Tbf(c) => Box::new(Tbf::from_conf(c, b, errs)?),
+        QdiscConf::Sfq(c) => Box::new(Sfq::from_conf(c, b, errs)?),
     };
     (errs.problems.len() == before).then_some(q)
 }

@@ -172,6 +172,9 @@ crate::kind_enum! {
         /// Token bucket shaper with an optional peak rate over a child qdisc (Linux
         /// `sch_tbf.c`).
         "tbf" => Tbf(crate::qdisc::TbfConf),
+        /// Stochastic fairness queueing: flows hashed into slots served round robin (Linux
+        /// `sch_sfq.c`).
+        "sfq" => Sfq(crate::qdisc::SfqConf),
     }
 }
 
