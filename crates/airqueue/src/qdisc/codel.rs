@@ -108,8 +108,8 @@ pub(crate) struct CodelParams {
     pub ecn: bool,
 }
 
-/// Per-queue CoDel state (Linux `struct codel_vars`).
-#[derive(Clone, Copy, Debug)]
+/// Per-queue CoDel state (Linux `struct codel_vars`; `codel_vars_init` zeroes it).
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CodelVars {
     /// Drops (or marks) since entering the dropping state, plus the resumed count.
     pub count: u32,
@@ -124,21 +124,6 @@ pub(crate) struct CodelVars {
     pub drop_next: CodelTime,
     /// Sojourn time of the last dequeued packet.
     pub ldelay: CodelTime,
-}
-
-impl Default for CodelVars {
-    fn default() -> Self {
-        // Linux `codel_vars_init`: everything zero.
-        CodelVars {
-            count: 0,
-            lastcount: 0,
-            dropping: false,
-            rec_inv_sqrt: 0,
-            first_above_time: 0,
-            drop_next: 0,
-            ldelay: 0,
-        }
-    }
 }
 
 impl CodelVars {

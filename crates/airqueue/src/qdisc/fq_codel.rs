@@ -236,10 +236,7 @@ impl FqCodel {
         let threshold = max_backlog >> 1;
         let flow = &mut self.flows[idx];
         let (mut len, mut i) = (0u32, 0u32);
-        loop {
-            let Some(p) = flow.queue.pop_front() else {
-                break;
-            };
+        while let Some(p) = flow.queue.pop_front() {
             len += ctx.len_of(p);
             ctx.drop_packet(p, DropReason::QdiscOverflow);
             i += 1;

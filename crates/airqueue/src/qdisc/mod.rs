@@ -11,20 +11,26 @@
 mod bfifo;
 pub mod classify;
 mod codel;
+mod fair_classes;
 mod fq_codel;
 mod peek_stash;
 mod pfifo;
 mod pfifo_head_drop;
 mod sfq;
+mod stfq;
 mod tbf;
+mod wf2q_plus;
 
 pub use bfifo::{Bfifo, BfifoConf};
 pub use codel::{Codel, CodelConf};
+pub use fair_classes::{FairClassConf, FairControl, VirtualLength};
 pub use fq_codel::{FqCodel, FqCodelConf, FqCodelStats};
 pub use pfifo::{Pfifo, PfifoConf};
 pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
 pub use sfq::{Sfq, SfqConf};
+pub use stfq::{Stfq, StfqConf};
 pub use tbf::{Tbf, TbfConf};
+pub use wf2q_plus::{Wf2qPlus, Wf2qPlusConf};
 
 use crate::engine::{stream, SimRng, SimTime};
 use crate::packet::{DropReason, PacketArena, PacketId, ECN_CE};
@@ -198,6 +204,8 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::FqCodel(c) => Box::new(FqCodel::from_conf(c, b)),
         QdiscConf::Tbf(c) => Box::new(Tbf::from_conf(c, b, errs)?),
         QdiscConf::Sfq(c) => Box::new(Sfq::from_conf(c, b, errs)?),
+        QdiscConf::Stfq(c) => Box::new(Stfq::from_conf(c, b, errs)),
+        QdiscConf::Wf2qPlus(c) => Box::new(Wf2qPlus::from_conf(c, b, errs)),
     };
     (errs.problems.len() == before).then_some(q)
 }

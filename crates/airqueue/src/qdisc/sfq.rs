@@ -337,7 +337,7 @@ impl Sfq {
             if !self.ring.is_empty() {
                 self.rehash(ctx);
             }
-            self.next_perturb = self.next_perturb + self.perturb_period;
+            self.next_perturb += self.perturb_period;
         }
     }
 

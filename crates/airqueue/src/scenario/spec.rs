@@ -175,6 +175,12 @@ crate::kind_enum! {
         /// Stochastic fairness queueing: flows hashed into slots served round robin (Linux
         /// `sch_sfq.c`).
         "sfq" => Sfq(crate::qdisc::SfqConf),
+        /// Start-time fair queueing with weights and virtual lengths (Goyal et al. 1996;
+        /// the scheduler of ADWISER, seed 002), optionally at a fixed service rate.
+        "stfq" => Stfq(crate::qdisc::StfqConf),
+        /// Worst-case fair weighted fair queueing (WF²Q+, Bennett & Zhang 1996), the
+        /// reference fair queue.
+        "wf2q+" => Wf2qPlus(crate::qdisc::Wf2qPlusConf),
     }
 }
 
