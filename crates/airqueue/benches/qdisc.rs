@@ -131,7 +131,7 @@ impl Bench {
     /// One measured operation: offer one packet, take one out.
     #[inline]
     fn step(&mut self) {
-        self.now = self.now + STEP;
+        self.now += STEP;
         self.enqueue_next();
         let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops);
         if let Some(p) = black_box(self.q.dequeue(&mut ctx)) {
