@@ -36,6 +36,11 @@ const CASES: &[(&str, &str)] = &[
     ("stfq", r#"kind = "stfq""#),
     ("wf2q+", r#"kind = "wf2q+""#),
     (
+        "red",
+        r#"kind = "red"
+limit = 4000000"#,
+    ),
+    (
         "tbf",
         r#"kind = "tbf"
 rate = "10Gbit"

@@ -16,6 +16,7 @@ mod fq_codel;
 mod peek_stash;
 mod pfifo;
 mod pfifo_head_drop;
+mod red;
 mod sfq;
 mod stfq;
 mod tbf;
@@ -27,6 +28,7 @@ pub use fair_classes::{FairClassConf, FairControl, VirtualLength};
 pub use fq_codel::{FqCodel, FqCodelConf, FqCodelStats};
 pub use pfifo::{Pfifo, PfifoConf};
 pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
+pub use red::{Red, RedConf};
 pub use sfq::{Sfq, SfqConf};
 pub use stfq::{Stfq, StfqConf};
 pub use tbf::{Tbf, TbfConf};
@@ -206,6 +208,7 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::Sfq(c) => Box::new(Sfq::from_conf(c, b, errs)?),
         QdiscConf::Stfq(c) => Box::new(Stfq::from_conf(c, b, errs)),
         QdiscConf::Wf2qPlus(c) => Box::new(Wf2qPlus::from_conf(c, b, errs)),
+        QdiscConf::Red(c) => Box::new(Red::from_conf(c, b, errs)?),
     };
     (errs.problems.len() == before).then_some(q)
 }

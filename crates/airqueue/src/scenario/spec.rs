@@ -181,6 +181,9 @@ crate::kind_enum! {
         /// Worst-case fair weighted fair queueing (WF²Q+, Bennett & Zhang 1996), the
         /// reference fair queue.
         "wf2q+" => Wf2qPlus(crate::qdisc::Wf2qPlusConf),
+        /// Random Early Detection over a byte-limited FIFO (Floyd & Jacobson 1993; Linux
+        /// `sch_red.c`).
+        "red" => Red(crate::qdisc::RedConf),
     }
 }
 
