@@ -16,6 +16,10 @@
 //!    costs one ACK plus two data frames").
 //!
 //! Virtual lengths are computed at enqueue, when the tags are; they are at least 1 byte.
+//!
+//! A queue over its `limit` tail-drops the arrival with reason `qdisc_overflow` (a per-flow
+//! `flow_limit` reason would fit better once one exists); packets no class takes are dropped
+//! with reason `policy`.
 
 use super::classify::{Classifier, Match, MatchSpec};
 use super::BuildCtx;

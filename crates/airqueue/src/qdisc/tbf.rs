@@ -9,7 +9,8 @@
 //! TBF never reorders: the child's head waits.
 //!
 //! Packets longer than `min(burst, mtu)` can never be sent and are dropped at enqueue
-//! (reason `policy`; Linux counts them as drops; GSO segmentation is not modelled). Costs
+//! (reason `policy` until an `overlimit` reason exists; Linux counts them as drops; GSO
+//! segmentation is not modelled). Costs
 //! are `len · 8 · 10⁹ / rate` ns truncated, as Linux's `psched_l2t_ns` truncates; the
 //! `mpu`, `overhead` and ATM link-layer options of tc are not modelled: the charged length is
 //! the IP datagram length, as for every qdisc here.
