@@ -146,7 +146,7 @@ fn stfq_service_rate_caps_the_output_like_adwiser() {
 #[test]
 fn randomized_fair_queues_are_deterministic_for_a_seed() {
     // sfq's perturbation and fq_codel's hash key come from the run seed's streams: two runs
-    // with one seed are bit-identical, another seed changes the hashing.
+    // with one seed are bit-identical.
     for qdisc in ["kind = \"sfq\"\nperturb = \"1s\"", "kind = \"fq_codel\""] {
         let s = greedy_tcp(qdisc, 8).load();
         let (a, b) = (run_seed(&s, 7), run_seed(&s, 7));
