@@ -10,12 +10,29 @@
 
 mod bfifo;
 pub mod classify;
+mod codel;
+mod fair_classes;
+mod fq_codel;
+mod peek_stash;
 mod pfifo;
 mod pfifo_head_drop;
+mod red;
+mod sfq;
+mod stfq;
+mod tbf;
+mod wf2q_plus;
 
 pub use bfifo::{Bfifo, BfifoConf};
+pub use codel::{Codel, CodelConf};
+pub use fair_classes::{FairClassConf, FairControl, VirtualLength};
+pub use fq_codel::{FqCodel, FqCodelConf, FqCodelStats};
 pub use pfifo::{Pfifo, PfifoConf};
 pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
+pub use red::{Red, RedConf};
+pub use sfq::{Sfq, SfqConf};
+pub use stfq::{Stfq, StfqConf};
+pub use tbf::{Tbf, TbfConf};
+pub use wf2q_plus::{Wf2qPlus, Wf2qPlusConf};
 
 use crate::engine::{stream, SimRng, SimTime};
 use crate::packet::{DropReason, PacketArena, PacketId, ECN_CE};
@@ -179,12 +196,19 @@ impl BuildCtx<'_> {
 /// Builds the discipline a scenario asks for. Problems that need the scenario's names
 /// (unknown flows in a `match`, a `default` class that does not exist) go to `errs` with
 /// their paths; the result is then `None`.
-pub fn build(conf: &QdiscConf, _b: &BuildCtx, errs: &mut ScenarioError) -> Option<Box<dyn Qdisc>> {
+pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option<Box<dyn Qdisc>> {
     let before = errs.problems.len();
     let q: Box<dyn Qdisc> = match conf {
         QdiscConf::Pfifo(c) => Box::new(Pfifo::new(c.limit)),
         QdiscConf::Bfifo(c) => Box::new(Bfifo::new(c.limit.0)),
         QdiscConf::PfifoHeadDrop(c) => Box::new(PfifoHeadDrop::new(c.limit)),
+        QdiscConf::Codel(c) => Box::new(Codel::new(c, b.dev.psched_mtu)),
+        QdiscConf::FqCodel(c) => Box::new(FqCodel::from_conf(c, b)),
+        QdiscConf::Tbf(c) => Box::new(Tbf::from_conf(c, b, errs)?),
+        QdiscConf::Sfq(c) => Box::new(Sfq::from_conf(c, b, errs)?),
+        QdiscConf::Stfq(c) => Box::new(Stfq::from_conf(c, b, errs)),
+        QdiscConf::Wf2qPlus(c) => Box::new(Wf2qPlus::from_conf(c, b, errs)),
+        QdiscConf::Red(c) => Box::new(Red::from_conf(c, b, errs)?),
     };
     (errs.problems.len() == before).then_some(q)
 }

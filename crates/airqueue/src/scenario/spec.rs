@@ -164,6 +164,26 @@ crate::kind_enum! {
         "bfifo" => Bfifo(crate::qdisc::BfifoConf),
         /// Packet-limited FIFO that drops the oldest packet when full (Linux `pfifo_head_drop`).
         "pfifo_head_drop" => PfifoHeadDrop(crate::qdisc::PfifoHeadDropConf),
+        /// Controlled Delay AQM on one FIFO (Linux `sch_codel.c`, RFC 8289).
+        "codel" => Codel(crate::qdisc::CodelConf),
+        /// Flow queueing with a CoDel per flow and a DRR favouring new flows (Linux
+        /// `sch_fq_codel.c`, RFC 8290).
+        "fq_codel" => FqCodel(crate::qdisc::FqCodelConf),
+        /// Token bucket shaper with an optional peak rate over a child qdisc (Linux
+        /// `sch_tbf.c`).
+        "tbf" => Tbf(crate::qdisc::TbfConf),
+        /// Stochastic fairness queueing: flows hashed into slots served round robin (Linux
+        /// `sch_sfq.c`).
+        "sfq" => Sfq(crate::qdisc::SfqConf),
+        /// Start-time fair queueing with weights and virtual lengths (Goyal et al. 1996;
+        /// the scheduler of ADWISER, seed 002), optionally at a fixed service rate.
+        "stfq" => Stfq(crate::qdisc::StfqConf),
+        /// Worst-case fair weighted fair queueing (WF²Q+, Bennett & Zhang 1996), the
+        /// reference fair queue.
+        "wf2q+" => Wf2qPlus(crate::qdisc::Wf2qPlusConf),
+        /// Random Early Detection over a byte-limited FIFO (Floyd & Jacobson 1993; Linux
+        /// `sch_red.c`).
+        "red" => Red(crate::qdisc::RedConf),
     }
 }
 

@@ -58,7 +58,8 @@ pub struct Interface {
     pub qdisc: Box<dyn Qdisc>,
     pub tx: P2pTransmitter,
     pub impairment: Option<Impairment>,
-    wakeup: Option<EventId>,
+    /// The pending QdiscWakeup of a throttled qdisc and its time.
+    wakeup: Option<(EventId, SimTime)>,
     pub stats: QueueStats,
     drops_at_last_sample: u64,
 }
@@ -467,11 +468,16 @@ impl Simulation {
             None => {
                 if !ifc.qdisc.is_empty() {
                     if let Some(t) = ifc.qdisc.next_wakeup(now) {
-                        if let Some(old) = ifc.wakeup.take() {
-                            self.events.cancel(old);
+                        // A throttled shaper is asked again at every arrival: keep a pending
+                        // wakeup that is already right instead of re-arming it each time.
+                        let t = t.max(now);
+                        if ifc.wakeup.is_none_or(|(_, at)| at != t) {
+                            if let Some((old, _)) = ifc.wakeup.take() {
+                                self.events.cancel(old);
+                            }
+                            let id = self.events.schedule(t, Event::QdiscWakeup(i.0));
+                            ifc.wakeup = Some((id, t));
                         }
-                        ifc.wakeup =
-                            Some(self.events.schedule(t.max(now), Event::QdiscWakeup(i.0)));
                     }
                 }
             }
