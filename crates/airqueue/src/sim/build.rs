@@ -11,8 +11,8 @@ use crate::packet::{
 };
 use crate::qdisc::{self, DevInfo, DropSink, Qdisc};
 use crate::scenario::{
-    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec,
-    PoissonSpec, Scenario, ScenarioError, TransportSpec,
+    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PoissonSpec,
+    Scenario, ScenarioError, TransportSpec,
 };
 use crate::topology::{IfaceId, Node, Routes};
 use crate::transport::tcp::AppData;
@@ -32,6 +32,8 @@ pub struct BuildOptions {
     pub seed: Option<u64>,
     /// Replaces the qdisc of an interface (by `<node>.<link>`) with a given one.
     pub qdisc_overrides: Vec<(String, Box<dyn Qdisc>)>,
+    /// Writes a pcap file per named link (see [`super::capture`]); off when `None`.
+    pub capture: Option<super::CaptureSpec>,
 }
 
 impl Simulation {
@@ -189,6 +191,20 @@ impl Simulation {
             });
         }
         errs.into_result()?;
+        // Files are created only once the scenario is known to build.
+        let capture = match &opts.capture {
+            None => None,
+            Some(spec) => {
+                let iface_link: Vec<&str> = s
+                    .links
+                    .iter()
+                    .flat_map(|l| [l.name.as_str(), l.name.as_str()])
+                    .collect();
+                let c = super::capture::Capture::open(spec, &iface_link)
+                    .map_err(|(path, message)| ScenarioError::single(path, message))?;
+                Some(Box::new(c))
+            }
+        };
 
         let sample_interval = s.run.sample_interval.time();
         let samples = (duration.0 / sample_interval.0.max(1)) as usize + 1;
@@ -214,6 +230,7 @@ impl Simulation {
             ledger: Default::default(),
             last_sample: SimTime::ZERO,
             wall_seconds: 0.0,
+            capture,
         };
         sim.schedule_initial_events();
         Ok(sim)
