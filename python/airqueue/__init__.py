@@ -19,18 +19,23 @@ from . import _native
 from .errors import InternalError, ScenarioError
 from .result import Result
 from .scenario import Scenario, call_native, load_scenario
+from .store import ResultStore
+from .sweep import SweepResult, sweep
 
 __version__: str = _native.version()
 
 __all__ = [
     "InternalError",
     "Result",
+    "ResultStore",
     "Scenario",
     "ScenarioError",
+    "SweepResult",
     "__version__",
     "load_scenario",
     "run",
     "schema",
+    "sweep",
 ]
 
 

@@ -114,8 +114,15 @@ def timeseries(res: Result, title: str | None = None) -> Figure:
         ax.set_ylabel(unit)
         ax.grid(alpha=0.3)
         if not names:
-            ax.text(0.5, 0.5, "nothing recorded", ha="center", va="center",
-                    transform=ax.transAxes, color="grey")  # fmt: skip
+            ax.text(
+                0.5,
+                0.5,
+                "nothing recorded",
+                ha="center",
+                va="center",
+                transform=ax.transAxes,
+                color="grey",
+            )
         elif len(names) <= 12:
             ax.legend(fontsize=7, ncols=min(len(names), 6), loc="upper right")
     axes[-1].set_xlabel("time (s)")
@@ -213,8 +220,9 @@ def _param(sw: SweepResult, name: str | None, index: int) -> str:
             raise PlotError(f'"{name}" is not swept; swept: {", ".join(sw.params) or "nothing"}')
         return name
     if len(sw.params) <= index:
-        raise PlotError(f"this plot needs {index + 1} swept parameter(s); the sweep has "
-                        f"{len(sw.params)}")  # fmt: skip
+        raise PlotError(
+            f"this plot needs {index + 1} swept parameter(s); the sweep has {len(sw.params)}"
+        )
     return sw.params[index]
 
 
@@ -287,8 +295,9 @@ def surface(
     fig = new_figure(7.5, 6.0)
     ax = fig.add_subplot(projection="3d")
     gx, gy = np.meshgrid(xs, ys)
-    ax.plot_surface(gx, gy, np.ma.masked_invalid(z), cmap="viridis", edgecolor="k",
-                    linewidth=0.3, alpha=0.9)  # fmt: skip
+    ax.plot_surface(
+        gx, gy, np.ma.masked_invalid(z), cmap="viridis", edgecolor="k", linewidth=0.3, alpha=0.9
+    )
     ax.set_xlabel(_axis_label(xp, xu if xv is not None else ""), fontsize=8)
     ax.set_ylabel(_axis_label(yp, yu if yv is not None else ""), fontsize=8)
     ax.set_zlabel(label, fontsize=8)

@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import tomli_w
-from scipy import stats
 
 from . import _native
 from .errors import ScenarioError
@@ -400,6 +399,8 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[int, float, float,
     mean = float(v.mean())
     if n < 2:
         return n, mean, math.nan, math.nan, math.nan
+    from scipy import stats  # imported here: it is slow to import and only needed here
+
     sd = float(v.std(ddof=1))
     half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
     return n, mean, sd, mean - half, mean + half
@@ -420,13 +421,33 @@ def aggregate(runs: pd.DataFrame, params: Sequence[str]) -> pd.DataFrame:
         for flow, ff in pf.groupby("flow", sort=False, observed=True):
             for m in metrics:
                 n, mean, sd, lo, hi = mean_ci(ff[m].to_numpy(dtype=float))
-                rows.append({**head, "flow": flow, "metric": m, "n": n, "mean": mean,
-                             "std": sd, "ci95_low": lo, "ci95_high": hi})  # fmt: skip
+                rows.append(
+                    {
+                        **head,
+                        "flow": flow,
+                        "metric": m,
+                        "n": n,
+                        "mean": mean,
+                        "std": sd,
+                        "ci95_low": lo,
+                        "ci95_high": hi,
+                    }
+                )
         totals = pd.DataFrame([run_totals(g) for _, g in pf.groupby("seed", sort=True)])
         for m in totals.columns:
             n, mean, sd, lo, hi = mean_ci(totals[m].to_numpy(dtype=float))
-            rows.append({**head, "flow": ALL_FLOWS, "metric": m, "n": n, "mean": mean,
-                         "std": sd, "ci95_low": lo, "ci95_high": hi})  # fmt: skip
+            rows.append(
+                {
+                    **head,
+                    "flow": ALL_FLOWS,
+                    "metric": m,
+                    "n": n,
+                    "mean": mean,
+                    "std": sd,
+                    "ci95_low": lo,
+                    "ci95_high": hi,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -583,8 +604,15 @@ def sweep(
             {"point": t.point, **{p: [v] for p, v in t.params}, "seed": t.seed, "key": t.key},
             index=[0],
         )
-        frames.append(pd.concat([head.loc[head.index.repeat(len(f))].reset_index(drop=True),
-                                 f.reset_index(drop=True)], axis=1))  # fmt: skip
+        frames.append(
+            pd.concat(
+                [
+                    head.loc[head.index.repeat(len(f))].reset_index(drop=True),
+                    f.reset_index(drop=True),
+                ],
+                axis=1,
+            )
+        )
     runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     for c in ("flow", "from", "to", "transport", "app"):
         if c in runs:
