@@ -56,6 +56,8 @@ class Reproduction:
     tolerance: float
     #: Whether x lies where the reference claims to hold (other points are shown, not checked).
     checked: Callable[[float], bool]
+    #: Legend of the reference curve.
+    reference_label: str = "reference"
     seeds: int = 5
     quick_seeds: int = 2
     log_x: bool = False
@@ -131,6 +133,7 @@ MD1 = Reproduction(
     expected=_pk_wait_us,
     tolerance=0.05,
     checked=lambda rho: True,
+    reference_label="Pollaczek–Khinchine",
 )
 
 
@@ -203,6 +206,7 @@ MATHIS = Reproduction(
     expected=_mathis_bw_mbit,
     tolerance=0.10,
     checked=lambda p: p <= 0.01,
+    reference_label="Mathis et al. 1997, C = √(3/2)",
     log_x=True,
     log_y=True,
 )

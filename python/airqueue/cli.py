@@ -840,7 +840,7 @@ def reproduce(
     with bar.bar:
         rep = catalog.reproduce(name, target, jobs=jobs, quick=quick, progress=bar)
     out.print(catalog.comparison_table(rep))
-    out.print(f"wrote {rep.figure} and {rep.table}")
+    out.print(f"wrote {rep.figure} and {rep.table_path}")
     if not quick and not rep.passed:
         err.print(Text("some points are outside the stated tolerance", style="bold red"))
         raise typer.Exit(1)

@@ -38,7 +38,7 @@ figcaption { font-size: .85rem; color: #555; }
 pre { background: #f7f7f7; padding: .8rem; overflow-x: auto; font-size: .8rem; }
 .ok { color: #080; } .bad { color: #b00; font-weight: bold; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
-dt { font-weight: 600; }
+dt { font-weight: 600; } .scroll { overflow-x: auto; }
 """
 
 SCRIPT = """
@@ -64,13 +64,14 @@ def figure_html(fig: Figure, caption: str, ident: str) -> str:
 
 
 def table_html(df: pd.DataFrame, ident: str, float_digits: int = 4) -> str:
-    return df.to_html(
+    table = df.to_html(
         index=False,
         table_id=ident,
         border=0,
         na_rep="-",
         float_format=lambda v: f"{v:.{float_digits}g}",
     )
+    return f'<div class="scroll">{table}</div>'
 
 
 def definition_list(items: Iterable[tuple[str, Any]]) -> str:
@@ -121,7 +122,7 @@ def run_report(run_dir: Path, title: str | None = None) -> str:
     summary = (
         definition_list(
             [
-                ("airqueue version", s.get("version")),
+                ("airqueue version", s.get("airqueue_version")),
                 ("seed", s.get("seed")),
                 ("simulated", f"{s.get('sim_seconds')} s (warm-up {s.get('warmup_seconds', 0)} s)"),
                 ("events", f"{s.get('events', 0):,}"),

@@ -97,7 +97,7 @@ class Result:
         """What every parquet file of this run carries: scenario text, version and seed."""
         return {
             META_SCENARIO: self.scenario_toml().encode(),
-            META_VERSION: str(self.summary.get("version", "")).encode(),
+            META_VERSION: str(self.summary.get("airqueue_version", "")).encode(),
             META_SEED: str(self.summary.get("seed", "")).encode(),
         }
 
