@@ -255,7 +255,11 @@ def figure(rep: Reproduction, table: pd.DataFrame) -> Any:
         np.geomspace(xs.min(), xs.max(), 200) if rep.log_x else np.linspace(xs.min(), xs.max(), 200)
     )
     ax.plot(
-        dense, [rep.expected(x) for x in dense], color="black", linewidth=1.2, label="reference"
+        dense,
+        [rep.expected(x) for x in dense],
+        color="black",
+        linewidth=1.2,
+        label=rep.reference_label,
     )
     err = np.vstack([table["ours"] - table["ci95_low"], table["ci95_high"] - table["ours"]])
     ax.errorbar(
