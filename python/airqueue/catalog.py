@@ -113,14 +113,14 @@ def _md1_wait_us(rows: pd.DataFrame) -> float:
 
 
 def _pk_wait_us(rho: float) -> float:
-    """Pollaczek–Khinchine mean wait for deterministic service: W_q = ρD / (2(1 − ρ))."""
+    """Pollaczek–Khinchine mean wait for deterministic service: W_q = ρD / (2(1 - ρ))."""
     return rho * MD1_SERVICE_S / (2 * (1 - rho)) * 1e6
 
 
 MD1 = Reproduction(
     name="md1-pollaczek-khinchine",
     title="M/D/1 mean queueing delay against offered load",
-    reference="closed form: Pollaczek–Khinchine, W_q = ρD / (2(1 − ρ)) (Kleinrock, Queueing "
+    reference="closed form: Pollaczek–Khinchine, W_q = ρD / (2(1 - ρ)) (Kleinrock, Queueing "
     "Systems I, 1975, §5.7)",
     description=_md1_scenario(False)["description"],
     scenario=_md1_scenario,
