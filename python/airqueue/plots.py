@@ -27,7 +27,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .result import Result
-from .sweep import ALL_FLOWS, SweepResult
+from .sweep import ALL_FLOWS, SweepResult, run_totals
 
 #: Kinds `airqueue plot --kind` accepts.
 KINDS = ("timeseries", "box", "cdf", "line", "surface")
@@ -138,15 +138,12 @@ def timeseries(res: Result, title: str | None = None) -> Figure:
 def _metric_values(sw: SweepResult, metric: str, flow: str) -> pd.DataFrame:
     """Per (point, seed) values of a metric: a flow's, or the run totals for ``(all)``."""
     if flow == ALL_FLOWS:
-        from .sweep import run_totals
-
-        rows = []
-        for (point, seed), g in sw.runs.groupby(["point", "seed"], sort=True):
-            totals = run_totals(g)
-            if metric not in totals:
-                raise PlotError(f'run totals have no "{metric}"; choose one of {sorted(totals)}')
-            rows.append({"point": point, "seed": seed, "value": totals[metric]})
-        return pd.DataFrame(rows)
+        totals = run_totals(sw.runs)
+        if metric not in totals:
+            raise PlotError(
+                f'run totals have no "{metric}"; choose one of {", ".join(totals.columns)}'
+            )
+        return totals[metric].rename("value").reset_index()
     if metric not in sw.runs:
         raise PlotError(f'no metric "{metric}" in the runs table')
     sel = sw.runs[sw.runs["flow"] == flow] if flow else sw.runs

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import tomli_w
 
@@ -104,15 +105,12 @@ class Result:
     def encode(self) -> dict[str, bytes]:
         """Every output file's bytes, by file name (in :data:`OUTPUT_FILES` order). Apart
         from the ``timing`` entry of summary.json, the bytes depend only on scenario and seed."""
-        meta = self.parquet_metadata()
-        return {
-            "summary.json": (json.dumps(self.summary, indent=2) + "\n").encode(),
-            "flows.csv": self.flows.to_csv(index=False).encode(),
-            "flows.parquet": parquet_bytes(self.flows, meta),
-            "timeseries.parquet": parquet_bytes(self.timeseries, meta),
-            "queues.parquet": parquet_bytes(self.queues, meta),
-            "scenario.toml": self.scenario_toml().encode(),
+        tables = {
+            "flows": arrow_from_frame(self.flows),
+            "queues": arrow_from_frame(self.queues),
+            "timeseries": arrow_from_frame(self.timeseries),
         }
+        return encode_files(tables, self.summary, self.scenario_toml())
 
     def write(self, out_dir: str | Path) -> Path:
         """Writes every output file into ``out_dir`` (created if needed)."""
@@ -123,9 +121,75 @@ class Result:
         return out
 
 
-def parquet_bytes(df: pd.DataFrame, metadata: dict[bytes, bytes]) -> bytes:
-    """``df`` as a parquet file whose schema metadata also holds ``metadata``."""
-    table = pa.Table.from_pandas(df, preserve_index=False)
+# Output files are encoded from Arrow tables built column by column (a categorical becomes
+# a dictionary array of int32 codes and string categories), without pandas' conversion
+# machinery: a sweep of short runs encodes hundreds of runs a second. The core's columns
+# and a Result's DataFrames give the same tables, so `airqueue run` and a sweep's store
+# write the same bytes for the same run.
+
+
+def arrow_from_columns(columns: list[tuple[str, Any]]) -> pa.Table:
+    """An Arrow table from the core's columns (see :func:`frame_from_columns`)."""
+    arrays: dict[str, pa.Array] = {}
+    for name, col in columns:
+        if isinstance(col, tuple):
+            codes, categories = col
+            arrays[name] = pa.DictionaryArray.from_arrays(
+                pa.array(codes.astype(np.int32)), pa.array(categories, pa.string())
+            )
+        elif isinstance(col, list):
+            arrays[name] = pa.array(col, pa.string())
+        else:
+            arrays[name] = pa.array(col)
+    return pa.table(arrays)
+
+
+def arrow_from_frame(df: pd.DataFrame) -> pa.Table:
+    """The Arrow table of a result DataFrame (the same as :func:`arrow_from_columns` gives
+    for the core's columns of that table)."""
+    arrays: dict[str, pa.Array] = {}
+    for name in df.columns:
+        s = df[name]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            arrays[name] = pa.DictionaryArray.from_arrays(
+                pa.array(s.cat.codes.to_numpy().astype(np.int32)),
+                pa.array([str(c) for c in s.cat.categories], pa.string()),
+            )
+        elif pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
+            arrays[name] = pa.array(s.to_numpy())
+        else:
+            arrays[name] = pa.array(
+                [None if v is None else str(v) for v in s.tolist()], pa.string()
+            )
+    return pa.table(arrays)
+
+
+def encode_files(
+    tables: dict[str, pa.Table], summary: dict[str, Any], scenario_toml: str
+) -> dict[str, bytes]:
+    """The bytes of every file of :data:`OUTPUT_FILES` from a run's tables (``flows``,
+    ``queues``, ``timeseries``), summary and resolved scenario text. Parquet files carry
+    the scenario text, version and seed as metadata (:data:`META_SCENARIO`, ...)."""
+    meta = {
+        META_SCENARIO: scenario_toml.encode(),
+        META_VERSION: str(summary.get("airqueue_version", "")).encode(),
+        META_SEED: str(summary.get("seed", "")).encode(),
+    }
+    csv = io.BytesIO()
+    pa_csv.write_csv(tables["flows"], csv)
+    return {
+        "summary.json": (json.dumps(summary, indent=2) + "\n").encode(),
+        "flows.csv": csv.getvalue(),
+        "flows.parquet": parquet_bytes(tables["flows"], meta),
+        "timeseries.parquet": parquet_bytes(tables["timeseries"], meta),
+        "queues.parquet": parquet_bytes(tables["queues"], meta),
+        "scenario.toml": scenario_toml.encode(),
+    }
+
+
+def parquet_bytes(data: pd.DataFrame | pa.Table, metadata: dict[bytes, bytes]) -> bytes:
+    """A table as a parquet file whose schema metadata also holds ``metadata``."""
+    table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     sink = io.BytesIO()
     pq.write_table(table, sink)

@@ -20,7 +20,6 @@ import contextlib
 import copy
 import errno
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -80,13 +79,16 @@ def _pid_alive(pid: int) -> bool:
 class ResultStore:
     """A folder of stored runs (see the module documentation)."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, clean: bool = True) -> None:
+        """Opens (creating) the store at ``root``; ``clean`` removes abandoned temporaries
+        (the sweep's own process does; its worker processes, which write too, do not)."""
         self.root = Path(root)
         self.runs_dir = self.root / "runs"
         self.tmp_dir = self.root / "tmp"
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
-        self.remove_abandoned()
+        if clean:
+            self.remove_abandoned()
 
     def path(self, key: str) -> Path:
         return self.runs_dir / key[:2] / key
@@ -141,8 +143,3 @@ class ResultStore:
             pid = int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
             if pid is None or not _pid_alive(pid):
                 shutil.rmtree(tmp, ignore_errors=True)
-
-
-def read_flows_bytes(data: bytes) -> pd.DataFrame:
-    """A flows table from the bytes of a flows.parquet file."""
-    return pd.read_parquet(io.BytesIO(data))

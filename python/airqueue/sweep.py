@@ -24,6 +24,7 @@ metric, the mean over seeds and its 95 % confidence interval from Student's t.
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import json
 import math
@@ -41,13 +42,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import tomli_w
 
 from . import _native
 from .errors import ScenarioError
-from .result import META_SCENARIO, META_VERSION, Result, parquet_bytes
+from .result import META_SCENARIO, META_VERSION, arrow_from_columns, encode_files, parquet_bytes
 from .scenario import Scenario, call_native, load_scenario, parse_value, set_path
-from .store import ResultStore, atomic_write_bytes, read_flows_bytes, run_key
+from .store import ResultStore, atomic_write_bytes, run_key
 
 #: Files a sweep writes into its output folder (besides the store).
 SWEEP_FILES = ("runs.parquet", "runs.csv", "points.parquet", "points.csv", "sweep.json")
@@ -265,15 +268,19 @@ def plan(scenario: Scenario, axes: Sequence[Axis], seeds: Sequence[int]) -> list
 
 
 def execute(scenario_json: str, seed: int) -> dict[str, Any]:
-    """Runs one task (in a worker): the encoded output files and what the store records."""
+    """Runs one task (in a worker): the encoded output files, the flows table (Arrow) and
+    what the store records. Encodes straight from the core's columns (no DataFrames)."""
     raw = call_native(_native.run, scenario_json, seed)
-    res = Result.from_native(raw)
+    summary = json.loads(raw["summary_json"])
+    tables = {t: arrow_from_columns(raw[t]) for t in ("flows", "queues", "timeseries")}
+    scenario_text = tomli_w.dumps(json.loads(raw["resolved_json"]))
     return {
-        "files": res.encode(),
+        "files": encode_files(tables, summary, scenario_text),
+        "flows": tables["flows"],
         "version": str(_native.version()),
         "seed": seed,
-        "conservation_ok": res.conservation_ok,
-        "wall_seconds": float(res.summary.get("timing", {}).get("wall_seconds", 0.0)),
+        "conservation_ok": bool(summary.get("conservation_ok")),
+        "wall_seconds": float(summary.get("timing", {}).get("wall_seconds", 0.0)),
     }
 
 
@@ -289,17 +296,38 @@ def _run_inline(tasks: Sequence[Task]) -> Iterator[Outcome]:
         yield t, _execute_task(t)
 
 
-def _run_local(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
-    """Worker processes from a fork server that has airqueue imported already."""
+def run_info(task: Task, version: str) -> dict[str, Any]:
+    """What the store's run.json records about a run besides its key."""
+    return {"seed": task.seed, "version": version, "params": dict(task.params)}
+
+
+def _execute_and_store(tasks: Sequence[Task], store_root: str) -> list[dict[str, Any]]:
+    """Runs a chunk of tasks in a local worker and stores each run itself (the store is on
+    this machine), returning only what the sweep's table needs."""
+    store = ResultStore(store_root, clean=False)
+    out = []
+    for t in tasks:
+        outcome = execute(t.scenario_json, t.seed)
+        store.put(t.key, outcome.pop("files"), run_info(t, outcome["version"]))
+        out.append(outcome)
+    return out
+
+
+def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator[Outcome]:
+    """Worker processes from a fork server that has airqueue imported already. Tasks go out
+    in chunks (about eight per worker, at most 32 runs each) so that short runs do not
+    spend their time in inter-process messages; workers write the store themselves."""
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
         ctx.set_forkserver_preload(["airqueue.sweep"])
+    size = max(1, min(32, len(tasks) // (jobs * 8)))
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = {pool.submit(_execute_task, t): t for t in tasks}
+        futures = {pool.submit(_execute_and_store, c, str(store.root)): c for c in chunks}
         try:
             for fut in as_completed(futures):
-                yield futures[fut], fut.result()
+                yield from zip(futures[fut], fut.result(), strict=True)
         except BaseException:
             for f in futures:
                 f.cancel()
@@ -362,31 +390,37 @@ SUM_METRICS = (
 )
 
 
-def run_totals(flows: pd.DataFrame) -> dict[str, float]:
-    """One run's totals over its flows: sums of counts and goodput, the packet-weighted
-    mean delay, the largest delay, and Jain's fairness index of the flows' goodput
-    (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984)."""
-    out: dict[str, float] = {}
-    for m in SUM_METRICS:
-        if m in flows:
-            out[m] = float(flows[m].sum())
-    for m in flows.columns:
-        if m.startswith("drops_"):
-            out[m] = float(flows[m].sum())
-    rx = flows["rx_packets"].to_numpy(dtype=float) if "rx_packets" in flows else None
-    if rx is not None and "delay_mean_ms" in flows and rx.sum() > 0:
-        d = flows["delay_mean_ms"].to_numpy(dtype=float)
-        ok = ~np.isnan(d)
-        out["delay_mean_ms"] = (
-            float((d[ok] * rx[ok]).sum() / rx[ok].sum()) if ok.any() else math.nan
-        )
-    if "delay_max_ms" in flows:
-        out["delay_max_ms"] = float(flows["delay_max_ms"].max())
-    if "goodput_bps" in flows and len(flows):
-        g = flows["goodput_bps"].to_numpy(dtype=float)
-        sq = float((g * g).sum())
-        out["jain_index"] = float(g.sum() ** 2 / (len(g) * sq)) if sq > 0 else math.nan
+def run_totals(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each run's totals over its flows, one row per (point, seed): sums of counts and
+    goodput, the packet-weighted mean delay, the largest delay, and Jain's fairness index of
+    the flows' goodput (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984)."""
+    by = runs.groupby(["point", "seed"], sort=True)
+    sums = [m for m in runs.columns if m in SUM_METRICS or m.startswith("drops_")]
+    out = by[sums].sum().astype(float)
+    if {"rx_packets", "delay_mean_ms"} <= set(runs.columns):
+        rx = runs["rx_packets"].astype(float)
+        d = runs["delay_mean_ms"].astype(float)
+        ok = d.notna()
+        weighted = (d.where(ok, 0.0) * rx.where(ok, 0.0)).groupby([runs["point"], runs["seed"]])
+        weights = rx.where(ok, 0.0).groupby([runs["point"], runs["seed"]])
+        w = weights.sum()
+        out["delay_mean_ms"] = (weighted.sum() / w.where(w > 0)).to_numpy()
+    if "delay_max_ms" in runs:
+        out["delay_max_ms"] = by["delay_max_ms"].max().to_numpy()
+    if "goodput_bps" in runs:
+        g = runs["goodput_bps"].astype(float)
+        key = [runs["point"], runs["seed"]]
+        total, squares, n = g.groupby(key).sum(), (g * g).groupby(key).sum(), g.groupby(key).size()
+        out["jain_index"] = (total**2 / (n * squares.where(squares > 0))).to_numpy()
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def t_quantile(p: float, dof: int) -> float:
+    """Student's t quantile (scipy.special.stdtrit, imported on first use: it is slow to import)."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(dof, p))
 
 
 def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[int, float, float, float, float]:
@@ -399,15 +433,29 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[int, float, float,
     mean = float(v.mean())
     if n < 2:
         return n, mean, math.nan, math.nan, math.nan
-    from scipy import stats  # imported here: it is slow to import and only needed here
-
     sd = float(v.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+    half = t_quantile(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
     return n, mean, sd, mean - half, mean + half
 
 
+def _summarize(grouped: Any, level: float = 0.95) -> pd.DataFrame:
+    """n, mean, std and the Student-t CI of every column of a grouped frame, long format."""
+    n = grouped.count().stack(future_stack=True).rename("n")
+    mean = grouped.mean().stack(future_stack=True).rename("mean")
+    sd = grouped.std(ddof=1).stack(future_stack=True).rename("std")
+    df = pd.concat([n, mean, sd], axis=1)
+    counts = df["n"].to_numpy()
+    t = np.array([t_quantile(0.5 + level / 2, int(c) - 1) if c >= 2 else math.nan for c in counts])
+    half = t * df["std"].to_numpy() / np.sqrt(np.maximum(counts, 1))
+    df["ci95_low"] = df["mean"].to_numpy() - half
+    df["ci95_high"] = df["mean"].to_numpy() + half
+    df["n"] = df["n"].astype(np.int64)
+    return df
+
+
 def aggregate(runs: pd.DataFrame, params: Sequence[str]) -> pd.DataFrame:
-    """Per point, flow (and ``(all)``) and metric: n, mean, std and the 95 % CI over seeds."""
+    """Per point, flow (and ``(all)``, the run totals) and metric: n, mean, std and the 95 %
+    CI over seeds. Rows are ordered by point, then flows as they appear, then metrics."""
     metrics = [
         c
         for c in runs.columns
@@ -415,40 +463,29 @@ def aggregate(runs: pd.DataFrame, params: Sequence[str]) -> pd.DataFrame:
         and pd.api.types.is_numeric_dtype(runs[c])
         and not pd.api.types.is_bool_dtype(runs[c])
     ]
-    rows: list[dict[str, Any]] = []
-    for point, pf in runs.groupby("point", sort=True):
-        head = {"point": point, **{p: pf[p].iloc[0] for p in params}}
-        for flow, ff in pf.groupby("flow", sort=False, observed=True):
-            for m in metrics:
-                n, mean, sd, lo, hi = mean_ci(ff[m].to_numpy(dtype=float))
-                rows.append(
-                    {
-                        **head,
-                        "flow": flow,
-                        "metric": m,
-                        "n": n,
-                        "mean": mean,
-                        "std": sd,
-                        "ci95_low": lo,
-                        "ci95_high": hi,
-                    }
-                )
-        totals = pd.DataFrame([run_totals(g) for _, g in pf.groupby("seed", sort=True)])
-        for m in totals.columns:
-            n, mean, sd, lo, hi = mean_ci(totals[m].to_numpy(dtype=float))
-            rows.append(
-                {
-                    **head,
-                    "flow": ALL_FLOWS,
-                    "metric": m,
-                    "n": n,
-                    "mean": mean,
-                    "std": sd,
-                    "ci95_low": lo,
-                    "ci95_high": hi,
-                }
-            )
-    return pd.DataFrame(rows)
+    flows = list(dict.fromkeys(runs["flow"]))
+    keyed = runs.assign(flow=pd.Categorical(runs["flow"], categories=[*flows, ALL_FLOWS]))
+    per_flow = _summarize(
+        keyed[["point", "flow", *metrics]]
+        .astype({m: float for m in metrics})
+        .groupby(["point", "flow"], sort=True, observed=True)
+    )
+    per_flow.index = per_flow.index.set_names(["point", "flow", "metric"])
+    totals = run_totals(runs)
+    per_run = _summarize(totals.groupby(level="point", sort=True))
+    per_run.index = per_run.index.set_names(["point", "metric"])
+    per_run = per_run.assign(flow=ALL_FLOWS).set_index("flow", append=True)
+    per_run = per_run.reorder_levels(["point", "flow", "metric"])
+    out = pd.concat([per_flow, per_run]).reset_index()
+    out["flow"] = pd.Categorical(out["flow"].astype(str), categories=[*flows, ALL_FLOWS])
+    order = {m: i for i, m in enumerate([*metrics, *totals.columns])}
+    out["_m"] = out["metric"].map(order)
+    out = out.sort_values(["point", "flow", "_m"], kind="stable").drop(columns="_m")
+    out["flow"] = out["flow"].astype(str)
+    heads = runs.drop_duplicates("point").set_index("point")[list(params)]
+    out = out.join(heads, on="point")
+    cols = ["point", *params, "flow", "metric", "n", "mean", "std", "ci95_low", "ci95_high"]
+    return out[cols].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -571,8 +608,8 @@ def sweep(
     elif jobs == 1 or len(todo) <= 1:
         outcomes = _run_inline(todo)
     else:
-        outcomes = _run_local(todo, min(jobs, len(todo)))
-    flows_of: dict[str, pd.DataFrame] = {}
+        outcomes = _run_local(todo, min(jobs, len(todo)), rs)
+    flows_of: dict[str, pa.Table] = {}
     for task, outcome in outcomes:
         if outcome["version"] != version:
             raise ScenarioError.single(
@@ -580,12 +617,9 @@ def sweep(
                 f"a worker runs airqueue {outcome['version']}, this process {version}; "
                 "install the same version on the cluster",
             )
-        rs.put(
-            task.key,
-            outcome["files"],
-            {"seed": task.seed, "version": version, "params": dict(task.params)},
-        )
-        flows_of[task.key] = read_flows_bytes(outcome["files"]["flows.parquet"])
+        if "files" in outcome:  # from this process or a remote (Dask) worker
+            rs.put(task.key, outcome["files"], run_info(task, version))
+        flows_of[task.key] = outcome["flows"]
         if not outcome["conservation_ok"]:
             failed_conservation.append(task.index)
         done += runs_of_key[task.key]
@@ -594,29 +628,10 @@ def sweep(
     run_wall = time.perf_counter() - run_started
 
     params = [a.path for a in axes]
-    frames = []
     for t in tasks:
-        f = flows_of.get(t.key)
-        if f is None:
-            f = rs.flows(t.key)
-            flows_of[t.key] = f
-        head = pd.DataFrame(
-            {"point": t.point, **{p: [v] for p, v in t.params}, "seed": t.seed, "key": t.key},
-            index=[0],
-        )
-        frames.append(
-            pd.concat(
-                [
-                    head.loc[head.index.repeat(len(f))].reset_index(drop=True),
-                    f.reset_index(drop=True),
-                ],
-                axis=1,
-            )
-        )
-    runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    for c in ("flow", "from", "to", "transport", "app"):
-        if c in runs:
-            runs[c] = runs[c].astype(str)
+        if t.key not in flows_of:
+            flows_of[t.key] = pq.read_table(rs.path(t.key) / "flows.parquet")
+    runs = runs_table(tasks, params, flows_of)
     points = aggregate(runs, params) if len(runs) else pd.DataFrame()
     executed = len(todo)
     info = {
@@ -641,6 +656,31 @@ def sweep(
     if out_dir is not None:
         write_sweep(result, sc, out_dir)
     return result
+
+
+def runs_table(
+    tasks: Sequence[Task], params: Sequence[str], flows_of: Mapping[str, pa.Table]
+) -> pd.DataFrame:
+    """One row per run x flow in task order: ``point``, the grid values, ``seed``, ``key``,
+    then the flow table's columns (categorical columns as text). Built in Arrow and
+    converted once."""
+    parts = []
+    for t in tasks:
+        f = flows_of[t.key]
+        n = f.num_rows
+        cols: dict[str, pa.Array] = {"point": pa.array(np.full(n, t.point, dtype=np.int64))}
+        for p, v in t.params:
+            cols[p] = pa.array([v] * n)
+        cols["seed"] = pa.array(np.full(n, t.seed, dtype=np.int64))
+        cols["key"] = pa.array([t.key] * n, pa.string())
+        for name, col in zip(f.column_names, f.columns, strict=True):
+            if pa.types.is_dictionary(col.type):
+                col = col.cast(pa.string())
+            cols[name] = col
+        parts.append(pa.table(cols))
+    if not parts:
+        return pd.DataFrame()
+    return pa.concat_tables(parts, promote_options="default").to_pandas()
 
 
 def write_sweep(result: SweepResult, scenario: Scenario, out_dir: Path) -> None:
