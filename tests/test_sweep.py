@@ -91,6 +91,12 @@ def test_point_aggregates_are_the_mean_over_seeds(tmp_path: Path) -> None:
     raw = sw.runs[(sw.runs["point"] == 0) & (sw.runs["flow"] == "cbr0")]["goodput_bps"]
     assert cbr0["mean"].item() == pytest.approx(raw.mean())
     assert cbr0["n"].item() == 3
+    _, _, sd, lo, hi = mean_ci(raw.to_numpy(dtype=float))
+    assert (cbr0["std"].item(), cbr0["ci95_low"].item(), cbr0["ci95_high"].item()) == (
+        pytest.approx(sd),
+        pytest.approx(lo),
+        pytest.approx(hi),
+    )
     total = pts[(pts["point"] == 0) & (pts["flow"] == ALL_FLOWS) & (pts["metric"] == "goodput_bps")]
     per_seed = sw.runs[sw.runs["point"] == 0].groupby("seed")["goodput_bps"].sum()
     assert total["mean"].item() == pytest.approx(per_seed.mean())
