@@ -181,3 +181,29 @@ def test_cli_sweep_writes_tables_and_prints_the_points(tmp_path: Path) -> None:
     assert (info["runs"], info["executed"]) == (6, 6)
     assert "15Mbit" in proc.stdout and "6 executed" in proc.stdout
     assert pd.read_csv(out / "runs.csv").shape[0] == 6 * 5
+
+
+def test_a_sweep_runs_on_a_dask_scheduler_given_by_address(tmp_path: Path) -> None:
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        proc = airqueue_cli(
+            "sweep",
+            UDP_BOTTLENECK,
+            "--grid",
+            "links.bottleneck.rate=5Mbit,10Mbit",
+            "--seeds",
+            "2",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--quiet",
+            "--out",
+            tmp_path / "remote",
+        )
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads((tmp_path / "remote" / "sweep.json").read_text())
+    assert (info["backend"], info["executed"]) == ("dask", 4)
+    local = airqueue.sweep(UDP_BOTTLENECK, grid=["links.bottleneck.rate=5Mbit,10Mbit"], seeds=2)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "remote" / "runs.parquet"), local.runs)
