@@ -66,3 +66,19 @@ def reports_path(stderr: str, expected: str) -> bool:
         p == expected or (expected.endswith(".toml") and Path(p).name == expected)
         for p in problem_paths(stderr)
     )
+
+
+def require_binary(name: str, package: str) -> str:
+    """The path of an external program a test needs; fails (never skips) when it is missing,
+    saying how to install it, so that CI cannot pass without running the test."""
+    import shutil
+
+    path = shutil.which(name)
+    if path is None:
+        import pytest
+
+        pytest.fail(
+            f"{name} is not installed; install it with "
+            f"`DEBIAN_FRONTEND=noninteractive apt-get install -y {package}` (.ci/run does)"
+        )
+    return path

@@ -17,17 +17,41 @@ import airqueue
 from support import UDP_BOTTLENECK
 
 FLOW_COLUMNS = {
-    "flow", "from", "to", "transport", "app",
-    "tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "goodput_bps",
-    "delay_mean_ms", "delay_min_ms", "delay_p50_ms", "delay_p99_ms", "delay_max_ms",
-    "ipdv_mean_ms", "drops",
-}  # fmt: skip
+    "flow",
+    "from",
+    "to",
+    "transport",
+    "app",
+    "tx_packets",
+    "tx_bytes",
+    "rx_packets",
+    "rx_bytes",
+    "goodput_bps",
+    "delay_mean_ms",
+    "delay_min_ms",
+    "delay_p50_ms",
+    "delay_p99_ms",
+    "delay_max_ms",
+    "ipdv_mean_ms",
+    "drops",
+}
 QUEUE_COLUMNS = {
-    "queue", "dev", "kind", "rate_bps",
-    "enqueued_packets", "enqueued_bytes", "dequeued_packets", "dequeued_bytes", "drops",
-    "backlog_mean_packets", "backlog_mean_bytes", "backlog_max_packets", "backlog_max_bytes",
-    "backlog_end_packets", "sojourn_mean_ms",
-}  # fmt: skip
+    "queue",
+    "dev",
+    "kind",
+    "rate_bps",
+    "enqueued_packets",
+    "enqueued_bytes",
+    "dequeued_packets",
+    "dequeued_bytes",
+    "drops",
+    "backlog_mean_packets",
+    "backlog_mean_bytes",
+    "backlog_max_packets",
+    "backlog_max_bytes",
+    "backlog_end_packets",
+    "sojourn_mean_ms",
+}
 TIMESERIES_COLUMNS = ["time_s", "kind", "name", "metric", "value"]
 FLOW_NAMES = ["cbr0", "cbr1", "cbr2", "poisson0", "poisson1"]
 

@@ -19,18 +19,23 @@ from . import _native
 from .errors import InternalError, ScenarioError
 from .result import Result
 from .scenario import Scenario, call_native, load_scenario
+from .store import ResultStore
+from .sweep import SweepResult, sweep
 
 __version__: str = _native.version()
 
 __all__ = [
     "InternalError",
     "Result",
+    "ResultStore",
     "Scenario",
     "ScenarioError",
+    "SweepResult",
     "__version__",
     "load_scenario",
     "run",
     "schema",
+    "sweep",
 ]
 
 
@@ -38,17 +43,26 @@ def run(
     scenario: str | Path | Mapping[str, Any] | Scenario,
     seed: int | None = None,
     set: Mapping[str, Any] | Iterable[str] | None = None,
+    pcap: str | Iterable[str] | None = None,
+    pcap_dir: str | Path = ".",
 ) -> Result:
     """Runs a scenario (a TOML path, a dict, or a :class:`Scenario`) and returns its results.
 
     ``seed`` overrides ``run.seed``; ``set`` overrides any value by dotted path (see
-    :func:`load_scenario`). The simulation runs without holding the GIL. Raises
-    :class:`ScenarioError` (naming every bad field) for invalid input.
+    :func:`load_scenario`). ``pcap`` names links (``"bottleneck"`` or a list) to capture into
+    ``<pcap_dir>/<link>.pcap`` (see docs/experiments.md); ``Result.pcap`` lists them. A
+    ``[sweep]`` table in the scenario is ignored (this runs the base point). The simulation
+    runs without holding the GIL. Raises :class:`ScenarioError` (naming every bad field) for
+    invalid input.
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, set=set)
     if isinstance(scenario, Scenario) and set is not None:
         sc = load_scenario(scenario.data, set=set)
-    raw = call_native(_native.run, sc.to_json(), seed)
+    links = [pcap] if isinstance(pcap, str) else (list(pcap) if pcap is not None else None)
+    if links is not None:
+        links = [name.strip() for item in links for name in item.split(",") if name.strip()]
+        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+    raw = call_native(_native.run, sc.to_json(), seed, links, str(pcap_dir) if links else None)
     return Result.from_native(raw)
 
 

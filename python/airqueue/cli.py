@@ -16,16 +16,32 @@ import tomllib
 import traceback
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pandas as pd
 import typer
+from rich import box
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
 import airqueue
 from airqueue import Result, Scenario, ScenarioError
+from airqueue.sweep import ALL_FLOWS, SweepResult, is_sweep_dir, load_sweep
+
+if TYPE_CHECKING:  # matplotlib is imported only by the commands that draw
+    from matplotlib.figure import Figure
 
 try:
     import resource
@@ -202,6 +218,16 @@ def run(
     ] = None,
     seed: SeedOpt = None,
     sets: SetOpt = None,
+    pcap: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pcap",
+            metavar="LINK[,LINK]",
+            help="Write DIR/LINK.pcap: both directions of the link as tcpdump would see "
+            "them leave (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
 ) -> None:
     """Run a scenario, print a summary and write the results.
@@ -210,10 +236,19 @@ def run(
 
     Exits 1 if the packet conservation check fails (after writing the results).
     """
-    result = airqueue.run(load(file, sets), seed=seed)
-    target = result.write(out_dir if out_dir is not None else Path("results") / file.stem)
+    scenario = load(file, sets)
+    target_dir = out_dir if out_dir is not None else Path("results") / file.stem
+    if scenario.sweep is not None and not quiet:
+        out.print(
+            "the [sweep] table is not used by run (this is the base point); use airqueue sweep",
+            style="dim",
+        )
+    result = airqueue.run(scenario, seed=seed, pcap=pcap, pcap_dir=target_dir)
+    target = result.write(target_dir)
     if not quiet:
         print_run_summary(result)
+        for link, (path, packets) in result.pcap.items():
+            out.print(f"pcap {link}: {packets:,} packets in {path}")
         out.print(f"wrote {target}{os.sep}")
     if not result.summary["conservation_ok"]:
         err.print(Text("packet conservation failed:", style="bold red"))
@@ -437,6 +472,378 @@ def bench(
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         out.print(bench_table(report))
+
+
+# ---------------------------------------------------------------------------------------
+# airqueue sweep / plot / report / reproduce (experiments: docs/experiments.md)
+# ---------------------------------------------------------------------------------------
+
+
+class RateColumn(ProgressColumn):
+    """Finished runs per second since the bar started."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- runs/s" if speed is None else f"{speed:.1f} runs/s", style="cyan")
+
+
+class SweepProgress:
+    """A rich progress bar (done/total, rate, ETA) driven by the sweep's progress hook."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.bar = Progress(
+            TextColumn("sweep"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=err,
+            disable=not enabled,
+        )
+        self.task: TaskID | None = None
+
+    def __call__(self, done: int, total: int, skipped: int) -> None:
+        if self.task is None:
+            self.task = self.bar.add_task("sweep", total=total)
+            if skipped:
+                self.bar.console.print(f"{skipped} of {total} runs are in the store already")
+            # Runs from the store do not count towards the rate.
+            self.bar.update(self.task, completed=0, total=total - skipped)
+            return
+        self.bar.update(self.task, completed=done - skipped)
+
+
+#: Run totals the sweep command prints, with their column headings and scale.
+POINT_COLUMNS = (
+    ("goodput_bps", "goodput Mbit/s", 1e6),
+    ("delay_mean_ms", "delay ms", 1.0),
+    ("drops", "drops", 1.0),
+    ("jain_index", "Jain", 1.0),
+)
+
+
+def points_table(result: SweepResult) -> Table:
+    """One row per grid point: run totals as mean ± 95 % CI half-width."""
+    table = Table(
+        title="run totals per point (mean ± 95 % CI over seeds)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption="columns: " + ", ".join(result.params),
+        caption_justify="left",
+    )
+    for p in result.params:
+        table.add_column(p.rsplit(".", 1)[-1], no_wrap=True)
+    pts = result.points[result.points["flow"] == ALL_FLOWS]
+    present = [c for c in POINT_COLUMNS if c[0] in set(pts["metric"])]
+    for _, heading, _ in present:
+        table.add_column(heading, justify="right", no_wrap=True)
+    for _, g in pts.groupby("point", sort=True):
+        row = [str(g[p].iloc[0]) for p in result.params]
+        for metric, _, scale in present:
+            r = g[g["metric"] == metric].iloc[0]
+            half = (r["ci95_high"] - r["ci95_low"]) / 2 / scale
+            row.append(
+                f"{r['mean'] / scale:.4g}±{half:.1g}"
+                if half == half
+                else f"{r['mean'] / scale:.4g}"
+            )
+        table.add_row(*row)
+    return table
+
+
+@app.command()
+def sweep(
+    file: FileArg,
+    grid: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--grid",
+            "-g",
+            metavar="PATH=V1,V2|PATH=START:STOP:STEP",
+            help="A swept parameter (repeatable; points are all combinations). Ranges include "
+            "STOP; units allowed: 2Mbit:10Mbit:2Mbit.",
+            show_default=False,
+        ),
+    ] = None,
+    seeds: Annotated[
+        int | None,
+        typer.Option(
+            "--seeds",
+            min=1,
+            help="Seeds per point, from run.seed on (default: [sweep] seeds, else 1).",
+            show_default=False,
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Parallel runs (default: cores).", show_default=False
+        ),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Output folder (default: results/FILE-STEM-sweep).",
+            show_default=False,
+        ),
+    ] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            metavar="DIR",
+            help="Result store (default: DIR/store); share one between sweeps to reuse runs.",
+            show_default=False,
+        ),
+    ] = None,
+    backend: Annotated[
+        str, typer.Option("--backend", help="local (worker processes) or dask.")
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="tcp://HOST:PORT",
+            help="Dask scheduler address (implies --backend dask; without it, dask "
+            "starts a LocalCluster).",
+            show_default=False,
+        ),
+    ] = None,
+    sets: SetOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+) -> None:
+    """Run a scenario over a grid of parameter values x seeds, in parallel.
+
+    Writes runs.parquet/.csv (one row per run x flow), points.parquet/.csv (mean and 95 % CI
+    per point), sweep.json and scenario.toml; each run's files go to the result store, and
+    runs found there are not run again.
+    """
+    target = out_dir if out_dir is not None else Path("results") / f"{file.stem}-sweep"
+    bar = SweepProgress(enabled=not quiet)
+    with bar.bar:
+        result = airqueue.sweep(
+            load(file, sets),
+            grid=grid or [],
+            seeds=seeds,
+            jobs=jobs,
+            out=target,
+            store=store,
+            backend=backend,
+            scheduler=scheduler,
+            progress=bar,
+        )
+    info = result.info
+    if not quiet:
+        out.print(points_table(result))
+        rate = info["runs_per_second"]
+        out.print(
+            f"{info['runs']} runs ({info['points']} points x {len(info['seeds'])} seeds): "
+            f"{info['executed']} executed, {info['skipped']} from the store"
+            + (f"; {rate:.1f} runs/s on {info['jobs']} jobs ({info['backend']})" if rate else "")
+        )
+        out.print(f"wrote {target}{os.sep}")
+    if info["conservation_failed"]:
+        err.print(
+            Text(
+                f"packet conservation failed in {len(info['conservation_failed'])} "
+                "run(s); see the stored summary.json files",
+                style="bold red",
+            )
+        )
+        raise typer.Exit(1)
+
+
+@app.command()
+def plot(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="A run or sweep folder.")],
+    kind: Annotated[
+        str, typer.Option("--kind", "-k", help="timeseries | box | cdf | line | surface.")
+    ] = "timeseries",
+    metric: Annotated[
+        str,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="A flow metric (column of flows.csv) or run total (jain_index, ...).",
+        ),
+    ] = "goodput_bps",
+    x: Annotated[
+        str | None, typer.Option("--x", help="Swept parameter on the x axis.", show_default=False)
+    ] = None,
+    y: Annotated[
+        str | None,
+        typer.Option("--y", help="Second swept parameter (surface).", show_default=False),
+    ] = None,
+    flow: Annotated[
+        str | None,
+        typer.Option(
+            "--flow",
+            help='A flow name, or "(all)" for run totals (default for '
+            "box/line/surface; cdf defaults to every flow).",
+            show_default=False,
+        ),
+    ] = None,
+    run_key: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            metavar="KEY",
+            help="timeseries of a sweep: the stored run (key or prefix; default the first).",
+            show_default=False,
+        ),
+    ] = None,
+    target: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="FILE",
+            help="Image file; .png, .svg or .pdf (default DIR/plots/KIND-METRIC.png).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Draw a figure of a run or sweep folder (matplotlib, headless)."""
+    from airqueue import plots
+
+    fig = draw(directory, kind, metric, x, y, flow, run_key)
+    name = kind if kind == "timeseries" else f"{kind}-{metric}"
+    path = plots.save(fig, target if target is not None else directory / "plots" / f"{name}.png")
+    out.print(f"wrote {path}")
+
+
+def draw(
+    directory: Path,
+    kind: str,
+    metric: str,
+    x: str | None,
+    y: str | None,
+    flow: str | None,
+    run_key: str | None,
+) -> Figure:
+    """The figure `airqueue plot` asked for; bad requests raise InputError (exit 2)."""
+    from airqueue import plots
+    from airqueue.store import ResultStore
+
+    if kind not in plots.KINDS:
+        raise InputError("--kind", f'"{kind}" is not a plot; use one of {", ".join(plots.KINDS)}')
+    sweep_dir = is_sweep_dir(directory)
+    if not sweep_dir and not (directory / "summary.json").is_file():
+        raise InputError(
+            str(directory),
+            "is not a run folder (airqueue run --out) or a sweep folder (airqueue sweep --out)",
+        )
+    try:
+        if kind == "timeseries":
+            if not sweep_dir:
+                return plots.timeseries(Result.read(directory), directory.name)
+            sw = load_sweep(directory)
+            keys = list(dict.fromkeys(sw.runs["key"]))
+            chosen = [k for k in keys if k.startswith(run_key or "")]
+            if not chosen:
+                raise InputError("--run", f'no stored run "{run_key}" in this sweep')
+            store = ResultStore(sw.info["store"])
+            return plots.timeseries(store.result(chosen[0]), f"run {chosen[0][:12]}")
+        if not sweep_dir:
+            raise InputError(str(directory), f"--kind {kind} needs a sweep folder")
+        sw = load_sweep(directory)
+        if kind == "box":
+            return plots.box(sw, metric, flow if flow is not None else ALL_FLOWS)
+        if kind == "cdf":
+            return plots.cdf(sw, metric, flow if flow is not None else "")
+        if kind == "line":
+            return plots.line(sw, metric, x, flow if flow is not None else ALL_FLOWS, y)
+        return plots.surface(sw, metric, x, y, flow if flow is not None else ALL_FLOWS)
+    except plots.PlotError as e:
+        raise InputError(f"--kind {kind}", str(e)) from None
+
+
+@app.command("report")
+def report_cmd(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="A run or sweep folder.")],
+    target: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="FILE",
+            help="HTML file (default DIR/report.html).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Write a self-contained HTML page (summary, figures, tables, scenario) for a folder."""
+    from airqueue.report import report as report_html
+
+    if not is_sweep_dir(directory) and not (directory / "summary.json").is_file():
+        raise InputError(str(directory), "is not a run folder or a sweep folder")
+    path = report_html(directory, target)
+    out.print(f"wrote {path}")
+
+
+@app.command()
+def reproduce(
+    name: Annotated[
+        str | None,
+        typer.Argument(metavar="NAME", help="A reproduction (see --list).", show_default=False),
+    ] = None,
+    list_all: Annotated[bool, typer.Option("--list", help="List the reproductions.")] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Output folder (default results/reproduce/NAME).",
+            show_default=False,
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Parallel runs (default: cores).", show_default=False
+        ),
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="Fewer seeds and shorter runs (a smoke test; the tolerances are not checked).",
+        ),
+    ] = False,
+) -> None:
+    """Run a registered paper-figure reproduction: its sweep, its figure, and a table of our
+    numbers beside the reference's. Exits 1 if a point is outside its stated tolerance."""
+    from airqueue import catalog
+
+    if list_all or name is None:
+        table = Table(
+            title="reproductions (airqueue reproduce NAME)", title_justify="left", show_lines=True
+        )
+        table.add_column("name", style="bold cyan", no_wrap=True)
+        table.add_column("reproduces")
+        table.add_column("reference")
+        for r in catalog.REGISTRY.values():
+            table.add_row(r.name, Text(r.title), Text(r.reference))
+        out.print(table)
+        return
+    if name not in catalog.REGISTRY:
+        raise InputError(name, "no such reproduction; known: " + ", ".join(catalog.REGISTRY))
+    target = out_dir if out_dir is not None else Path("results") / "reproduce" / name
+    bar = SweepProgress(enabled=True)
+    with bar.bar:
+        rep = catalog.reproduce(name, target, jobs=jobs, quick=quick, progress=bar)
+    out.print(catalog.comparison_table(rep))
+    out.print(f"wrote {rep.figure} and {rep.table_path}")
+    if not quick and not rep.passed:
+        err.print(Text("some points are outside the stated tolerance", style="bold red"))
+        raise typer.Exit(1)
 
 
 # ---------------------------------------------------------------------------------------

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import io
 import json
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
 import tomli_w
+
+#: Keys of the key-value metadata every parquet file of a run carries (bytes, UTF-8).
+META_SCENARIO = b"airqueue.scenario"
+META_VERSION = b"airqueue.version"
+META_SEED = b"airqueue.seed"
 
 #: Files `Result.write` produces, in order.
 OUTPUT_FILES = (
@@ -49,6 +59,8 @@ class Result:
     queues: pd.DataFrame
     timeseries: pd.DataFrame
     scenario: dict[str, Any]
+    #: pcap files written by the run (``run(..., pcap=[...])``): link -> (path, packets).
+    pcap: dict[str, tuple[Path, int]] = field(default_factory=dict)
 
     @classmethod
     def from_native(cls, raw: dict[str, Any]) -> Result:
@@ -58,21 +70,137 @@ class Result:
             queues=frame_from_columns(raw["queues"]),
             timeseries=frame_from_columns(raw["timeseries"]),
             scenario=json.loads(raw["resolved_json"]),
+            pcap={link: (Path(path), int(n)) for link, path, n in raw.get("pcap", [])},
+        )
+
+    @classmethod
+    def read(cls, run_dir: str | Path) -> Result:
+        """Loads a run written by :meth:`write` (or stored by a sweep) from its folder."""
+        d = Path(run_dir)
+        scenario = tomllib.loads((d / "scenario.toml").read_text(encoding="utf-8"))
+        return cls(
+            summary=json.loads((d / "summary.json").read_text(encoding="utf-8")),
+            flows=pd.read_parquet(d / "flows.parquet"),
+            queues=pd.read_parquet(d / "queues.parquet"),
+            timeseries=pd.read_parquet(d / "timeseries.parquet"),
+            scenario=scenario,
         )
 
     @property
     def conservation_ok(self) -> bool:
         return bool(self.summary.get("conservation_ok"))
 
+    def scenario_toml(self) -> str:
+        """The resolved scenario as TOML text (what scenario.toml holds)."""
+        return tomli_w.dumps(self.scenario)
+
+    def parquet_metadata(self) -> dict[bytes, bytes]:
+        """What every parquet file of this run carries: scenario text, version and seed."""
+        return {
+            META_SCENARIO: self.scenario_toml().encode(),
+            META_VERSION: str(self.summary.get("airqueue_version", "")).encode(),
+            META_SEED: str(self.summary.get("seed", "")).encode(),
+        }
+
+    def encode(self) -> dict[str, bytes]:
+        """Every output file's bytes, by file name (in :data:`OUTPUT_FILES` order). Apart
+        from the ``timing`` entry of summary.json, the bytes depend only on scenario and seed."""
+        tables = {
+            "flows": arrow_from_frame(self.flows),
+            "queues": arrow_from_frame(self.queues),
+            "timeseries": arrow_from_frame(self.timeseries),
+        }
+        return encode_files(tables, self.summary, self.scenario_toml())
+
     def write(self, out_dir: str | Path) -> Path:
-        """Writes every output file into ``out_dir`` (created if needed). Apart from the
-        ``timing`` entry of summary.json, the bytes depend only on scenario and seed."""
+        """Writes every output file into ``out_dir`` (created if needed)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
-        self.flows.to_csv(out / "flows.csv", index=False)
-        self.flows.to_parquet(out / "flows.parquet", index=False)
-        self.timeseries.to_parquet(out / "timeseries.parquet", index=False)
-        self.queues.to_parquet(out / "queues.parquet", index=False)
-        (out / "scenario.toml").write_text(tomli_w.dumps(self.scenario))
+        for name, data in self.encode().items():
+            (out / name).write_bytes(data)
         return out
+
+
+# Output files are encoded from Arrow tables built column by column (a categorical becomes
+# a dictionary array of int32 codes and string categories), without pandas' conversion
+# machinery: a sweep of short runs encodes hundreds of runs a second. The core's columns
+# and a Result's DataFrames give the same tables, so `airqueue run` and a sweep's store
+# write the same bytes for the same run.
+
+
+def arrow_from_columns(columns: list[tuple[str, Any]]) -> pa.Table:
+    """An Arrow table from the core's columns (see :func:`frame_from_columns`)."""
+    arrays: dict[str, pa.Array] = {}
+    for name, col in columns:
+        if isinstance(col, tuple):
+            codes, categories = col
+            arrays[name] = pa.DictionaryArray.from_arrays(
+                pa.array(codes.astype(np.int32)), pa.array(categories, pa.string())
+            )
+        elif isinstance(col, list):
+            arrays[name] = pa.array(col, pa.string())
+        else:
+            arrays[name] = pa.array(col)
+    return pa.table(arrays)
+
+
+def arrow_from_frame(df: pd.DataFrame) -> pa.Table:
+    """The Arrow table of a result DataFrame (the same as :func:`arrow_from_columns` gives
+    for the core's columns of that table)."""
+    arrays: dict[str, pa.Array] = {}
+    for name in df.columns:
+        s = df[name]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            arrays[name] = pa.DictionaryArray.from_arrays(
+                pa.array(s.cat.codes.to_numpy().astype(np.int32)),
+                pa.array([str(c) for c in s.cat.categories], pa.string()),
+            )
+        elif pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
+            arrays[name] = pa.array(s.to_numpy())
+        else:
+            arrays[name] = pa.array(
+                [None if v is None else str(v) for v in s.tolist()], pa.string()
+            )
+    return pa.table(arrays)
+
+
+def encode_files(
+    tables: dict[str, pa.Table], summary: dict[str, Any], scenario_toml: str
+) -> dict[str, bytes]:
+    """The bytes of every file of :data:`OUTPUT_FILES` from a run's tables (``flows``,
+    ``queues``, ``timeseries``), summary and resolved scenario text. Parquet files carry
+    the scenario text, version and seed as metadata (:data:`META_SCENARIO`, ...)."""
+    meta = {
+        META_SCENARIO: scenario_toml.encode(),
+        META_VERSION: str(summary.get("airqueue_version", "")).encode(),
+        META_SEED: str(summary.get("seed", "")).encode(),
+    }
+    csv = io.BytesIO()
+    pa_csv.write_csv(tables["flows"], csv)
+    return {
+        "summary.json": (json.dumps(summary, indent=2) + "\n").encode(),
+        "flows.csv": csv.getvalue(),
+        "flows.parquet": parquet_bytes(tables["flows"], meta),
+        "timeseries.parquet": parquet_bytes(tables["timeseries"], meta),
+        "queues.parquet": parquet_bytes(tables["queues"], meta),
+        "scenario.toml": scenario_toml.encode(),
+    }
+
+
+def parquet_bytes(data: pd.DataFrame | pa.Table, metadata: dict[bytes, bytes]) -> bytes:
+    """A table as a parquet file whose schema metadata also holds ``metadata``."""
+    table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def parquet_metadata(path: str | Path) -> dict[str, str]:
+    """The airqueue entries of a parquet file's metadata: ``scenario``, ``version``, ``seed``."""
+    meta = pq.read_schema(path).metadata or {}
+    return {
+        k.decode().removeprefix("airqueue."): v.decode()
+        for k, v in meta.items()
+        if k.startswith(b"airqueue.")
+    }

@@ -20,6 +20,9 @@ import tomli_w
 from . import _native
 from .errors import InternalError, ScenarioError
 
+#: The top-level table that describes a sweep; handled here, never passed to the core.
+SWEEP_SECTION = "sweep"
+
 #: The key that names the entries of each list section, for ``--set`` paths.
 NAME_KEYS = ("name", "dev")
 
@@ -31,6 +34,9 @@ class Scenario:
     data: dict[str, Any]
     source: Path | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: The file's ``[sweep]`` table (grid and seeds for ``airqueue sweep``), taken out of
+    #: ``data``: the core only ever sees one run's scenario, and ``run`` runs the base point.
+    sweep: dict[str, Any] | None = None
 
     def to_json(self) -> str:
         return json.dumps(self.data)
@@ -190,9 +196,10 @@ def load_scenario(
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError.single(str(path), f"is not valid TOML: {e}") from None
+    sweep = data.pop(SWEEP_SECTION, None)
     overrides: dict[str, Any] = {}
     if set is not None:
         overrides = dict(set) if isinstance(set, Mapping) else parse_assignments(set)
     for k, v in overrides.items():
         set_path(data, k, v)
-    return Scenario(data=data, source=path, overrides=overrides)
+    return Scenario(data=data, source=path, overrides=overrides, sweep=sweep)

@@ -7,10 +7,10 @@
 
 use airqueue::metrics::{Column, Table};
 use airqueue::scenario::{self, ScenarioError as CoreScenarioError};
-use airqueue::sim::{BuildOptions, Simulation};
+use airqueue::sim::{BuildOptions, CaptureSpec, Simulation};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -110,31 +110,52 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// Runs a scenario given as JSON text. Returns a dict with `summary_json`, `resolved_json`,
 /// and the tables `flows`, `queues`, `timeseries` as lists of (column name, column) where a
 /// column is a NumPy array, a list of str, or (codes array, categories list).
+///
+/// With `pcap_links` (link names) and `pcap_dir`, writes `<pcap_dir>/<link>.pcap` for each
+/// link and adds `pcap`: a list of (link, path, packets).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None))]
+#[pyo3(signature = (scenario_json, seed=None, pcap_links=None, pcap_dir=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     seed: Option<u64>,
+    pcap_links: Option<Vec<String>>,
+    pcap_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_json.to_owned();
-    let (resolved, results) = py.detach(move || {
+    let capture = pcap_links.map(|links| CaptureSpec {
+        links,
+        dir: pcap_dir.unwrap_or_else(|| ".".into()),
+    });
+    let (resolved, results, captured) = py.detach(move || {
         guarded(|| {
             let mut s = scenario::load_json_str(&text)?;
             if let Some(seed) = seed {
                 s.run.seed = seed;
             }
-            let mut sim = Simulation::build(&s, BuildOptions::default())?;
+            let opts = BuildOptions {
+                capture,
+                ..Default::default()
+            };
+            let mut sim = Simulation::build(&s, opts)?;
             sim.run();
-            Ok((scenario::to_resolved_json(&s), sim.results()))
+            let captured = sim.finish_capture();
+            Ok((scenario::to_resolved_json(&s), sim.results(), captured))
         })
     })?;
+    let captured =
+        captured.map_err(|e| PyOSError::new_err(format!("writing the pcap files failed: {e}")))?;
     let d = PyDict::new(py);
     d.set_item("summary_json", results.summary.to_json())?;
     d.set_item("resolved_json", resolved)?;
     d.set_item("flows", table_to_py(py, results.flows)?)?;
     d.set_item("queues", table_to_py(py, results.queues)?)?;
     d.set_item("timeseries", table_to_py(py, results.timeseries)?)?;
+    let pcap: Vec<(String, std::path::PathBuf, u64)> = captured
+        .into_iter()
+        .map(|c| (c.link, c.path, c.packets))
+        .collect();
+    d.set_item("pcap", pcap)?;
     Ok(d)
 }
 

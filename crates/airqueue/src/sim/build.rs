@@ -33,6 +33,8 @@ pub struct BuildOptions {
     pub seed: Option<u64>,
     /// Replaces the qdisc of an interface (by `<node>.<link>`) with a given one.
     pub qdisc_overrides: Vec<(String, Box<dyn Qdisc>)>,
+    /// Writes a pcap file per named link (see [`super::capture`]); off when `None`.
+    pub capture: Option<super::CaptureSpec>,
 }
 
 impl Simulation {
@@ -212,6 +214,20 @@ impl Simulation {
             });
         }
         errs.into_result()?;
+        // Files are created only once the scenario is known to build.
+        let capture = match &opts.capture {
+            None => None,
+            Some(spec) => {
+                let iface_link: Vec<&str> = s
+                    .links
+                    .iter()
+                    .flat_map(|l| [l.name.as_str(), l.name.as_str()])
+                    .collect();
+                let c = super::capture::Capture::open(spec, &iface_link)
+                    .map_err(|(path, message)| ScenarioError::single(path, message))?;
+                Some(Box::new(c))
+            }
+        };
 
         let sample_interval = s.run.sample_interval.time();
         let samples = (duration.0 / sample_interval.0.max(1)) as usize + 1;
@@ -237,6 +253,7 @@ impl Simulation {
             ledger: Default::default(),
             last_sample: SimTime::ZERO,
             wall_seconds: 0.0,
+            capture,
         };
         sim.schedule_initial_events();
         Ok(sim)

@@ -6,11 +6,13 @@
 //! dropped, in flight) covers the whole run and is checked at the end.
 
 mod build;
+mod capture;
 mod conservation;
 mod results;
 mod tcp_flow;
 
 pub use build::BuildOptions;
+pub use capture::{CaptureFile, CaptureSpec};
 pub use conservation::{Conservation, Ledger};
 pub use results::{RunResults, Summary};
 pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
@@ -109,6 +111,8 @@ pub struct Simulation {
     timeseries: TimeSeries,
     last_sample: SimTime,
     wall_seconds: f64,
+    /// Open pcap files, when asked for ([`BuildOptions::capture`]).
+    capture: Option<Box<capture::Capture>>,
 }
 
 /// Loads, validates, builds and runs a scenario in one call.
@@ -141,6 +145,11 @@ impl Simulation {
             self.sample();
         }
         self.wall_seconds = started.elapsed().as_secs_f64();
+    }
+
+    /// Flushes and closes the pcap files (none when capture was not asked for).
+    pub fn finish_capture(&mut self) -> std::io::Result<Vec<CaptureFile>> {
+        self.capture.as_mut().map_or(Ok(Vec::new()), |c| c.finish())
     }
 
     /// Events processed so far.
@@ -459,6 +468,9 @@ impl Simulation {
             Some(pkt) => {
                 let p = self.packets.get(pkt);
                 let (size, sojourn) = (p.size_bytes, now - p.enqueued);
+                if let Some(cap) = &mut self.capture {
+                    cap.record(i.0, now, p);
+                }
                 ifc.stats.on_dequeue(size, sojourn);
                 ifc.tx.sending = Some(pkt);
                 self.packets.set_location(pkt, Location::Transmitting(i.0));

@@ -172,6 +172,7 @@ pub fn run_with_qdisc(s: &Scenario, dev: &str, q: Box<dyn Qdisc>) -> RunResults 
         BuildOptions {
             seed: None,
             qdisc_overrides: vec![(dev.to_string(), q)],
+            ..Default::default()
         },
     )
 }

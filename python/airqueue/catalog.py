@@ -1,0 +1,349 @@
+"""The reproduction catalog: named paper figures (or closed forms) that airqueue re-derives.
+
+Each :class:`Reproduction` is a scenario, a sweep over one parameter with several seeds, a
+way to read our number from each run, and the reference numbers with a stated tolerance.
+``airqueue reproduce NAME`` runs the sweep and writes the figure (ours with 95 % CI, the
+reference as a line) and ``comparison.csv`` (our numbers beside the reference's).
+
+What exists today is wired links, FIFOs and TCP, so the first entries are the classic
+closed forms those models must meet; the seed papers' wireless figures are registered here
+as their models land.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from rich.table import Table
+
+from . import plots
+from .store import atomic_write_bytes
+from .sweep import ProgressHook, SweepResult, mean_ci, sweep
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A registered reproduction (see the module documentation)."""
+
+    name: str
+    #: What is reproduced (a figure, a table, a closed form).
+    title: str
+    #: Where the reference numbers come from.
+    reference: str
+    #: How the scenario realises the reference's assumptions.
+    description: str
+    #: The scenario as a dict (``quick``: shorter runs).
+    scenario: Callable[[bool], dict[str, Any]]
+    #: The swept path and its values.
+    param: str
+    values: tuple[Any, ...]
+    #: The x coordinate of a grid value (e.g. load ρ from an inter-arrival time).
+    x_of: Callable[[Any], float]
+    x_label: str
+    y_label: str
+    #: Our number from one run's flow rows.
+    ours: Callable[[pd.DataFrame], float]
+    #: The reference number at x.
+    expected: Callable[[float], float]
+    #: Relative tolerance of the mean over seeds against the reference.
+    tolerance: float
+    #: Whether x lies where the reference claims to hold (other points are shown, not checked).
+    checked: Callable[[float], bool]
+    #: Legend of the reference curve.
+    reference_label: str = "reference"
+    seeds: int = 5
+    quick_seeds: int = 2
+    log_x: bool = False
+    log_y: bool = False
+
+
+@dataclass
+class ReproductionResult:
+    reproduction: Reproduction
+    table: pd.DataFrame
+    sweep: SweepResult
+    figure: Path
+    table_path: Path
+    passed: bool
+    quick: bool
+
+
+# ---------------------------------------------------------------------------------------
+# M/D/1: Pollaczek–Khinchine
+# ---------------------------------------------------------------------------------------
+
+#: Service time of a 1000-B datagram at 10 Mbit/s.
+MD1_SERVICE_S = 1000 * 8 / 10e6
+MD1_LOADS = (0.1, 0.3, 0.5, 0.7, 0.8, 0.9)
+
+
+def _md1_scenario(quick: bool) -> dict[str, Any]:
+    return {
+        "description": "Poisson arrivals of 1000-B datagrams into an unbounded pfifo on a "
+        "10 Mbit link (D = 800 µs, no propagation delay): M/D/1.",
+        "run": {"duration": "40s" if quick else "210s", "warmup": "10s", "sample_interval": "1s"},
+        "nodes": [{"name": "sender"}, {"name": "receiver"}],
+        "links": [{"name": "link", "between": ["sender", "receiver"], "rate": "10Mbit"}],
+        "qdiscs": [{"dev": "sender.link", "kind": "pfifo", "limit": 100_000_000}],
+        "flows": [
+            {
+                "name": "poisson",
+                "from": "sender",
+                "to": "receiver",
+                "app": {"kind": "poisson", "size": 972, "interval": "1600000ns"},
+            }
+        ],
+    }
+
+
+def _md1_interval(rho: float) -> str:
+    return f"{round(MD1_SERVICE_S * 1e9 / rho)}ns"
+
+
+def _md1_wait_us(rows: pd.DataFrame) -> float:
+    # FIFO on a dedicated link without propagation delay: one-way delay = W_q + D.
+    return float(rows["delay_mean_ms"].iloc[0]) * 1e3 - MD1_SERVICE_S * 1e6
+
+
+def _pk_wait_us(rho: float) -> float:
+    """Pollaczek–Khinchine mean wait for deterministic service: W_q = ρD / (2(1 - ρ))."""
+    return rho * MD1_SERVICE_S / (2 * (1 - rho)) * 1e6
+
+
+MD1 = Reproduction(
+    name="md1-pollaczek-khinchine",
+    title="M/D/1 mean queueing delay against offered load",
+    reference="closed form: Pollaczek–Khinchine, W_q = ρD / (2(1 - ρ)) (Kleinrock, Queueing "
+    "Systems I, 1975, §5.7)",
+    description=_md1_scenario(False)["description"],
+    scenario=_md1_scenario,
+    param="flows.poisson.app.interval",
+    values=tuple(_md1_interval(r) for r in MD1_LOADS),
+    x_of=lambda v: MD1_SERVICE_S * 1e9 / float(str(v).removesuffix("ns")),
+    x_label="offered load ρ",
+    y_label="mean wait in queue W_q (µs)",
+    ours=_md1_wait_us,
+    expected=_pk_wait_us,
+    tolerance=0.05,
+    checked=lambda rho: True,
+    reference_label="Pollaczek–Khinchine",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# TCP throughput against loss: Mathis et al.
+# ---------------------------------------------------------------------------------------
+
+MATHIS_MSS = 1448
+MATHIS_RTT_S = 0.050 + 1500 * 8 / 100e6  # two 25 ms propagation delays + one serialization
+MATHIS_LOSSES = ("0.05%", "0.1%", "0.2%", "0.5%", "1%", "2%", "5%")
+
+
+def _mathis_scenario(quick: bool) -> dict[str, Any]:
+    return {
+        "description": "One bulk TCP NewReno flow (MSS 1448, no delayed ACKs, 64 MiB receive "
+        "buffer) over a 100 Mbit, 25 ms link with Bernoulli loss in both directions: the "
+        "window, never the link, limits the rate.",
+        "run": {"duration": "60s" if quick else "200s", "warmup": "20s"},
+        "nodes": [{"name": "sender"}, {"name": "receiver"}],
+        "links": [
+            {
+                "name": "path",
+                "between": ["sender", "receiver"],
+                "rate": "100Mbit",
+                "delay": "25ms",
+                "impairment": {"loss": "1%"},
+            }
+        ],
+        "qdiscs": [{"dev": "sender.path", "kind": "pfifo", "limit": 10000}],
+        "flows": [
+            {
+                "name": "tcp",
+                "from": "sender",
+                "to": "receiver",
+                "transport": {
+                    "kind": "tcp",
+                    "variant": "newreno",
+                    "mss": MATHIS_MSS,
+                    "delayed_ack": False,
+                    "rcv_buffer": "64MiB",
+                    "min_rto": "200ms",
+                },
+                "app": {"kind": "bulk"},
+            }
+        ],
+    }
+
+
+def _mathis_bw_mbit(p: float) -> float:
+    """Mathis, Semke, Mahdavi, Ott 1997, eq. (3): BW = MSS/RTT · C/√p, C = √(3/2) (one ACK
+    per segment)."""
+    return MATHIS_MSS * 8 / MATHIS_RTT_S * math.sqrt(1.5) / math.sqrt(p) / 1e6
+
+
+MATHIS = Reproduction(
+    name="tcp-mathis",
+    title="TCP NewReno throughput against random loss",
+    reference="closed form: Mathis, Semke, Mahdavi, Ott, The Macroscopic Behavior of the TCP "
+    "Congestion Avoidance Algorithm, CCR 27(3), 1997, eq. (3), C = √(3/2); it assumes losses "
+    "are recovered by fast retransmit, so points with p > 1 % (timeouts dominate) are shown, "
+    "not checked",
+    description=_mathis_scenario(False)["description"],
+    scenario=_mathis_scenario,
+    param="links.path.impairment.loss",
+    values=MATHIS_LOSSES,
+    x_of=lambda v: float(str(v).removesuffix("%")) / 100,
+    x_label="loss probability p",
+    y_label="goodput (Mbit/s)",
+    ours=lambda rows: float(rows["goodput_bps"].iloc[0]) / 1e6,
+    expected=_mathis_bw_mbit,
+    tolerance=0.10,
+    checked=lambda p: p <= 0.01,
+    reference_label="Mathis et al. 1997, C = √(3/2)",
+    log_x=True,
+    log_y=True,
+)
+
+#: Every reproduction, by name.
+REGISTRY: Mapping[str, Reproduction] = {r.name: r for r in (MD1, MATHIS)}
+
+
+# ---------------------------------------------------------------------------------------
+# Running one
+# ---------------------------------------------------------------------------------------
+
+
+def compare(rep: Reproduction, sw: SweepResult) -> pd.DataFrame:
+    """Our mean (95 % CI over seeds) beside the reference at every grid point."""
+    rows = []
+    for value, g in sw.runs.groupby(rep.param, sort=False):
+        per_seed = np.array([rep.ours(r) for _, r in g.groupby("seed", sort=True)])
+        n, mean, _, lo, hi = mean_ci(per_seed)
+        x = rep.x_of(value)
+        ref = rep.expected(x)
+        rel = mean / ref - 1 if ref else math.nan
+        checked = rep.checked(x)
+        rows.append(
+            {
+                "x": x,
+                rep.param: value,
+                "reference": ref,
+                "ours": mean,
+                "ci95_low": lo,
+                "ci95_high": hi,
+                "seeds": n,
+                "rel_error": rel,
+                "tolerance": rep.tolerance if checked else math.nan,
+                "within": bool(abs(rel) <= rep.tolerance) if checked else None,
+            }
+        )
+    return pd.DataFrame(rows).sort_values("x", ignore_index=True)
+
+
+def figure(rep: Reproduction, table: pd.DataFrame) -> Any:
+    fig = plots.new_figure(7.5, 4.8)
+    ax = fig.add_subplot()
+    xs = table["x"].to_numpy()
+    dense = (
+        np.geomspace(xs.min(), xs.max(), 200) if rep.log_x else np.linspace(xs.min(), xs.max(), 200)
+    )
+    ax.plot(
+        dense,
+        [rep.expected(x) for x in dense],
+        color="black",
+        linewidth=1.2,
+        label=rep.reference_label,
+    )
+    err = np.vstack([table["ours"] - table["ci95_low"], table["ci95_high"] - table["ours"]])
+    ax.errorbar(
+        xs,
+        table["ours"],
+        yerr=np.nan_to_num(err),
+        fmt="o",
+        color="tab:red",
+        capsize=3,
+        label="airqueue (mean, 95 % CI)",
+    )
+    if rep.log_x:
+        ax.set_xscale("log")
+    if rep.log_y:
+        ax.set_yscale("log")
+    ax.set_xlabel(rep.x_label)
+    ax.set_ylabel(rep.y_label)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend()
+    ax.set_title(rep.title, loc="left", fontsize=10)
+    return fig
+
+
+def reproduce(
+    name: str,
+    out: str | Path,
+    jobs: int | None = None,
+    quick: bool = False,
+    progress: ProgressHook | None = None,
+) -> ReproductionResult:
+    """Runs a reproduction's sweep into ``out/sweep`` and writes ``out/figure.png``,
+    ``out/comparison.csv`` and ``out/reproduction.json``."""
+    rep = REGISTRY[name]
+    out_dir = Path(out)
+    sw = sweep(
+        rep.scenario(quick),
+        grid={rep.param: list(rep.values)},
+        seeds=rep.quick_seeds if quick else rep.seeds,
+        jobs=jobs,
+        out=out_dir / "sweep",
+        progress=progress,
+    )
+    table = compare(rep, sw)
+    fig_path = plots.save(figure(rep, table), out_dir / "figure.png")
+    table_path = out_dir / "comparison.csv"
+    atomic_write_bytes(table_path, table.to_csv(index=False).encode())
+    passed = bool(table["within"].dropna().all())
+    meta = {
+        "name": rep.name,
+        "title": rep.title,
+        "reference": rep.reference,
+        "description": rep.description,
+        "tolerance": rep.tolerance,
+        "quick": quick,
+        "passed": passed,
+        "version": sw.info["version"],
+        "seeds": sw.info["seeds"],
+    }
+    atomic_write_bytes(out_dir / "reproduction.json", (json.dumps(meta, indent=2) + "\n").encode())
+    return ReproductionResult(rep, table, sw, fig_path, table_path, passed, quick)
+
+
+def comparison_table(res: ReproductionResult) -> Table:
+    rep = res.reproduction
+    t = Table(
+        title=f"{rep.name}: {rep.title}",
+        caption=f"reference: {rep.reference}",
+        title_justify="left",
+        caption_justify="left",
+    )
+    for col in (rep.x_label, "reference", "airqueue", "95 % CI", "error", "verdict"):
+        t.add_column(col, justify="right")
+    for r in res.table.itertuples(index=False):
+        verdict = (
+            "not checked"
+            if r.within is None or (isinstance(r.within, float) and math.isnan(r.within))
+            else (f"ok (±{rep.tolerance:.0%})" if r.within else f"OUT (±{rep.tolerance:.0%})")
+        )
+        t.add_row(
+            f"{r.x:g}",
+            f"{r.reference:.4g}",
+            f"{r.ours:.4g}",
+            f"{r.ci95_low:.4g} – {r.ci95_high:.4g}",
+            f"{r.rel_error:+.1%}",
+            verdict,
+        )
+    return t
