@@ -283,9 +283,12 @@ impl<'de> Deserialize<'de> for Bytes {
                 Ok(Bytes(v))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Bytes, E> {
-                Err(E::custom(format!(
-                    "{v} is negative; a size is a whole number of bytes ≥ 0"
-                )))
+                // The toml deserializer hands every integer over as i64.
+                u64::try_from(v).map(Bytes).map_err(|_| {
+                    E::custom(format!(
+                        "{v} is negative; a size is a whole number of bytes ≥ 0"
+                    ))
+                })
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Bytes, E> {
                 Err(E::custom(format!(
@@ -431,5 +434,17 @@ mod tests {
             let d = Duration::parse(s).unwrap();
             assert_eq!(Duration::parse(&d.to_string()).unwrap(), d);
         }
+    }
+
+    #[test]
+    fn sizes_deserialize_from_toml_integers_and_reject_negatives() {
+        #[derive(Deserialize)]
+        struct T {
+            b: Bytes,
+        }
+        // toml hands integers over as i64, unlike serde_json (u64).
+        assert_eq!(toml::from_str::<T>("b = 1500").unwrap().b, Bytes(1500));
+        let e = toml::from_str::<T>("b = -1").err().unwrap().to_string();
+        assert!(e.contains("negative"), "{e}");
     }
 }
