@@ -18,6 +18,7 @@ OUTPUT_FILES = (
     "flows.parquet",
     "timeseries.parquet",
     "queues.parquet",
+    "classes.parquet",
     "scenario.toml",
 )
 
@@ -40,13 +41,17 @@ class Result:
     """What one run produced.
 
     ``summary`` is a dict (version, seed, events, packet conservation, timing), ``flows``
-    has one row per flow, ``queues`` one row per egress qdisc, and ``timeseries`` is long
-    format (``time_s, kind, name, metric, value``) sampled every ``run.sample_interval``.
+    has one row per flow, ``queues`` one row per root qdisc (egress interfaces, then virtual
+    devices), ``classes`` one row per class of every classful qdisc (``queue, class, parent,
+    kind, qdisc``, counters; nested classes are named ``outer/inner``), and ``timeseries``
+    is long format (``time_s, kind, name, metric, value``) sampled every
+    ``run.sample_interval``.
     """
 
     summary: dict[str, Any]
     flows: pd.DataFrame
     queues: pd.DataFrame
+    classes: pd.DataFrame
     timeseries: pd.DataFrame
     scenario: dict[str, Any]
 
@@ -56,6 +61,7 @@ class Result:
             summary=json.loads(raw["summary_json"]),
             flows=frame_from_columns(raw["flows"]),
             queues=frame_from_columns(raw["queues"]),
+            classes=frame_from_columns(raw["classes"]),
             timeseries=frame_from_columns(raw["timeseries"]),
             scenario=json.loads(raw["resolved_json"]),
         )
@@ -74,5 +80,6 @@ class Result:
         self.flows.to_parquet(out / "flows.parquet", index=False)
         self.timeseries.to_parquet(out / "timeseries.parquet", index=False)
         self.queues.to_parquet(out / "queues.parquet", index=False)
+        self.classes.to_parquet(out / "classes.parquet", index=False)
         (out / "scenario.toml").write_text(tomli_w.dumps(self.scenario))
         return out
