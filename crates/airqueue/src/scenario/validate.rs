@@ -300,12 +300,18 @@ fn check_virtual_devs<'a>(
         for (i, m) in v.members.iter().enumerate() {
             let path = format!("{label}.members[{i}]");
             if !devs.contains_key(m) {
-                errs.push(
-                    path,
-                    format!(
-                        "\"{m}\" is not an interface; interfaces are <node>.<link>, e.g. {hint}"
-                    ),
-                );
+                let mut own: Vec<String> = devs
+                    .keys()
+                    .filter(|d| node.is_some() && d.split_once('.').map(|(x, _)| x) == node)
+                    .map(|d| format!("\"{d}\""))
+                    .collect();
+                own.sort();
+                let known = if own.is_empty() {
+                    format!("interfaces are <node>.<link>, e.g. {hint}")
+                } else {
+                    format!("the interfaces of its node are {}", own.join(", "))
+                };
+                errs.push(path, format!("\"{m}\" is not an interface; {known}"));
                 continue;
             }
             if let Some(node) = node {
