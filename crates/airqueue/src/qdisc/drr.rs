@@ -201,12 +201,13 @@ impl Drr {
                     self.deactivate(pos);
                     continue;
                 }
-                if ctx.member.is_none() {
-                    // Linux: a non-work-conserving class at the head stops the round.
-                    return None;
+                if ctx.member.is_some() {
+                    // Nothing for this member here: look further down the list.
+                    pos += 1;
+                    continue;
                 }
-                pos += 1;
-                continue;
+                // Linux: a non-work-conserving class at the head stops the round.
+                return None;
             };
             let len = ctx.len_of(p);
             let cl = &mut self.classes[c];

@@ -696,7 +696,7 @@ impl Htb {
     fn add_to_wait(&mut self, c: u32, delay: i64) {
         let mut key = self.now + SimTime(delay.max(0) as u64);
         if key == self.now {
-            key = key + SimTime(1);
+            key += SimTime(1);
         }
         let level = self.classes[c as usize].level as usize;
         let q = &mut self.wait[level];

@@ -21,7 +21,7 @@ impl JsonSchema for QdiscSpec {
             .cloned()
             .expect("QdiscConf is a definition");
         let extra = json!({
-            "dev": {"type": "string", "description": "The egress interface, `<node>.<link>`, e.g. \"router.bottleneck\"."},
+            "dev": {"type": "string", "description": "The egress interface, `<node>.<link>`, e.g. \"router.bottleneck\", or a virtual device's name (`virtual_devs`)."},
             "name": {"type": "string", "description": "Name used in result tables and `--set` paths; defaults to `dev`."}
         });
         if let Some(variants) = v.get_mut("oneOf").and_then(Value::as_array_mut) {
