@@ -21,6 +21,7 @@ OUTPUT_FILES = (
     "flows.parquet",
     "timeseries.parquet",
     "queues.parquet",
+    "classes.parquet",
     "scenario.toml",
 )
 

@@ -32,7 +32,22 @@ GENERATOR = "tools/gen_scenario_reference.py"
 
 # Order of the top-level sections: as a scenario file is written. Sections the schema gains
 # later (cells, piconets, …) follow in alphabetical order until they are placed here.
-SECTION_ORDER = ["description", "run", "nodes", "links", "qdiscs", "routes", "flows"]
+SECTION_ORDER = [
+    "description",
+    "run",
+    "nodes",
+    "links",
+    "virtual_devs",
+    "qdiscs",
+    "routes",
+    "flows",
+]
+
+# Definitions that refer back to a section instead of being expanded again: a class's
+# child `qdisc` is any qdisc table (recursive: classes hold qdiscs that hold classes).
+BACK_REFERENCES = {
+    "QdiscConf": "a qdisc table of any kind, as in [`qdiscs`](#ref-qdiscs) without `dev`/`name`",
+}
 
 # Schema definitions that are quantities written with units (see the "Units" section).
 UNIT_TYPES = {
@@ -91,6 +106,13 @@ No spaces inside a value (`"10 Mbit"` is refused).
   and `receiver.bottleneck`. A `[[qdiscs]]` entry with `dev = "router.bottleneck"` is the
   queue of the router's egress onto that link; an interface without an entry gets `pfifo`
   with `limit = 1000` (Linux's default txqueuelen).
+- A `[[virtual_devs]]` entry (`name = "<node>.<device>"`, `members = [...]`, Linux IMQ)
+  puts one qdisc in front of several interfaces of a node: packets routed out of any member
+  wait in the `[[qdiscs]]` entry whose `dev` is the virtual device, and each member takes
+  its own packets from it when it can send. Members have no qdisc of their own.
+- Classful qdiscs (`prio`, `drr`, `htb`) have `classes`, each named, with a `match` table
+  choosing its packets (first match wins) and a child `qdisc` of any kind, nested to any
+  depth; result tables name nested classes `outer/inner`.
 - `count = N` on a node or flow expands the entry into N copies. `{{i}}` in the name (and in
   a flow's `from` and `to`) becomes the copy's index 0…N−1 (`sta{{i}}` → `sta0 … sta9`); a
   name without `{{i}}` gets the index appended (`cbr` → `cbr0, cbr1, cbr2`). Copies of a flow
@@ -103,8 +125,8 @@ No spaces inside a value (`"10 Mbit"` is refused).
 - Unknown keys and sections are errors, never silently ignored. Problems are reported
   together, each with its path and a fix, e.g.
   `links.bottleneck.rate: "10 mbps" is not a rate (no spaces inside); write e.g. "10Mbit", …`.
-  Sections of later models (`cells`, `piconets`, `trunks`, `virtual_devs`, `systems`,
-  `sweep`) are refused with a message saying they are not supported yet.
+  Sections of later models (`cells`, `piconets`, `trunks`, `systems`, `sweep`) are
+  refused with a message saying they are not supported yet.
 
 ## Reading the tables
 
@@ -225,6 +247,8 @@ class Renderer:
         name = self.s.ref_name(prop)
         if name in UNIT_TYPES:
             return f"[{UNIT_TYPES[name]}](#units)"
+        if name in BACK_REFERENCES:
+            return BACK_REFERENCES[name]
         r = self.s.resolve(prop)
         if "const" in r:
             return f"`{json.dumps(r['const'], ensure_ascii=False)}`"
@@ -305,7 +329,9 @@ class Renderer:
                 f"{'yes' if req else 'no'} | {desc} |"
             )
             items = resolved.get("items") if resolved.get("type") == "array" else None
-            if self.s.is_table(prop):
+            if self.s.ref_name(prop) in BACK_REFERENCES:
+                pass
+            elif self.s.is_table(prop):
                 children.append((child, prop))
             elif isinstance(items, dict) and self.s.is_table(items):
                 children.append((child, items))
@@ -348,7 +374,9 @@ class Renderer:
             if d:
                 self.out.append(d)
                 self.out.append("")
-            for child, sub in self.table(var, path):
+            # Tables inside a variant are named after it (`qdiscs:htb.classes`): each
+            # kind's classes differ, so each needs its own heading and anchor.
+            for child, sub in self.table(var, vpath):
                 self.section(child, sub, min(level + 2, 6))
 
     def render(self) -> str:

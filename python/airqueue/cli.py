@@ -166,6 +166,30 @@ def queue_table(queues: pd.DataFrame) -> Table:
     return table
 
 
+def class_table(classes: pd.DataFrame) -> Table:
+    """Classes of classful qdiscs that saw traffic (something was enqueued or dropped)."""
+    busy = classes[(classes["enqueued_packets"] > 0) | (classes["drops"] > 0)]
+    table = Table(title="classes that saw traffic (packets)", title_justify="left")
+    table.add_column("queue", no_wrap=True)
+    table.add_column("class", no_wrap=True)
+    table.add_column("qdisc")
+    for name in ("enqueued", "dequeued", "drops", "borrowed", "p99 sojourn ms"):
+        table.add_column(name, justify="right")
+    # ``class`` is a Python keyword, so rows are read as records, not named tuples.
+    for row in busy.to_dict("records"):
+        table.add_row(
+            str(row["queue"]),
+            str(row["class"]),
+            f"{row['kind']}: {row['qdisc']}" if row["qdisc"] else str(row["kind"]),
+            f"{row['enqueued_packets']:,}",
+            f"{row['dequeued_packets']:,}",
+            f"{row['drops']:,}",
+            f"{row['borrows']:,}" if row["kind"] == "htb" else "-",
+            fmt_num(row["sojourn_p99_ms"]),
+        )
+    return table
+
+
 def packets_line(summary: Mapping[str, Any]) -> Text:
     """Sent/delivered/dropped/in flight over the whole run, and the conservation verdict."""
     p = summary["packets"]
@@ -199,6 +223,8 @@ def print_run_summary(result: Result) -> None:
         )
     out.print(flow_table(result.flows))
     out.print(queue_table(result.queues))
+    if len(result.classes):
+        out.print(class_table(result.classes))
     out.print(packets_line(result.summary))
     out.print(timing_line(result.summary))
 
@@ -232,7 +258,8 @@ def run(
 ) -> None:
     """Run a scenario, print a summary and write the results.
 
-    Writes summary.json, flows.csv, {flows,timeseries,queues}.parquet, the resolved scenario.toml.
+    Writes summary.json, flows.csv, {flows,timeseries,queues,classes}.parquet, the resolved
+    scenario.toml.
 
     Exits 1 if the packet conservation check fails (after writing the results).
     """
@@ -275,6 +302,8 @@ def validate(file: FileArg, sets: SetOpt = None) -> None:
             ("qdiscs", "qdisc"),
         )
     ]
+    if resolved.get("virtual_devs"):
+        counts.append(plural(len(resolved["virtual_devs"]), "virtual device"))
     out.print("OK: " + ", ".join(counts))
 
 
@@ -292,13 +321,34 @@ def schema() -> None:
 COMMON_QDISC_KEYS = ("kind", "dev", "name")
 
 
+def definition(schema_doc: Mapping[str, Any], prop: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The definition a ``$ref`` (possibly inside ``anyOf`` with null) points to, else {}."""
+    refs = [prop] + [p for p in prop.get("anyOf", []) if isinstance(p, Mapping)]
+    for p in refs:
+        ref = p.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return schema_doc.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
+    return {}
+
+
+#: How definitions that are whole tables read in a parameter's type.
+TABLE_TYPES = {"QdiscConf": "qdisc table (any kind)", "MatchSpec": "match table"}
+
+
 def type_label(prop: Mapping[str, Any]) -> str:
-    """A short type for a schema property: ``integer``, ``Bytes``, ``Duration | null``."""
+    """A short type for a schema property: ``integer``, ``Bytes``, ``Duration | null``,
+    ``list of HtbClassConf``."""
     if "$ref" in prop:
-        return str(prop["$ref"]).rsplit("/", 1)[-1]
+        name = str(prop["$ref"]).rsplit("/", 1)[-1]
+        if name.endswith("ClassConf"):
+            return "class table"
+        return TABLE_TYPES.get(name, name)
     if "anyOf" in prop:
         return " | ".join(type_label(p) for p in prop["anyOf"] if p.get("type") != "null")
     kind = prop.get("type", "any")
+    if kind == "array" and isinstance(prop.get("items"), Mapping):
+        item = type_label(prop["items"])
+        return f"list of {item}s" if item.endswith("table") else f"list of {item}"
     return " | ".join(t for t in kind if t != "null") if isinstance(kind, list) else str(kind)
 
 
@@ -309,24 +359,44 @@ def qdisc_kind(variant: Mapping[str, Any]) -> str:
     return " | ".join(str(k) for k in spec.get("enum", ["?"]))
 
 
-def qdisc_parameters(variant: Mapping[str, Any]) -> Text:
-    """One line per parameter: ``name = default (type)``, then its description."""
-    text = Text()
-    required = set(variant.get("required", []))
-    params = {k: v for k, v in variant.get("properties", {}).items() if k not in COMMON_QDISC_KEYS}
-    for i, (name, prop) in enumerate(sorted(params.items())):
-        if i:
+def parameter_lines(
+    text: Text,
+    schema_doc: Mapping[str, Any],
+    table: Mapping[str, Any],
+    indent: str,
+    skip: tuple[str, ...] = (),
+) -> int:
+    """Appends ``name = default (type)`` and its description for each key of ``table``; a
+    list of class tables gets its keys listed below it, indented. Returns the count."""
+    required = set(table.get("required", []))
+    params = {k: v for k, v in table.get("properties", {}).items() if k not in skip}
+    # Required keys first (a class's name, rate), then the rest alphabetically.
+    for name, prop in sorted(params.items(), key=lambda kv: (kv[0] not in required, kv[0])):
+        if text.plain:
             text.append("\n")
         default = (
             json.dumps(prop["default"])
             if "default" in prop
             else ("required" if name in required else "optional")
         )
-        text.append(f"{name} = {default}", style="bold")
+        text.append(f"{indent}{name} = {default}", style="bold")
         text.append(f" ({type_label(prop)})", style="dim")
         if prop.get("description"):
-            text.append(f"\n  {one_line(prop['description'])}", style="dim")
-    return text if params else Text("-")
+            text.append(f"\n{indent}  {one_line(prop['description'])}", style="dim")
+        items = prop.get("items")
+        inner = definition(schema_doc, items) if isinstance(items, Mapping) else {}
+        if inner.get("properties"):
+            text.append(f"\n{indent}  each entry:", style="italic")
+            parameter_lines(text, schema_doc, inner, indent + "    ")
+    return len(params)
+
+
+def qdisc_parameters(variant: Mapping[str, Any], schema_doc: Mapping[str, Any]) -> Text:
+    """One line per parameter: ``name = default (type)``, then its description; class
+    lists are expanded one level (their ``qdisc`` is any qdisc, listed in its own row)."""
+    text = Text()
+    count = parameter_lines(text, schema_doc, variant, "", skip=COMMON_QDISC_KEYS)
+    return text if count else Text("-")
 
 
 def qdisc_variants(schema_doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -341,17 +411,21 @@ def list_qdiscs() -> None:
     table = Table(
         title="queueing disciplines ([[qdiscs]] kind = …)",
         title_justify="left",
-        caption='every entry also takes dev = "<node>.<link>" (required) and name',
+        caption=(
+            'every entry also takes dev = "<node>.<link>" or a virtual device (required) and name; '
+            "a class's match table takes flow, src, dst, dscp, priority, protocol and dev"
+        ),
         caption_justify="left",
         show_lines=True,
     )
     table.add_column("kind", style="bold cyan", no_wrap=True)
     table.add_column("parameters (default)")
     table.add_column("description")
-    for variant in qdisc_variants(json.loads(airqueue.schema())):
+    schema_doc = json.loads(airqueue.schema())
+    for variant in qdisc_variants(schema_doc):
         table.add_row(
             qdisc_kind(variant),
-            qdisc_parameters(variant),
+            qdisc_parameters(variant, schema_doc),
             Text(one_line(variant.get("description", ""))),
         )
     out.print(table)

@@ -28,6 +28,7 @@ OUTPUT_FILES = (
     "flows.parquet",
     "timeseries.parquet",
     "queues.parquet",
+    "classes.parquet",
     "scenario.toml",
 )
 
@@ -57,6 +58,8 @@ class Result:
     summary: dict[str, Any]
     flows: pd.DataFrame
     queues: pd.DataFrame
+    #: One row per class of every classful qdisc (see docs/qdiscs/README.md).
+    classes: pd.DataFrame
     timeseries: pd.DataFrame
     scenario: dict[str, Any]
     #: pcap files written by the run (``run(..., pcap=[...])``): link -> (path, packets).
@@ -68,6 +71,7 @@ class Result:
             summary=json.loads(raw["summary_json"]),
             flows=frame_from_columns(raw["flows"]),
             queues=frame_from_columns(raw["queues"]),
+            classes=frame_from_columns(raw["classes"]),
             timeseries=frame_from_columns(raw["timeseries"]),
             scenario=json.loads(raw["resolved_json"]),
             pcap={link: (Path(path), int(n)) for link, path, n in raw.get("pcap", [])},
@@ -82,6 +86,7 @@ class Result:
             summary=json.loads((d / "summary.json").read_text(encoding="utf-8")),
             flows=pd.read_parquet(d / "flows.parquet"),
             queues=pd.read_parquet(d / "queues.parquet"),
+            classes=pd.read_parquet(d / "classes.parquet"),
             timeseries=pd.read_parquet(d / "timeseries.parquet"),
             scenario=scenario,
         )
@@ -108,6 +113,7 @@ class Result:
         tables = {
             "flows": arrow_from_frame(self.flows),
             "queues": arrow_from_frame(self.queues),
+            "classes": arrow_from_frame(self.classes),
             "timeseries": arrow_from_frame(self.timeseries),
         }
         return encode_files(tables, self.summary, self.scenario_toml())
@@ -168,7 +174,7 @@ def encode_files(
     tables: dict[str, pa.Table], summary: dict[str, Any], scenario_toml: str
 ) -> dict[str, bytes]:
     """The bytes of every file of :data:`OUTPUT_FILES` from a run's tables (``flows``,
-    ``queues``, ``timeseries``), summary and resolved scenario text. Parquet files carry
+    ``queues``, ``classes``, ``timeseries``), summary and resolved scenario text. Parquet files carry
     the scenario text, version and seed as metadata (:data:`META_SCENARIO`, ...)."""
     meta = {
         META_SCENARIO: scenario_toml.encode(),
@@ -183,6 +189,7 @@ def encode_files(
         "flows.parquet": parquet_bytes(tables["flows"], meta),
         "timeseries.parquet": parquet_bytes(tables["timeseries"], meta),
         "queues.parquet": parquet_bytes(tables["queues"], meta),
+        "classes.parquet": parquet_bytes(tables["classes"], meta),
         "scenario.toml": scenario_toml.encode(),
     }
 

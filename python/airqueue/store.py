@@ -33,7 +33,7 @@ import pandas as pd
 from .result import Result
 
 #: Bumped when the layout or the key derivation changes (old entries are then not reused).
-STORE_FORMAT = 1
+STORE_FORMAT = 2
 
 #: The file that describes a stored run; the last one a run's folder gets.
 RUN_INFO = "run.json"

@@ -108,7 +108,7 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 }
 
 /// Runs a scenario given as JSON text. Returns a dict with `summary_json`, `resolved_json`,
-/// and the tables `flows`, `queues`, `timeseries` as lists of (column name, column) where a
+/// and the tables `flows`, `queues`, `classes`, `timeseries` as lists of (column name, column) where a
 /// column is a NumPy array, a list of str, or (codes array, categories list).
 ///
 /// With `pcap_links` (link names) and `pcap_dir`, writes `<pcap_dir>/<link>.pcap` for each
@@ -150,6 +150,7 @@ fn run<'py>(
     d.set_item("resolved_json", resolved)?;
     d.set_item("flows", table_to_py(py, results.flows)?)?;
     d.set_item("queues", table_to_py(py, results.queues)?)?;
+    d.set_item("classes", table_to_py(py, results.classes)?)?;
     d.set_item("timeseries", table_to_py(py, results.timeseries)?)?;
     let pcap: Vec<(String, std::path::PathBuf, u64)> = captured
         .into_iter()

@@ -248,3 +248,62 @@ fn a_qdisc_that_over_reports_its_length_fails_conservation_naming_it() {
         "{line}"
     );
 }
+
+/// A faulty FIFO for tests: keeps every packet but reports every 100th as dropped.
+struct LyingFifo {
+    inner: Pfifo,
+    given: u64,
+}
+
+impl Qdisc for LyingFifo {
+    fn kind(&self) -> &'static str {
+        "lying_fifo"
+    }
+    fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+        self.given += 1;
+        let v = self.inner.enqueue(pkt, ctx);
+        if self.given.is_multiple_of(100) {
+            Verdict::Dropped
+        } else {
+            v
+        }
+    }
+    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.inner.dequeue(ctx)
+    }
+    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.inner.peek(ctx)
+    }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn backlog_bytes(&self) -> u64 {
+        self.inner.backlog_bytes()
+    }
+}
+
+/// Reference: ns-3 QueueDisc's identity enqueued = dequeued + dropped after enqueue +
+/// backlog, over the queue's life. A qdisc that keeps packets it reports as dropped
+/// passes the location check (the arena and the qdisc agree on where the packets are)
+/// but breaks the identity: the run must fail and name it. 9 999 packets reach the
+/// router (see above); 99 are misreported, so the counters claim 9 900 accepted while all
+/// 9 999 were sent on. Tolerance: none.
+#[test]
+fn a_qdisc_that_misreports_its_verdict_breaks_the_queue_identity() {
+    let s = two_hop().load();
+    let q = LyingFifo {
+        inner: Pfifo::new(1000),
+        given: 0,
+    };
+    let r = run_with_qdisc(&s, "router.bottleneck", Box::new(q));
+    let p = &r.summary.packets;
+    eprintln!("lying qdisc: errors {:?}", p.errors);
+    assert!(!p.ok && !r.summary.conservation_ok);
+    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+    let line = &p.errors[0];
+    assert!(line.contains("(lying_fifo) on router.bottleneck"), "{line}");
+    assert!(
+        line.contains("accepted 9900 packet(s), sent 9999 and dropped 0 of them, so it should hold -99, but it holds 0"),
+        "{line}"
+    );
+}

@@ -7,6 +7,6 @@ mod table;
 mod timeseries;
 
 pub use flow_stats::FlowStats;
-pub use queue_stats::QueueStats;
+pub use queue_stats::{QueueLedger, QueueStats};
 pub use table::{Column, Table};
 pub use timeseries::{SeriesKind, SeriesMetric, TimeSeries};

@@ -13,6 +13,8 @@ pub enum Location {
     Source(u32),
     /// In the qdisc of an egress interface.
     Qdisc(u32),
+    /// In the qdisc of a virtual device (IMQ-like), by virtual device index.
+    VirtualQdisc(u32),
     /// Being serialized onto the wire by an interface.
     Transmitting(u32),
     /// Propagating on the wire behind an interface.

@@ -1,6 +1,8 @@
 //! Why a packet left the network without being delivered.
 
-/// Every drop carries one of these reasons; per-flow and per-queue tables count them.
+/// Every drop carries one of these reasons; per-flow, per-queue and per-class tables count
+/// them in `drops_<name>` columns. New reasons are appended at the end, so the existing
+/// columns keep their order and meaning.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum DropReason {
@@ -22,10 +24,16 @@ pub enum DropReason {
     Ttl,
     /// No route to the destination.
     NoRoute,
+    /// A shaper refused a packet it can never send: larger than its bucket (Linux TBF drops
+    /// packets above `min(burst, mtu)`), a policer's "overlimit".
+    Overlimit,
+    /// A per-flow limit of a fair queue was reached (SFQ `depth`, fq_codel's drop from the
+    /// fattest flow on overflow) while the qdisc as a whole had room.
+    FlowLimit,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 9] = [
+    pub const ALL: [DropReason; 11] = [
         DropReason::QdiscOverflow,
         DropReason::Aqm,
         DropReason::Policy,
@@ -35,6 +43,8 @@ impl DropReason {
         DropReason::RetryLimit,
         DropReason::Ttl,
         DropReason::NoRoute,
+        DropReason::Overlimit,
+        DropReason::FlowLimit,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -50,6 +60,8 @@ impl DropReason {
             DropReason::RetryLimit => "retry_limit",
             DropReason::Ttl => "ttl",
             DropReason::NoRoute => "no_route",
+            DropReason::Overlimit => "overlimit",
+            DropReason::FlowLimit => "flow_limit",
         }
     }
 

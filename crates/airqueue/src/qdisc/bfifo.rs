@@ -3,12 +3,12 @@
 //! Admits a packet iff `backlog + len ≤ limit` (bytes). Linux's default limit is
 //! txqueuelen × psched_mtu = 1000 × 1514 bytes.
 
+use super::fifo_queue::PacketFifo;
 use super::{Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
 use crate::scenario::Bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Parameters of `bfifo` (`tc qdisc add … bfifo limit BYTES`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -33,7 +33,7 @@ impl Default for BfifoConf {
 
 pub struct Bfifo {
     limit_bytes: u64,
-    queue: VecDeque<PacketId>,
+    queue: PacketFifo,
     backlog: u64,
 }
 
@@ -41,7 +41,7 @@ impl Bfifo {
     pub fn new(limit_bytes: u64) -> Self {
         Bfifo {
             limit_bytes,
-            queue: VecDeque::new(),
+            queue: PacketFifo::default(),
             backlog: 0,
         }
     }
@@ -64,14 +64,19 @@ impl Qdisc for Bfifo {
         }
     }
 
+    /// On a virtual device: the oldest packet for the asking member (see `fifo_queue`).
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let p = self.queue.pop_front()?;
+        let p = self.queue.take(ctx)?;
         self.backlog -= ctx.len_of(p) as u64;
         Some(p)
     }
 
-    fn peek(&mut self, _ctx: &mut QdiscCtx) -> Option<PacketId> {
-        self.queue.front().copied()
+    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.queue.peek(ctx)
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {

@@ -145,6 +145,14 @@ fn hit<T: PartialEq>(set: &Option<Vec<T>>, v: T) -> bool {
 }
 
 impl Match {
+    /// A match on flow indices (trees built in code: tests, benches).
+    pub fn flows(ids: &[u32]) -> Match {
+        Match {
+            flows: Some(ids.to_vec()),
+            ..Match::default()
+        }
+    }
+
     /// Resolves a match table against the scenario's names; unknown names are problems at
     /// `path.<key>`.
     pub fn resolve(

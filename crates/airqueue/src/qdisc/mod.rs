@@ -7,15 +7,52 @@
 //! own interface's properties, the packets' header fields, and a drop sink that records the
 //! reason of every packet it discards. Non-work-conserving disciplines (TBF, HTB) tell the
 //! interface when to ask again through `next_wakeup`.
+//!
+//! # Classful trees
+//!
+//! Classful disciplines (`prio`, `drr`, `htb`) own child disciplines as `Box<dyn Qdisc>`,
+//! any kind, nested to any depth, and count per class through [`Child`]: enqueued,
+//! dequeued, drops by reason, marks, sojourn times, with the identity
+//! `enqueued = dequeued + dropped after enqueue + backlog` checked in debug builds (as
+//! ns-3's `QueueDisc` checks its own). [`Qdisc::report_classes`] lists them for the
+//! per-class result table.
+//!
+//! # Virtual devices: dequeue for a member
+//!
+//! A virtual device (Linux IMQ, seed 000 §2.1) puts one qdisc in front of several real
+//! interfaces. Each member's transmitter, when idle, asks that qdisc for a packet *for
+//! itself*: `ctx.member` is then `Some(<its interface id>)` and the answer must be a packet
+//! whose `out_iface` is that member (or `None`). On a real interface `ctx.member` is
+//! `None` and every packet is for the asker. The rules:
+//!
+//! - A discipline that honours `ctx.member` says so with [`Qdisc::serves_members`]. The
+//!   FIFOs then serve each member in its own arrival order (they skip packets of other
+//!   members rather than block behind them); `prio` tries its bands in order and `drr` and
+//!   `htb` skip classes with nothing for the asker, leaving their round-robin state for the
+//!   other members untouched (see each file).
+//! - A discipline that does not is served through [`dequeue_for`]/[`peek_for`]: its head
+//!   goes to the asker only if it is the asker's (head-of-line blocking, never a wrong
+//!   interface). Such disciplines still work on a virtual device, less efficiently.
+//! - `peek` must return exactly what the next `dequeue` with the same `ctx.member` returns
+//!   (disciplines that decide at dequeue time keep the packet they peeked, as Linux's
+//!   `qdisc_peek_dequeued` does).
+//! - When a member asks and gets nothing while packets wait, `next_wakeup` says when any
+//!   of them may become sendable; the simulator then asks every idle member again.
 
 mod bfifo;
+mod class_stats;
 pub mod classify;
 mod codel;
+mod drr;
 mod fair_classes;
+mod fifo_queue;
 mod fq_codel;
+mod htb;
 mod peek_stash;
 mod pfifo;
+mod pfifo_fast;
 mod pfifo_head_drop;
+mod prio;
 mod red;
 mod sfq;
 mod stfq;
@@ -23,11 +60,16 @@ mod tbf;
 mod wf2q_plus;
 
 pub use bfifo::{Bfifo, BfifoConf};
+pub use class_stats::{Child, ClassReport, ClassStats};
 pub use codel::{Codel, CodelConf};
+pub use drr::{Drr, DrrClassConf, DrrConf};
 pub use fair_classes::{FairClassConf, FairControl, VirtualLength};
 pub use fq_codel::{FqCodel, FqCodelConf, FqCodelStats};
+pub use htb::{Htb, HtbClassConf, HtbConf};
 pub use pfifo::{Pfifo, PfifoConf};
+pub use pfifo_fast::{PfifoFast, PfifoFastConf};
 pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
+pub use prio::{rt_tos2priority, Prio, PrioClassConf, PrioConf};
 pub use red::{Red, RedConf};
 pub use sfq::{Sfq, SfqConf};
 pub use stfq::{Stfq, StfqConf};
@@ -91,6 +133,10 @@ pub struct QdiscCtx<'a> {
     pub now: SimTime,
     pub packets: &'a mut PacketArena,
     pub dev: &'a DevInfo,
+    /// On a virtual device, the member interface asking for a packet (`dequeue`/`peek`):
+    /// only packets with that `out_iface` may be returned. `None` on a real interface and
+    /// during `enqueue`. See the module documentation.
+    pub member: Option<u32>,
     drops: &'a mut DropSink,
 }
 
@@ -105,8 +151,36 @@ impl<'a> QdiscCtx<'a> {
             now,
             packets,
             dev,
+            member: None,
             drops,
         }
+    }
+
+    /// The same context, asking on behalf of member interface `m` of a virtual device.
+    pub fn for_member(mut self, m: u32) -> Self {
+        self.member = Some(m);
+        self
+    }
+
+    /// Whether `pkt` may go to the asker (always, unless a member of a virtual device asks
+    /// and `pkt` leaves by another member).
+    #[inline]
+    pub fn is_for_asker(&self, pkt: PacketId) -> bool {
+        self.member
+            .is_none_or(|m| self.packets.get(pkt).out_iface == m)
+    }
+
+    /// A bookmark of the drops and marks recorded so far, to attribute what a child
+    /// discipline drops or marks during one call to its class ([`Child`]).
+    #[inline]
+    pub(crate) fn tally(&self) -> (usize, u64) {
+        (self.drops.pending.len(), self.drops.marks)
+    }
+
+    /// Reasons of the drops recorded since `tally` returned `mark`.
+    #[inline]
+    pub(crate) fn drops_since(&self, mark: usize) -> impl Iterator<Item = DropReason> + '_ {
+        self.drops.pending[mark..].iter().map(|&(_, r)| r)
     }
 
     /// Discards `pkt` for `reason`. The discipline must not touch the handle afterwards.
@@ -158,9 +232,48 @@ pub trait Qdisc: Send {
     }
     /// For non-work-conserving disciplines: when `dequeue` may next succeed although it
     /// returned `None` with packets queued. Work-conserving disciplines return `None`.
+    /// Classful parents pass on their children's wakeups that lie after `now` (a child
+    /// that is due but was not asked, because its parent is throttled, is no reason to
+    /// wake now; the parent's own schedule covers it).
     fn next_wakeup(&self, _now: SimTime) -> Option<SimTime> {
         None
     }
+    /// Whether `dequeue` and `peek` honour `ctx.member` (return only the asking member's
+    /// packets). Disciplines that do not are served head-of-line through [`dequeue_for`].
+    fn serves_members(&self) -> bool {
+        false
+    }
+    /// Appends one row per class (and per class of nested classful children, named
+    /// `<prefix><class>`, e.g. `wlan/voice`). `parent` is the class the discipline itself
+    /// sits in (empty at the root). Classless disciplines report nothing.
+    fn report_classes(&self, _prefix: &str, _parent: &str, _out: &mut Vec<ClassReport>) {}
+    /// Starts a new measurement period for per-class counters (the warm-up ended).
+    fn reset_stats(&mut self) {}
+}
+
+/// `q.peek(ctx)` for whoever asks: a discipline that does not serve members only offers its
+/// head, and only to the member it is for (head-of-line blocking).
+#[inline]
+pub fn peek_for(q: &mut dyn Qdisc, ctx: &mut QdiscCtx) -> Option<PacketId> {
+    let p = q.peek(ctx)?;
+    (q.serves_members() || ctx.is_for_asker(p)).then_some(p)
+}
+
+/// `q.dequeue(ctx)` for whoever asks; see [`peek_for`].
+#[inline]
+pub fn dequeue_for(q: &mut dyn Qdisc, ctx: &mut QdiscCtx) -> Option<PacketId> {
+    if ctx.member.is_some() && !q.serves_members() {
+        let head = peek_for(q, ctx)?;
+        let got = q.dequeue(ctx);
+        debug_assert_eq!(
+            got,
+            Some(head),
+            "{}: dequeue returned another packet than peek",
+            q.kind()
+        );
+        return got;
+    }
+    q.dequeue(ctx)
 }
 
 /// What building a discipline may use: its device, the scenario's names (to resolve
@@ -209,8 +322,78 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::Stfq(c) => Box::new(Stfq::from_conf(c, b, errs)),
         QdiscConf::Wf2qPlus(c) => Box::new(Wf2qPlus::from_conf(c, b, errs)),
         QdiscConf::Red(c) => Box::new(Red::from_conf(c, b, errs)?),
+        QdiscConf::PfifoFast(c) => Box::new(PfifoFast::new(c.limit)),
+        QdiscConf::Prio(c) => Box::new(Prio::build(c, b, errs)),
+        QdiscConf::Drr(c) => Box::new(Drr::build(c, b, errs)),
+        QdiscConf::Htb(c) => Box::new(Htb::build(c, b, errs)),
     };
     (errs.problems.len() == before).then_some(q)
+}
+
+/// Builds the child discipline of class `class` (absent: Linux's default child, `pfifo`
+/// with the device's txqueuelen), or a placeholder after a problem (the caller's result is
+/// discarded then).
+pub(crate) fn build_child(
+    conf: Option<&QdiscConf>,
+    class: &str,
+    b: &BuildCtx,
+    errs: &mut ScenarioError,
+) -> Child {
+    let default = QdiscConf::default();
+    let conf = conf.unwrap_or(&default);
+    let q = build(conf, &b.child(&format!("classes.{class}.qdisc")), errs)
+        .unwrap_or_else(|| Box::new(Pfifo::new(0)));
+    Child::new(q)
+}
+
+/// Semantic checks of a discipline's parameters that need no scenario names (ranges,
+/// class trees), at `path` (`qdiscs.<name>`); children are checked recursively. Checks
+/// that need names (flows in a `match`) happen in [`build`].
+pub fn check(conf: &QdiscConf, path: &str, errs: &mut ScenarioError) {
+    match conf {
+        QdiscConf::Pfifo(_) | QdiscConf::PfifoHeadDrop(_) | QdiscConf::PfifoFast(_) => {}
+        QdiscConf::Bfifo(c) => {
+            if c.limit.0 > u32::MAX as u64 {
+                errs.push(format!("{path}.limit"), "is larger than 4 GiB; lower it");
+            }
+        }
+        QdiscConf::Prio(c) => c.check(path, errs),
+        QdiscConf::Drr(c) => c.check(path, errs),
+        QdiscConf::Htb(c) => c.check(path, errs),
+        // The leaf disciplines check their parameters when they are built (tbf.rs …).
+        QdiscConf::Codel(_)
+        | QdiscConf::FqCodel(_)
+        | QdiscConf::Tbf(_)
+        | QdiscConf::Sfq(_)
+        | QdiscConf::Stfq(_)
+        | QdiscConf::Wf2qPlus(_)
+        | QdiscConf::Red(_) => {}
+    }
+}
+
+/// Checks the names of a classful discipline's classes: present, unique, and usable in
+/// result tables (no `/`, which separates nested classes, no dots or spaces).
+pub(crate) fn check_class_names<'a>(
+    path: &str,
+    names: impl Iterator<Item = &'a str>,
+    errs: &mut ScenarioError,
+) {
+    let mut seen = std::collections::HashSet::new();
+    for (i, n) in names.enumerate() {
+        if n.is_empty() {
+            errs.push(format!("{path}.classes[{i}].name"), "must not be empty");
+        } else if n.contains(['/', '.']) || n.chars().any(char::is_whitespace) {
+            errs.push(
+                format!("{path}.classes.{n}.name"),
+                format!("\"{n}\" may not contain '/', dots or spaces; use '-' or '_'"),
+            );
+        } else if !seen.insert(n) {
+            errs.push(
+                format!("{path}.classes.{n}.name"),
+                format!("\"{n}\" names more than one class; class names must be unique"),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -253,6 +436,36 @@ pub(crate) mod testing {
         pub fn dequeue(&mut self, q: &mut dyn Qdisc) -> Option<PacketId> {
             let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops);
             q.dequeue(&mut ctx)
+        }
+        /// Dequeues on behalf of member `m` of a virtual device.
+        pub fn dequeue_for(&mut self, q: &mut dyn Qdisc, m: u32) -> Option<PacketId> {
+            let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops)
+                .for_member(m);
+            dequeue_for(q, &mut ctx)
+        }
+        pub fn peek(&mut self, q: &mut dyn Qdisc) -> Option<PacketId> {
+            let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops);
+            q.peek(&mut ctx)
+        }
+        /// A packet with header fields set by `f` (DSCP, priority, out_iface, …).
+        pub fn packet_with(
+            &mut self,
+            flow: u32,
+            size: u32,
+            f: impl FnOnce(&mut Packet),
+        ) -> PacketId {
+            let mut p = Packet::udp(FlowId(flow), size, self.now);
+            f(&mut p);
+            self.packets.alloc(p, Location::Source(flow))
+        }
+        /// A context for building disciplines in tests (no scenario names).
+        pub fn build_ctx<'a>(&'a self, names: &'a NameTable) -> BuildCtx<'a> {
+            BuildCtx {
+                dev: &self.dev,
+                names,
+                seed: 1,
+                path: "qdiscs.test".into(),
+            }
         }
         pub fn dropped(&mut self) -> Vec<(PacketId, DropReason)> {
             self.drops.drain().collect()

@@ -4,11 +4,11 @@
 //! the arriving packet (reason: overflow). Linux's default limit is the device's
 //! txqueuelen, 1000. The packet on the wire is not in the qdisc and does not count.
 
+use super::fifo_queue::PacketFifo;
 use super::{Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Parameters of `pfifo` (`tc qdisc add … pfifo limit N`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -35,7 +35,7 @@ impl Default for PfifoConf {
 
 pub struct Pfifo {
     limit: u32,
-    queue: VecDeque<PacketId>,
+    queue: PacketFifo,
     backlog: u64,
 }
 
@@ -43,7 +43,7 @@ impl Pfifo {
     pub fn new(limit: u32) -> Self {
         Pfifo {
             limit,
-            queue: VecDeque::with_capacity(limit.min(4096) as usize),
+            queue: PacketFifo::with_capacity(limit.min(4096) as usize),
             backlog: 0,
         }
     }
@@ -65,14 +65,19 @@ impl Qdisc for Pfifo {
         }
     }
 
+    /// On a virtual device: the oldest packet for the asking member (see `fifo_queue`).
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let p = self.queue.pop_front()?;
+        let p = self.queue.take(ctx)?;
         self.backlog -= ctx.len_of(p) as u64;
         Some(p)
     }
 
-    fn peek(&mut self, _ctx: &mut QdiscCtx) -> Option<PacketId> {
-        self.queue.front().copied()
+    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.queue.peek(ctx)
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {

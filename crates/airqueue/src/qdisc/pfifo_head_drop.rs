@@ -2,11 +2,11 @@
 //! admit the new one (Linux `sch_fifo.c`, `pfifo_tail_enqueue`). Fresh data wins, which
 //! suits real-time traffic.
 
+use super::fifo_queue::PacketFifo;
 use super::{Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Parameters of `pfifo_head_drop` (`tc qdisc add … pfifo_head_drop limit N`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -19,7 +19,7 @@ pub struct PfifoHeadDropConf {
 
 pub struct PfifoHeadDrop {
     limit: u32,
-    queue: VecDeque<PacketId>,
+    queue: PacketFifo,
     backlog: u64,
 }
 
@@ -27,7 +27,7 @@ impl PfifoHeadDrop {
     pub fn new(limit: u32) -> Self {
         PfifoHeadDrop {
             limit,
-            queue: VecDeque::new(),
+            queue: PacketFifo::default(),
             backlog: 0,
         }
     }
@@ -56,14 +56,19 @@ impl Qdisc for PfifoHeadDrop {
         verdict
     }
 
+    /// On a virtual device: the oldest packet for the asking member (see `fifo_queue`).
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let p = self.queue.pop_front()?;
+        let p = self.queue.take(ctx)?;
         self.backlog -= ctx.len_of(p) as u64;
         Some(p)
     }
 
-    fn peek(&mut self, _ctx: &mut QdiscCtx) -> Option<PacketId> {
-        self.queue.front().copied()
+    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.queue.peek(ctx)
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {

@@ -5,27 +5,28 @@ use super::error::ScenarioError;
 use super::kind_enum::problem_from_serde;
 use super::spec::{
     FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario,
+    VirtualDevSpec,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 7] = [
+const SECTIONS: [&str; 8] = [
     "description",
     "run",
     "nodes",
     "links",
+    "virtual_devs",
     "qdiscs",
     "routes",
     "flows",
 ];
 
 /// Keys reserved for models that later issues add; named so that users get a clear answer.
-const FUTURE_SECTIONS: [(&str, &str); 6] = [
+const FUTURE_SECTIONS: [(&str, &str); 5] = [
     ("cells", "802.11 cells"),
     ("piconets", "Bluetooth piconets"),
     ("trunks", "striped multi-channel trunks"),
-    ("virtual_devs", "IMQ-like virtual devices"),
     ("systems", "the seed systems"),
     ("sweep", "sweeps (use `airqueue sweep`)"),
 ];
@@ -195,6 +196,13 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
         &mut errs,
         parse_entry::<LinkSpec>,
     );
+    let virtual_devs = parse_section(
+        &mut root,
+        "virtual_devs",
+        "name",
+        &mut errs,
+        parse_entry::<VirtualDevSpec>,
+    );
     let qdiscs = parse_section(&mut root, "qdiscs", "dev", &mut errs, parse_qdisc);
     let routes = parse_section(
         &mut root,
@@ -216,6 +224,7 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
             run,
             nodes,
             links,
+            virtual_devs,
             qdiscs,
             routes,
             flows,

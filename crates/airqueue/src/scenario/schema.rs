@@ -11,12 +11,17 @@ impl JsonSchema for QdiscSpec {
     }
 
     /// `dev` and `name` sit beside `kind` and the discipline's parameters (tc's flat shape),
-    /// so each variant of [`QdiscConf`] is extended with them.
+    /// so each variant of [`QdiscConf`] is extended with them. `QdiscConf` itself is a
+    /// definition of its own: child qdiscs of classes (`classes[].qdisc`) refer to it.
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let conf = generator.root_schema_for::<QdiscConf>();
-        let mut v: Value = conf.to_value();
+        generator.subschema_for::<QdiscConf>();
+        let mut v: Value = generator
+            .definitions()
+            .get("QdiscConf")
+            .cloned()
+            .expect("QdiscConf is a definition");
         let extra = json!({
-            "dev": {"type": "string", "description": "The egress interface, `<node>.<link>`, e.g. \"router.bottleneck\"."},
+            "dev": {"type": "string", "description": "The egress interface, `<node>.<link>`, e.g. \"router.bottleneck\", or a virtual device's name (`virtual_devs`)."},
             "name": {"type": "string", "description": "Name used in result tables and `--set` paths; defaults to `dev`."}
         });
         if let Some(variants) = v.get_mut("oneOf").and_then(Value::as_array_mut) {
@@ -63,12 +68,28 @@ mod tests {
             assert!(props.contains_key(k), "schema misses {k}");
         }
         let text = scenario_schema();
-        for kind in ["pfifo", "bfifo", "pfifo_head_drop"] {
+        for kind in [
+            "pfifo",
+            "bfifo",
+            "pfifo_head_drop",
+            "pfifo_fast",
+            "prio",
+            "drr",
+            "htb",
+        ] {
             assert!(
                 text.contains(&format!("\"{kind}\"")),
                 "schema misses qdisc {kind}"
             );
         }
         assert_eq!(s["additionalProperties"], json!(false));
+    }
+
+    #[test]
+    fn child_qdiscs_of_classes_refer_to_the_qdisc_definition() {
+        let s: Value = serde_json::from_str(&scenario_schema()).unwrap();
+        let q = &s["$defs"]["HtbClassConf"]["properties"]["qdisc"];
+        assert_eq!(q["anyOf"][0]["$ref"], json!("#/$defs/QdiscConf"), "{q}");
+        assert!(s["$defs"]["QdiscConf"]["oneOf"].as_array().unwrap().len() >= 7);
     }
 }

@@ -24,8 +24,12 @@ pub struct Scenario {
     /// Wired point-to-point links (full duplex) between two nodes.
     #[serde(default)]
     pub links: Vec<LinkSpec>,
-    /// Queueing disciplines on egress interfaces (`tc qdisc add dev …`). An interface
-    /// without an entry gets `pfifo` with `limit = 1000` (Linux's txqueuelen).
+    /// Virtual devices that schedule across several real interfaces of a node (Linux IMQ,
+    /// seed 000 §2.1): packets routed out of any member pass the virtual device's qdisc.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtual_devs: Vec<VirtualDevSpec>,
+    /// Queueing disciplines on egress interfaces or virtual devices (`tc qdisc add dev …`).
+    /// An interface without an entry gets `pfifo` with `limit = 1000` (Linux's txqueuelen).
     #[serde(default)]
     pub qdiscs: Vec<QdiscSpec>,
     /// Static routes that override the computed shortest paths.
@@ -135,10 +139,24 @@ pub struct ImpairmentSpec {
     pub loss: Probability,
 }
 
+/// A virtual device in front of several real interfaces of one node (Linux IMQ). Its root
+/// qdisc (a `[[qdiscs]]` entry with `dev` = this name) holds the packets routed out of every
+/// member; each member's transmitter, when idle, takes the next packet the qdisc gives
+/// *for that member*. Members have no qdisc of their own.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VirtualDevSpec {
+    /// `<node>.<device>`, e.g. "nap.imq0"; the node owns every member.
+    pub name: String,
+    /// The member interfaces, `<node>.<link>` each, e.g. ["nap.wlan", "nap.bt"].
+    pub members: Vec<String>,
+}
+
 /// A queueing discipline on an egress interface, as `tc qdisc add dev <dev> root <kind> …`.
 #[derive(Clone, Debug, Serialize)]
 pub struct QdiscSpec {
-    /// The egress interface, `<node>.<link>`, e.g. "router.bottleneck".
+    /// The egress interface, `<node>.<link>`, e.g. "router.bottleneck", or a virtual
+    /// device's name.
     pub dev: String,
     /// Name used in result tables and `--set` paths; defaults to `dev`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -184,6 +202,18 @@ crate::kind_enum! {
         /// Random Early Detection over a byte-limited FIFO (Floyd & Jacobson 1993; Linux
         /// `sch_red.c`).
         "red" => Red(crate::qdisc::RedConf),
+        /// Three FIFO bands chosen by skb->priority through the fixed priomap; Linux's classic
+        /// default qdisc (`pfifo_fast`).
+        "pfifo_fast" => PfifoFast(crate::qdisc::PfifoFastConf),
+        /// Strict priority over bands, each any child qdisc; packets go to a band by `match`,
+        /// else by priomap[skb->priority] (Linux `sch_prio.c`). Lower bands can starve.
+        "prio" => Prio(crate::qdisc::PrioConf),
+        /// Deficit Round Robin over classes with per-class quanta and child qdiscs;
+        /// unclassified packets are dropped (Linux `sch_drr.c`).
+        "drr" => Drr(crate::qdisc::DrrConf),
+        /// Hierarchical Token Bucket: a class tree with rate/ceil shaping, borrowing from
+        /// ancestors, prio for excess, leaves with child qdiscs (Linux `sch_htb.c`).
+        "htb" => Htb(crate::qdisc::HtbConf),
     }
 }
 
@@ -235,9 +265,12 @@ pub struct FlowSpec {
     #[serde(default)]
     #[schemars(range(max = 63))]
     pub dscp: u8,
-    /// Linux `skb->priority` (SO_PRIORITY), read by prio/pfifo_fast's priomap.
-    #[serde(default)]
-    pub priority: u32,
+    /// Linux `skb->priority` (SO_PRIORITY) of the packets as they leave the sender, read by
+    /// prio/pfifo_fast's priomap. Absent: derived from `dscp` as the IP_TOS socket option
+    /// does (`rt_tos2priority`: DSCP 0 → 0, TOS 0x10 → 6 …). Routers set it from the TOS
+    /// byte again (`ip_forward`), so beyond the first hop only `dscp` matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u32>,
     /// Transport protocol: `{ kind = "udp" }` (default) or `{ kind = "tcp", … }`.
     #[serde(default)]
     pub transport: TransportSpec,

@@ -2,9 +2,7 @@
 //! range. Every problem is collected; nothing here panics on user input.
 
 use super::error::ScenarioError;
-use super::spec::{
-    AppSpec, CbrSpec, MessageSpec, OnoffSpec, PoissonSpec, QdiscConf, Scenario, TransportSpec,
-};
+use super::spec::{AppSpec, CbrSpec, MessageSpec, OnoffSpec, PoissonSpec, Scenario, TransportSpec};
 use std::collections::{HashMap, HashSet};
 
 /// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
@@ -124,11 +122,23 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
 
+    // Virtual devices (IMQ-like): a name of their own, members on the same node.
+    let member_of = check_virtual_devs(s, &devs, &nodes, &mut errs);
+
     // Qdiscs.
     let mut roots = HashSet::new();
     for q in &s.qdiscs {
         let label = format!("qdiscs.{}", q.display_name());
-        if !devs.contains_key(&q.dev) {
+        let is_virtual = s.virtual_devs.iter().any(|v| v.name == q.dev);
+        if let Some(v) = member_of.get(q.dev.as_str()) {
+            errs.push(
+                format!("{label}.dev"),
+                format!(
+                    "\"{}\" is a member of virtual device \"{v}\", whose qdisc schedules its packets; attach the qdisc to \"{v}\" (or remove the member)",
+                    q.dev
+                ),
+            );
+        } else if !devs.contains_key(&q.dev) && !is_virtual {
             let mut hint: Vec<&String> = devs.keys().collect();
             hint.sort();
             hint.truncate(8);
@@ -158,11 +168,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 errs.push(format!("{label}.name"), "must not be empty");
             }
         }
-        if let QdiscConf::Bfifo(c) = &q.conf {
-            if c.limit.0 > u32::MAX as u64 {
-                errs.push(format!("{label}.limit"), "is larger than 4 GiB; lower it");
-            }
-        }
+        crate::qdisc::check(&q.conf, &label, &mut errs);
     }
     unique(
         "qdiscs",
@@ -234,6 +240,102 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     }
     unique("flows", s.flows.iter().map(|f| f.name.as_str()), &mut errs);
     errs.into_result()
+}
+
+/// Checks `virtual_devs` and returns each member interface with its virtual device.
+fn check_virtual_devs<'a>(
+    s: &'a Scenario,
+    devs: &HashMap<String, &str>,
+    nodes: &HashSet<&str>,
+    errs: &mut ScenarioError,
+) -> HashMap<&'a str, &'a str> {
+    let mut member_of: HashMap<&str, &str> = HashMap::new();
+    let mut names = HashSet::new();
+    let mut hint: Vec<&String> = devs.keys().collect();
+    hint.sort();
+    hint.truncate(8);
+    let hint = hint
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for v in &s.virtual_devs {
+        let label = format!("virtual_devs.{}", v.name);
+        let node = match v.name.split_once('.') {
+            Some((node, dev)) if nodes.contains(node) && !dev.is_empty() && !dev.contains('.') => {
+                Some(node)
+            }
+            _ => {
+                errs.push(
+                    format!("{label}.name"),
+                    format!(
+                        "\"{}\" is not <node>.<device> with an existing node; write e.g. \"nap.imq0\"",
+                        v.name
+                    ),
+                );
+                None
+            }
+        };
+        if devs.contains_key(&v.name) {
+            errs.push(
+                format!("{label}.name"),
+                format!(
+                    "\"{}\" is already a real interface; give the virtual device its own name (e.g. \"<node>.imq0\")",
+                    v.name
+                ),
+            );
+        }
+        if !names.insert(v.name.as_str()) {
+            errs.push(
+                format!("{label}.name"),
+                format!("\"{}\" names more than one virtual device", v.name),
+            );
+        }
+        if v.members.is_empty() {
+            errs.push(
+                format!("{label}.members"),
+                "is empty; list the interfaces it schedules, e.g. [\"nap.wlan\", \"nap.bt\"]",
+            );
+        }
+        for (i, m) in v.members.iter().enumerate() {
+            let path = format!("{label}.members[{i}]");
+            if !devs.contains_key(m) {
+                let mut own: Vec<String> = devs
+                    .keys()
+                    .filter(|d| node.is_some() && d.split_once('.').map(|(x, _)| x) == node)
+                    .map(|d| format!("\"{d}\""))
+                    .collect();
+                own.sort();
+                let known = if own.is_empty() {
+                    format!("interfaces are <node>.<link>, e.g. {hint}")
+                } else {
+                    format!("the interfaces of its node are {}", own.join(", "))
+                };
+                errs.push(path, format!("\"{m}\" is not an interface; {known}"));
+                continue;
+            }
+            if let Some(node) = node {
+                if m.split_once('.').map(|(n, _)| n) != Some(node) {
+                    errs.push(
+                        path,
+                        format!(
+                            "\"{m}\" is not an interface of node \"{node}\"; a virtual device schedules its own node's interfaces"
+                        ),
+                    );
+                    continue;
+                }
+            }
+            if let Some(other) = member_of.insert(m.as_str(), v.name.as_str()) {
+                errs.push(
+                    path,
+                    format!(
+                        "\"{m}\" is already a member of \"{other}\"; an interface can belong to one virtual device"
+                    ),
+                );
+            }
+        }
+    }
+    member_of
 }
 
 fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {

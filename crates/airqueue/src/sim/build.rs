@@ -1,7 +1,7 @@
 //! Building a runnable network from a validated scenario.
 
 use super::tcp_flow::{config_of, TcpApp, TcpFlow, TCP_WIRE_HEADER_BYTES};
-use super::{Endpoint, Event, FlowRt, Interface, Simulation};
+use super::{Endpoint, Event, FlowRt, Interface, Simulation, VirtualDev};
 use crate::app::{Pattern, UdpSource};
 use crate::engine::{stream, EventQueue, SimTime};
 use crate::link::{Impairment, P2pTransmitter};
@@ -31,7 +31,8 @@ const SINK_PORT: u16 = 5001;
 pub struct BuildOptions {
     /// Overrides the run seed of the scenario.
     pub seed: Option<u64>,
-    /// Replaces the qdisc of an interface (by `<node>.<link>`) with a given one.
+    /// Replaces the qdisc of an interface (by `<node>.<link>`) or of a virtual device (by
+    /// its name) with a given one.
     pub qdisc_overrides: Vec<(String, Box<dyn Qdisc>)>,
     /// Writes a pcap file per named link (see [`super::capture`]); off when `None`.
     pub capture: Option<super::CaptureSpec>,
@@ -135,8 +136,53 @@ impl Simulation {
                     wakeup: None,
                     stats: QueueStats::default(),
                     drops_at_last_sample: 0,
+                    vdev: None,
                 });
             }
+        }
+
+        // Virtual devices: their members' packets wait in the device's qdisc.
+        let mut vdevs = Vec::with_capacity(s.virtual_devs.len());
+        for (v, spec) in s.virtual_devs.iter().enumerate() {
+            let members: Vec<IfaceId> = spec.members.iter().map(|m| iface_index[m]).collect();
+            let member_devs: Vec<&DevInfo> =
+                members.iter().map(|m| &ifaces[m.0 as usize].dev).collect();
+            let dev = DevInfo {
+                name: spec.name.clone(),
+                rate_bps: member_devs.iter().map(|d| d.rate_bps).sum(),
+                mtu: member_devs.iter().map(|d| d.mtu).max().unwrap_or(1500),
+                psched_mtu: member_devs
+                    .iter()
+                    .map(|d| d.psched_mtu)
+                    .max()
+                    .unwrap_or(1514),
+            };
+            for m in &members {
+                ifaces[m.0 as usize].vdev = Some(v as u32);
+            }
+            let qspec = qdisc_of.get(spec.name.as_str());
+            let qdisc_name = qspec
+                .map(|q| q.display_name().to_string())
+                .unwrap_or_else(|| spec.name.clone());
+            let q = match opts
+                .qdisc_overrides
+                .iter()
+                .position(|(d, _)| *d == spec.name)
+            {
+                Some(i) => opts.qdisc_overrides.swap_remove(i).1,
+                None => {
+                    let conf = qspec.map(|q| q.conf.clone()).unwrap_or_default();
+                    let b = BuildCtx {
+                        dev: &dev,
+                        names: &names,
+                        seed,
+                        path: format!("qdiscs.{qdisc_name}"),
+                    };
+                    qdisc::build(&conf, &b, &mut errs)
+                        .unwrap_or_else(|| Box::new(qdisc::Pfifo::new(0)))
+                }
+            };
+            vdevs.push(VirtualDev::new(dev, qdisc_name, members, q));
         }
         for (dev, _) in &opts.qdisc_overrides {
             errs.push(
@@ -200,7 +246,9 @@ impl Simulation {
                     protocol,
                 },
                 dscp: f.dscp,
-                priority: f.priority,
+                priority: f
+                    .priority
+                    .unwrap_or_else(|| crate::qdisc::rt_tos2priority(f.dscp)),
                 transport: f.transport.kind(),
                 app: f.app.kind(),
                 from: f.from.clone(),
@@ -241,11 +289,12 @@ impl Simulation {
             packets: PacketArena::new(),
             nodes,
             ifaces,
+            vdevs,
             routes,
             // Reserve for the expected rows, capped: long runs grow the buffers as they go.
             timeseries: TimeSeries::with_capacity(
                 samples
-                    .saturating_mul(flows.len() + 3 * s.links.len() * 2)
+                    .saturating_mul(flows.len() + 3 * (s.links.len() * 2 + s.virtual_devs.len()))
                     .min(1 << 20),
             ),
             flows,
@@ -278,6 +327,9 @@ impl Simulation {
         self.events.schedule(self.sample_interval, Event::Sample);
         for q in &mut self.ifaces {
             q.stats.reset(SimTime::ZERO);
+        }
+        for d in &mut self.vdevs {
+            d.stats.reset(SimTime::ZERO);
         }
     }
 }

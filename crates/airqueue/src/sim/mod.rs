@@ -10,12 +10,14 @@ mod capture;
 mod conservation;
 mod results;
 mod tcp_flow;
+mod virtual_dev;
 
 pub use build::BuildOptions;
 pub use capture::{CaptureFile, CaptureSpec};
 pub use conservation::{Conservation, Ledger};
 pub use results::{RunResults, Summary};
 pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
+pub use virtual_dev::VirtualDev;
 
 use crate::app::UdpSource;
 use crate::engine::{EventId, EventQueue, SimTime};
@@ -25,7 +27,7 @@ use crate::packet::{
     DropReason, FiveTuple, FlowId, Location, NodeId, Packet, PacketArena, PacketId, Protocol,
     TcpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
-use crate::qdisc::{DevInfo, DropSink, Qdisc, QdiscCtx, Verdict};
+use crate::qdisc::{rt_tos2priority, DevInfo, DropSink, Qdisc, QdiscCtx, Verdict};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::topology::{IfaceId, Node, Routes};
 use crate::transport::tcp::{AckInfo, Segment, TcpFlags};
@@ -42,6 +44,8 @@ pub enum Event {
     Arrive { iface: u32, pkt: PacketId },
     /// A non-work-conserving qdisc on interface i may be able to send now.
     QdiscWakeup(u32),
+    /// The qdisc of virtual device v may be able to send now.
+    VirtualWakeup(u32),
     /// Take a time-series sample.
     Sample,
     /// Reset statistics: the warm-up is over.
@@ -64,6 +68,9 @@ pub struct Interface {
     wakeup: Option<(EventId, SimTime)>,
     pub stats: QueueStats,
     drops_at_last_sample: u64,
+    /// The virtual device this interface is a member of: its packets wait in that
+    /// device's qdisc (this interface's own `qdisc` is then unused and reported nowhere).
+    pub vdev: Option<u32>,
 }
 
 /// A flow at run time.
@@ -104,6 +111,8 @@ pub struct Simulation {
     packets: PacketArena,
     pub nodes: Vec<Node>,
     pub ifaces: Vec<Interface>,
+    /// Virtual devices (IMQ-like) scheduling across member interfaces.
+    pub vdevs: Vec<VirtualDev>,
     routes: Routes,
     pub flows: Vec<FlowRt>,
     drops: DropSink,
@@ -171,6 +180,10 @@ impl Simulation {
             Event::QdiscWakeup(i) => {
                 self.ifaces[i as usize].wakeup = None;
                 self.kick(IfaceId(i));
+            }
+            Event::VirtualWakeup(v) => {
+                self.vdevs[v as usize].wakeup = None;
+                self.kick_vdev(v);
             }
             Event::Sample => {
                 self.sample();
@@ -418,6 +431,9 @@ impl Simulation {
             self.drop_packet(pkt, DropReason::Ttl, None);
             return;
         }
+        // Linux `ip_forward` sets skb->priority from the TOS byte (what prio's and
+        // pfifo_fast's priomap read at a router).
+        p.priority = rt_tos2priority(p.dscp);
         self.forward(node, pkt);
     }
 
@@ -432,11 +448,15 @@ impl Simulation {
 
     fn enqueue(&mut self, i: IfaceId, pkt: PacketId) {
         let now = self.now;
-        self.packets.set_location(pkt, Location::Qdisc(i.0));
         let p = self.packets.get_mut(pkt);
         p.enqueued = now;
         p.out_iface = i.0;
         let size = p.size_bytes;
+        if let Some(v) = self.ifaces[i.0 as usize].vdev {
+            self.vdev_enqueue(v, pkt);
+            return;
+        }
+        self.packets.set_location(pkt, Location::Qdisc(i.0));
         let ifc = &mut self.ifaces[i.0 as usize];
         let verdict = {
             let mut ctx = QdiscCtx::new(now, &mut self.packets, &ifc.dev, &mut self.drops);
@@ -445,14 +465,22 @@ impl Simulation {
         if verdict != Verdict::Dropped {
             ifc.stats.on_enqueue(size);
         }
+        let refused = (verdict == Verdict::Dropped) as usize;
+        ifc.stats
+            .on_drops_after_enqueue(self.drops.pending.len().saturating_sub(refused));
         ifc.stats
             .backlog_changed(now, ifc.qdisc.len() as u64, ifc.qdisc.backlog_bytes());
         self.flush_drops(Some(i));
         self.kick(i);
     }
 
-    /// Lets an idle transmitter pull its next packet from the qdisc.
+    /// Lets an idle transmitter pull its next packet from the qdisc (from its virtual
+    /// device's qdisc if it is a member of one).
     fn kick(&mut self, i: IfaceId) {
+        if let Some(v) = self.ifaces[i.0 as usize].vdev {
+            self.kick_vdev(v);
+            return;
+        }
         let now = self.now;
         let ifc = &mut self.ifaces[i.0 as usize];
         if !ifc.tx.is_idle() {
@@ -462,20 +490,15 @@ impl Simulation {
             let mut ctx = QdiscCtx::new(now, &mut self.packets, &ifc.dev, &mut self.drops);
             ifc.qdisc.dequeue(&mut ctx)
         };
+        ifc.stats.on_drops_after_enqueue(self.drops.pending.len());
         ifc.stats
             .backlog_changed(now, ifc.qdisc.len() as u64, ifc.qdisc.backlog_bytes());
         match got {
             Some(pkt) => {
                 let p = self.packets.get(pkt);
                 let (size, sojourn) = (p.size_bytes, now - p.enqueued);
-                if let Some(cap) = &mut self.capture {
-                    cap.record(i.0, now, p);
-                }
                 ifc.stats.on_dequeue(size, sojourn);
-                ifc.tx.sending = Some(pkt);
-                self.packets.set_location(pkt, Location::Transmitting(i.0));
-                let done = now + ifc.tx.tx_time(size);
-                self.events.schedule(done, Event::TxDone(i.0));
+                self.begin_tx(i, pkt);
             }
             None => {
                 if !ifc.qdisc.is_empty() {
@@ -495,6 +518,22 @@ impl Simulation {
             }
         }
         self.flush_drops(Some(i));
+    }
+
+    /// Interface `i` starts serializing `pkt` (its transmitter is idle).
+    fn begin_tx(&mut self, i: IfaceId, pkt: PacketId) {
+        let ifc = &mut self.ifaces[i.0 as usize];
+        debug_assert!(ifc.tx.is_idle());
+        let p = self.packets.get(pkt);
+        // What tcpdump on this interface sees: the packet as it starts onto the wire.
+        if let Some(cap) = &mut self.capture {
+            cap.record(i.0, self.now, p);
+        }
+        let size = p.size_bytes;
+        ifc.tx.sending = Some(pkt);
+        self.packets.set_location(pkt, Location::Transmitting(i.0));
+        let done = self.now + ifc.tx.tx_time(size);
+        self.events.schedule(done, Event::TxDone(i.0));
     }
 
     fn tx_done(&mut self, i: IfaceId) {
@@ -612,11 +651,25 @@ impl Simulation {
             self.timeseries
                 .push(now.0, SeriesKind::Flow, i, SeriesMetric::SrttMs, srtt);
         }
-        for (i, q) in self.ifaces.iter_mut().enumerate() {
-            let (p, b) = (q.qdisc.len() as f64, q.qdisc.backlog_bytes() as f64);
-            let d = q.stats.drops_total();
-            let new_drops = d.saturating_sub(q.drops_at_last_sample);
-            q.drops_at_last_sample = d;
+        // Queues: interfaces that have their own qdisc, then virtual devices (entity index
+        // = interface count + device index).
+        let n = self.ifaces.len();
+        let roots = self
+            .ifaces
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, q)| q.vdev.is_none())
+            .map(|(i, q)| (i, &*q.qdisc, &q.stats, &mut q.drops_at_last_sample));
+        let virtuals = self
+            .vdevs
+            .iter_mut()
+            .enumerate()
+            .map(|(v, d)| (n + v, &*d.qdisc, &d.stats, &mut d.drops_at_last_sample));
+        for (i, qdisc, stats, at_last) in roots.chain(virtuals) {
+            let (p, b) = (qdisc.len() as f64, qdisc.backlog_bytes() as f64);
+            let d = stats.drops_total();
+            let new_drops = d.saturating_sub(*at_last);
+            *at_last = d;
             let i = i as u32;
             self.timeseries
                 .push(now.0, SeriesKind::Queue, i, SeriesMetric::BacklogPackets, p);
@@ -644,6 +697,12 @@ impl Simulation {
         for q in &mut self.ifaces {
             q.stats.reset(now);
             q.drops_at_last_sample = 0;
+            q.qdisc.reset_stats();
+        }
+        for d in &mut self.vdevs {
+            d.stats.reset(now);
+            d.drops_at_last_sample = 0;
+            d.qdisc.reset_stats();
         }
     }
 }

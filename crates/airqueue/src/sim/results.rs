@@ -1,9 +1,10 @@
-//! End-of-run results: the summary (JSON) and the flow, queue and time-series tables.
+//! End-of-run results: the summary (JSON) and the flow, queue, class and time-series tables.
 
 use super::conservation::Conservation;
 use super::Simulation;
-use crate::metrics::{Column, Table};
+use crate::metrics::{Column, QueueStats, Table};
 use crate::packet::DropReason;
+use crate::qdisc::{ClassReport, DevInfo, Qdisc};
 use serde::Serialize;
 
 /// Wall-clock measurements; the only part of a result that differs between identical runs.
@@ -38,8 +39,20 @@ impl Summary {
 pub struct RunResults {
     pub summary: Summary,
     pub flows: Table,
+    /// One row per root qdisc: interfaces with their own qdisc, then virtual devices.
     pub queues: Table,
+    /// One row per class of every classful qdisc (nested classes as `outer/inner`).
+    pub classes: Table,
     pub timeseries: Table,
+}
+
+/// A root qdisc as the queue table sees it: on an interface or a virtual device.
+struct RootQueue<'a> {
+    name: &'a str,
+    dev: &'a DevInfo,
+    kind: &'static str,
+    qdisc: &'a dyn Qdisc,
+    stats: &'a QueueStats,
 }
 
 /// The TCP state of a flow, if it is a TCP flow.
@@ -79,15 +92,47 @@ impl Simulation {
         };
         let flows = self.flow_table();
         let queues = self.queue_table();
+        let classes = self.class_table();
         let flow_names: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
-        let queue_names: Vec<String> = self.ifaces.iter().map(|q| q.qdisc_name.clone()).collect();
+        // Time-series queue entities: interface i, then virtual device v at ifaces + v.
+        let queue_names: Vec<String> = self
+            .ifaces
+            .iter()
+            .map(|q| q.qdisc_name.clone())
+            .chain(self.vdevs.iter().map(|d| d.qdisc_name.clone()))
+            .collect();
         let timeseries = std::mem::take(&mut self.timeseries).into_table(&flow_names, &queue_names);
         RunResults {
             summary,
             flows,
             queues,
+            classes,
             timeseries,
         }
+    }
+
+    /// Root qdiscs in table order: interfaces with a qdisc of their own, then virtual
+    /// devices (whose members have none).
+    fn root_queues(&self) -> Vec<RootQueue<'_>> {
+        let ifaces = self
+            .ifaces
+            .iter()
+            .filter(|q| q.vdev.is_none())
+            .map(|q| RootQueue {
+                name: &q.qdisc_name,
+                dev: &q.dev,
+                kind: q.qdisc_kind,
+                qdisc: &*q.qdisc,
+                stats: &q.stats,
+            });
+        let virtuals = self.vdevs.iter().map(|d| RootQueue {
+            name: &d.qdisc_name,
+            dev: &d.dev,
+            kind: d.qdisc_kind,
+            qdisc: &*d.qdisc,
+            stats: &d.stats,
+        });
+        ifaces.chain(virtuals).collect()
     }
 
     fn flow_table(&self) -> Table {
@@ -212,15 +257,15 @@ impl Simulation {
     }
 
     fn queue_table(&self) -> Table {
-        let q = &self.ifaces;
+        let q = self.root_queues();
         let now = self.now;
-        let strs = |g: &dyn Fn(&super::Interface) -> String| Column::Str(q.iter().map(g).collect());
-        let u64s = |g: &dyn Fn(&super::Interface) -> u64| Column::U64(q.iter().map(g).collect());
-        let f64s = |g: &dyn Fn(&super::Interface) -> f64| Column::F64(q.iter().map(g).collect());
+        let strs = |g: &dyn Fn(&RootQueue) -> String| Column::Str(q.iter().map(g).collect());
+        let u64s = |g: &dyn Fn(&RootQueue) -> u64| Column::U64(q.iter().map(g).collect());
+        let f64s = |g: &dyn Fn(&RootQueue) -> f64| Column::F64(q.iter().map(g).collect());
         let mut t = Table::default();
-        t.push("queue", strs(&|x| x.qdisc_name.clone()));
+        t.push("queue", strs(&|x| x.name.to_string()));
         t.push("dev", strs(&|x| x.dev.name.clone()));
-        t.push("kind", strs(&|x| x.qdisc_kind.to_string()));
+        t.push("kind", strs(&|x| x.kind.to_string()));
         t.push("rate_bps", u64s(&|x| x.dev.rate_bps));
         t.push("enqueued_packets", u64s(&|x| x.stats.enqueued_packets));
         t.push("enqueued_bytes", u64s(&|x| x.stats.enqueued_bytes));
@@ -243,6 +288,64 @@ impl Simulation {
         t.push("backlog_max_bytes", u64s(&|x| x.stats.max_backlog(now).1));
         t.push("backlog_end_packets", u64s(&|x| x.qdisc.len() as u64));
         t.push("sojourn_mean_ms", f64s(&|x| ms(x.stats.sojourn_mean_s())));
+        t.push(
+            "sojourn_p50_ms",
+            f64s(&|x| ms(x.stats.sojourn_quantile_s(0.5))),
+        );
+        t.push(
+            "sojourn_p99_ms",
+            f64s(&|x| ms(x.stats.sojourn_quantile_s(0.99))),
+        );
+        t
+    }
+
+    /// Every class of every root qdisc, with its counters (since the warm-up).
+    fn class_table(&self) -> Table {
+        let mut rows: Vec<(&str, ClassReport)> = Vec::new();
+        let mut buf = Vec::new();
+        for r in self.root_queues() {
+            r.qdisc.report_classes("", "", &mut buf);
+            rows.extend(buf.drain(..).map(|c| (r.name, c)));
+        }
+        let strs =
+            |g: &dyn Fn(&(&str, ClassReport)) -> String| Column::Str(rows.iter().map(g).collect());
+        let u64s =
+            |g: &dyn Fn(&ClassReport) -> u64| Column::U64(rows.iter().map(|(_, c)| g(c)).collect());
+        let f64s =
+            |g: &dyn Fn(&ClassReport) -> f64| Column::F64(rows.iter().map(|(_, c)| g(c)).collect());
+        let mut t = Table::default();
+        t.push("queue", strs(&|(q, _)| q.to_string()));
+        t.push("class", strs(&|(_, c)| c.class.clone()));
+        t.push("parent", strs(&|(_, c)| c.parent.clone()));
+        t.push("kind", strs(&|(_, c)| c.kind.to_string()));
+        t.push("qdisc", strs(&|(_, c)| c.qdisc.to_string()));
+        t.push("rate_bps", u64s(&|c| c.rate_bps));
+        t.push("ceil_bps", u64s(&|c| c.ceil_bps));
+        t.push("enqueued_packets", u64s(&|c| c.stats.enqueued_packets));
+        t.push("enqueued_bytes", u64s(&|c| c.stats.enqueued_bytes));
+        t.push("dequeued_packets", u64s(&|c| c.stats.dequeued_packets));
+        t.push("dequeued_bytes", u64s(&|c| c.stats.dequeued_bytes));
+        t.push("drops", u64s(&|c| c.stats.drops_total()));
+        for r in DropReason::ALL {
+            t.push(
+                &format!("drops_{}", r.name()),
+                u64s(&|c| c.stats.drops[r.index()]),
+            );
+        }
+        t.push("marks", u64s(&|c| c.stats.marks));
+        t.push("lends", u64s(&|c| c.stats.lends));
+        t.push("borrows", u64s(&|c| c.stats.borrows));
+        t.push("backlog_end_packets", u64s(&|c| c.backlog_packets));
+        t.push("backlog_end_bytes", u64s(&|c| c.backlog_bytes));
+        t.push("sojourn_mean_ms", f64s(&|c| ms(c.stats.sojourn_mean_s())));
+        t.push(
+            "sojourn_p50_ms",
+            f64s(&|c| ms(c.stats.sojourn_quantile_s(0.5))),
+        );
+        t.push(
+            "sojourn_p99_ms",
+            f64s(&|c| ms(c.stats.sojourn_quantile_s(0.99))),
+        );
         t
     }
 }

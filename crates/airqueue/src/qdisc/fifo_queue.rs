@@ -1,0 +1,69 @@
+//! The packet FIFO inside the tail/head-drop disciplines, served per member on a virtual
+//! device.
+//!
+//! On a real interface it is a plain FIFO. On a virtual device (IMQ-like, several member
+//! interfaces behind one qdisc) a member asks only for its own packets: the FIFO hands it
+//! the oldest packet *for that member*, skipping the others' packets instead of blocking
+//! behind them. Why not head-of-line blocking: in Linux IMQ the virtual device drains its
+//! qdisc into each member's own device queue at once (`imq_dev_xmit` re-injects every
+//! packet as soon as it is dequeued), so a FIFO on imq0 never makes one interface wait for
+//! another's packet; it keeps the arrival order per interface and shares one limit. This
+//! does the same without the second queue. The cost is a scan past the other members'
+//! packets at the head (zero on a real interface).
+
+use super::QdiscCtx;
+use crate::packet::PacketId;
+use std::collections::VecDeque;
+
+#[derive(Default)]
+pub(crate) struct PacketFifo {
+    queue: VecDeque<PacketId>,
+}
+
+impl PacketFifo {
+    pub fn with_capacity(n: usize) -> Self {
+        PacketFifo {
+            queue: VecDeque::with_capacity(n),
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    #[inline]
+    pub fn push_back(&mut self, p: PacketId) {
+        self.queue.push_back(p);
+    }
+
+    /// Removes the oldest packet, whoever it is for (head drop).
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<PacketId> {
+        self.queue.pop_front()
+    }
+
+    /// Position of the oldest packet the asker may take.
+    #[inline]
+    fn position(&self, ctx: &QdiscCtx) -> Option<usize> {
+        match ctx.member {
+            None => (!self.queue.is_empty()).then_some(0),
+            Some(_) => self.queue.iter().position(|&p| ctx.is_for_asker(p)),
+        }
+    }
+
+    /// The oldest packet for the asker.
+    #[inline]
+    pub fn peek(&self, ctx: &QdiscCtx) -> Option<PacketId> {
+        self.position(ctx).map(|i| self.queue[i])
+    }
+
+    /// Takes the oldest packet for the asker.
+    #[inline]
+    pub fn take(&mut self, ctx: &QdiscCtx) -> Option<PacketId> {
+        match self.position(ctx)? {
+            0 => self.queue.pop_front(),
+            i => self.queue.remove(i),
+        }
+    }
+}
