@@ -53,7 +53,10 @@ pub fn problem_from_serde(prefix: &str, inner_path: &str, msg: &str) -> (String,
             let expected = if expected.starts_with("there are no fields") {
                 "this table takes no keys besides `kind`".to_string()
             } else {
-                format!("use one of the keys {}", expected.trim_start_matches("expected "))
+                format!(
+                    "use one of the keys {}",
+                    expected.trim_start_matches("expected ")
+                )
             };
             return (
                 path,
@@ -194,9 +197,8 @@ mod tests {
     }
 
     fn parse(v: serde_json::Value) -> Result<Thing, (String, String)> {
-        serde_path_to_error::deserialize::<_, Thing>(v).map_err(|e| {
-            problem_from_serde("x", &e.path().to_string(), &e.inner().to_string())
-        })
+        serde_path_to_error::deserialize::<_, Thing>(v)
+            .map_err(|e| problem_from_serde("x", &e.path().to_string(), &e.inner().to_string()))
     }
 
     #[test]
@@ -218,7 +220,8 @@ mod tests {
 
     #[test]
     fn nested_kind_enums_join_their_paths() {
-        let e = parse(serde_json::json!({"kind": "b", "child": {"kind": "a", "m": 1}})).unwrap_err();
+        let e =
+            parse(serde_json::json!({"kind": "b", "child": {"kind": "a", "m": 1}})).unwrap_err();
         assert_eq!(e.0, "x.child.m");
         assert!(e.1.starts_with("unknown key \"m\""), "{}", e.1);
         let e = parse(serde_json::json!({"kind": "b", "child": {"kind": "z"}})).unwrap_err();

@@ -6,8 +6,8 @@
 //! references, ranges; every problem). [`load_value`] runs all three.
 
 mod error;
-pub mod kind_enum;
 mod expand;
+pub mod kind_enum;
 mod parse;
 mod schema;
 pub mod spec;

@@ -11,8 +11,8 @@ use crate::packet::{
 };
 use crate::qdisc::{self, DevInfo, DropSink, Qdisc};
 use crate::scenario::{
-    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec,
-    PoissonSpec, Scenario, ScenarioError, TransportSpec,
+    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PoissonSpec,
+    Scenario, ScenarioError, TransportSpec,
 };
 use crate::topology::{IfaceId, Node, Routes};
 use crate::transport::tcp::AppData;

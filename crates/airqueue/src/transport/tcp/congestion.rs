@@ -99,6 +99,9 @@ pub struct Congestion {
     dupack_threshold: u32,
     dupacks: u32,
     recovery: Option<Recovery>,
+    /// Bytes acknowledged in congestion avoidance since cwnd last grew (RFC 3465
+    /// `bytes_acked`); reset whenever cwnd is reduced.
+    bytes_acked: u64,
     /// NewReno's `recover` (RFC 6582 §3.2 step 1/2/4), stored exclusive (highest sequence
     /// number transmitted + 1). `None` until the first fast retransmit or timeout; see
     /// [`Congestion::may_fast_retransmit`].
@@ -118,6 +121,7 @@ impl Congestion {
             dupack_threshold: cfg.dupack_threshold,
             dupacks: 0,
             recovery: None,
+            bytes_acked: 0,
             recover_end: None,
         }
     }
@@ -161,7 +165,14 @@ impl Congestion {
     /// Outside recovery the window grows (RFC 5681 §3.1): in slow start by
     /// min(acked, SMSS) per ACK (RFC 3465 appropriate byte counting with L = 1·SMSS, so a
     /// delayed ACK covering two segments still adds one SMSS); in congestion avoidance by
-    /// SMSS·SMSS / cwnd per ACK (equation 3, at least one byte), about one SMSS per RTT.
+    /// byte counting, RFC 5681's RECOMMENDED method: acknowledged bytes accumulate and,
+    /// each time they reach cwnd, cwnd grows by one SMSS — one SMSS per RTT whether or not
+    /// the receiver delays its ACKs (RFC 3465 §2.1; Linux's `tcp_cong_avoid_ai` counts
+    /// acknowledged segments the same way).
+    ///
+    /// Not equation (3) of RFC 5681 (SMSS·SMSS/cwnd per ACK, ns-2's and ns-3
+    /// `TcpNewReno`'s rule): with delayed ACKs it grows only ½ SMSS per RTT, which RFC 5681
+    /// itself names as the drawback that byte counting avoids.
     pub fn on_new_ack(&mut self, ack: u64, acked: u64) -> NewAckAction {
         self.dupacks = 0;
         let mut action = NewAckAction {
@@ -190,6 +201,7 @@ impl Congestion {
                 // RFC 5681 §3.2 step 6 (Reno: any new ACK) / RFC 6582 §3.2 step 3 full
                 // acknowledgment (NewReno, option 2): deflate to ssthresh and exit.
                 self.cwnd = self.ssthresh;
+                self.bytes_acked = 0;
                 self.recovery = None;
                 action.exited_recovery = true;
             }
@@ -201,8 +213,15 @@ impl Congestion {
     fn grow(&mut self, acked: u64) {
         if self.in_slow_start() {
             self.cwnd += acked.min(self.mss);
-        } else {
-            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+            return;
+        }
+        // RFC 3465 §2.1: "bytes_acked" reaches cwnd at most once per ACK worth of growth:
+        // "cwnd MUST NOT be increased by more than SMSS bytes per RTT" (RFC 5681 §3.1).
+        self.bytes_acked += acked;
+        if self.bytes_acked >= self.cwnd {
+            self.bytes_acked -= self.cwnd;
+            self.cwnd += self.mss;
+            self.bytes_acked = self.bytes_acked.min(self.cwnd - 1);
         }
     }
 
@@ -241,6 +260,7 @@ impl Congestion {
         }
         // RFC 5681 §3.2 step 2.
         self.ssthresh = self.loss_ssthresh(flight_size);
+        self.bytes_acked = 0;
         match self.variant {
             CongestionVariant::Tahoe => {
                 // Loss window, slow start again, no fast recovery.
@@ -274,6 +294,7 @@ impl Congestion {
             self.ssthresh = self.loss_ssthresh(flight_size);
         }
         self.cwnd = self.mss;
+        self.bytes_acked = 0;
         self.dupacks = 0;
         self.recovery = None;
         if self.variant == CongestionVariant::NewReno {
@@ -285,6 +306,7 @@ impl Congestion {
     /// after a correctly transmitted SYN MUST be one segment".
     pub fn use_one_segment_initial_window(&mut self) {
         self.cwnd = self.mss;
+        self.bytes_acked = 0;
     }
 }
 
@@ -329,30 +351,83 @@ mod tests {
     }
 
     #[test]
-    fn congestion_avoidance_adds_smss_squared_over_cwnd() {
-        // RFC 5681 §3.1 equation (3).
+    fn congestion_avoidance_adds_one_smss_per_cwnd_of_acknowledged_bytes() {
+        // RFC 5681 §3.1 (the RECOMMENDED byte counting) / RFC 3465 §2.1: cwnd grows by
+        // SMSS each time the bytes acknowledged reach cwnd.
         let mut c = cc(CongestionVariant::Reno, 10);
         c.ssthresh = 10 * MSS;
         assert!(
             !c.in_slow_start(),
             "cwnd == ssthresh uses congestion avoidance"
         );
-        c.on_new_ack(1000, 1000);
-        assert_eq!(c.cwnd(), 10_100); // 1000*1000/10000 = 100
-        c.on_new_ack(2000, 1000);
-        assert_eq!(c.cwnd(), 10_100 + 1_000_000 / 10_100); // 99
+        for i in 1..10 {
+            c.on_new_ack(i * 1000, 1000);
+            assert_eq!(c.cwnd(), 10_000, "after {i} ACKs");
+        }
+        c.on_new_ack(10_000, 1000);
+        assert_eq!(c.cwnd(), 11_000);
+        // The next increment needs 11 000 more bytes.
+        for i in 0..10 {
+            c.on_new_ack(11_000 + i * 1000, 1000);
+        }
+        assert_eq!(c.cwnd(), 11_000);
+        c.on_new_ack(21_000, 1000);
+        assert_eq!(c.cwnd(), 12_000);
     }
 
     #[test]
-    fn congestion_avoidance_increment_is_at_least_one_byte() {
-        // RFC 5681 §3.1: "if the above formula yields 0, the result SHOULD be rounded up
-        // to 1 byte".
-        let mut c = cc(CongestionVariant::Reno, 1);
-        c.mss = 10;
-        c.cwnd = 1_000;
-        c.ssthresh = 1_000;
-        c.on_new_ack(10, 10);
-        assert_eq!(c.cwnd(), 1_001);
+    fn congestion_avoidance_grows_one_smss_per_window_with_delayed_acks_too() {
+        // One window of 10 segments acknowledged two at a time (delayed ACKs) adds one
+        // SMSS, as with an ACK per segment (equation (3) would add only about half).
+        let mut per_segment = cc(CongestionVariant::Reno, 10);
+        per_segment.ssthresh = 10 * MSS;
+        let mut delayed = per_segment.clone();
+        for i in 1..=10 {
+            per_segment.on_new_ack(i * 1000, 1000);
+        }
+        for i in 1..=5 {
+            delayed.on_new_ack(i * 2000, 2000);
+        }
+        assert_eq!(per_segment.cwnd(), 11_000);
+        assert_eq!(delayed.cwnd(), 11_000);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_at_most_one_smss_per_ack() {
+        // RFC 5681 §3.1: "cwnd MUST NOT be increased by more than SMSS bytes per RTT"; a
+        // stretch ACK covering three windows grows cwnd once, and the surplus is capped.
+        let mut c = cc(CongestionVariant::Reno, 4);
+        c.ssthresh = 4 * MSS;
+        c.on_new_ack(12_000, 12_000);
+        assert_eq!(c.cwnd(), 5_000);
+        c.on_new_ack(12_001, 1);
+        assert_eq!(c.cwnd(), 6_000, "surplus kept below one window");
+    }
+
+    #[test]
+    fn congestion_avoidance_counter_restarts_after_a_window_reduction() {
+        // RFC 3465 §2.1 resets bytes_acked on a timeout; we reset it on every reduction, so
+        // bytes counted before a loss do not grow the halved window.
+        let mut c = cc(CongestionVariant::Reno, 10);
+        c.ssthresh = 10 * MSS;
+        for i in 1..=9 {
+            c.on_new_ack(i * 1000, 1000);
+        }
+        for _ in 0..3 {
+            c.on_duplicate_ack(9_000, 10_000, 19_000);
+        }
+        c.on_new_ack(19_000, 10_000); // full ACK: cwnd = ssthresh = 5 000
+        assert_eq!(c.cwnd(), 5_000);
+        for i in 1..=4 {
+            c.on_new_ack(19_000 + i * 1000, 1000);
+        }
+        assert_eq!(
+            c.cwnd(),
+            5_000,
+            "the 9 000 bytes counted before were forgotten"
+        );
+        c.on_new_ack(24_000, 1000);
+        assert_eq!(c.cwnd(), 6_000);
     }
 
     #[test]

@@ -968,8 +968,18 @@ mod tests {
         assert_eq!(drain(&mut s, ms(300)), new_segs(&[14_000, 15_000]));
         s.on_ack(ms(400), &ack(13_000));
         assert_eq!(s.cwnd(), 5_000, "reaches ssthresh");
-        s.on_ack(ms(400), &ack(14_000));
-        assert_eq!(s.cwnd(), 5_200, "then congestion avoidance: 1000*1000/5000");
+        drain(&mut s, ms(400));
+        for i in 14..=17 {
+            s.on_ack(ms(500), &ack(i * 1000));
+            drain(&mut s, ms(500));
+            assert_eq!(s.cwnd(), 5_000, "{i}");
+        }
+        s.on_ack(ms(500), &ack(18_000));
+        assert_eq!(
+            s.cwnd(),
+            6_000,
+            "then congestion avoidance: one SMSS after a window (5 000 bytes) acknowledged"
+        );
     }
 
     #[test]
@@ -1043,10 +1053,15 @@ mod tests {
         s.on_ack(ms(1100), &ack(1_000));
         assert_eq!(s.cwnd(), 2_000);
         assert_eq!(drain(&mut s, ms(1100)), [(1_000, true), (2_000, true)]);
-        // ... then congestion avoidance (cwnd == ssthresh) and new data past snd_max.
+        // ... then congestion avoidance (cwnd == ssthresh): the delayed ACK covers a whole
+        // window of 2 000 bytes, so cwnd grows by one SMSS (RFC 5681 byte counting); the
+        // window now reaches past snd_max into new data.
         s.on_ack(ms(1200), &ack(3_000));
-        assert_eq!(s.cwnd(), 2_500);
-        assert_eq!(drain(&mut s, ms(1200)), [(3_000, true), (4_000, false)]);
+        assert_eq!(s.cwnd(), 3_000);
+        assert_eq!(
+            drain(&mut s, ms(1200)),
+            [(3_000, true), (4_000, false), (5_000, false)]
+        );
         assert_eq!(s.stats().retransmissions, 4);
     }
 
