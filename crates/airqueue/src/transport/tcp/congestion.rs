@@ -289,9 +289,24 @@ impl Congestion {
     /// segment was already retransmitted by the timer: "the value of ssthresh is held
     /// constant"), cwnd = LW = 1·SMSS, fast recovery is abandoned, and NewReno records
     /// `recover` = highest sequence number sent (RFC 6582 §3.2 step 4).
+    ///
+    /// A timeout *during* fast recovery keeps the ssthresh that recovery set when it is
+    /// lower, as Linux's `tcp_enter_loss` does (one reduction per loss episode). RFC 5681
+    /// asks for ssthresh "no more than" FlightSize/2, and there FlightSize overstates what
+    /// the network holds: while NewReno repairs one hole per RTT, `snd_una` stays at a
+    /// hole and the new data sent on inflated cwnd (segments the receiver already holds)
+    /// swells `snd_max − snd_una` to several windows. Halving that would restart slow
+    /// start towards a threshold far above the path's capacity, overshoot it, lose a
+    /// window's worth again and time out again — a cycle we saw in a single flow over a
+    /// 100-packet drop-tail queue.
     pub fn on_timeout(&mut self, flight_size: u64, snd_max: u64, hold_ssthresh: bool) {
         if !hold_ssthresh {
-            self.ssthresh = self.loss_ssthresh(flight_size);
+            let halved = self.loss_ssthresh(flight_size);
+            self.ssthresh = if self.recovery.is_some() {
+                self.ssthresh.min(halved)
+            } else {
+                halved
+            };
         }
         self.cwnd = self.mss;
         self.bytes_acked = 0;
@@ -525,6 +540,25 @@ mod tests {
         assert_eq!((c.ssthresh(), c.cwnd()), (5_000, 1_000));
         c.on_timeout(10_000, 10_000, true);
         assert_eq!((c.ssthresh(), c.cwnd()), (5_000, 1_000));
+    }
+
+    #[test]
+    fn timeout_during_recovery_keeps_the_recovery_ssthresh() {
+        // Fast retransmit with 10 segments out: ssthresh 5 000. Recovery sends 30 more
+        // segments on inflated cwnd, then times out with FlightSize 40 000: ssthresh stays
+        // 5 000 (not 20 000), as Linux's tcp_enter_loss; RFC 5681 allows "no more than"
+        // FlightSize/2.
+        let mut c = cc(CongestionVariant::NewReno, 10);
+        for _ in 0..3 {
+            c.on_duplicate_ack(0, 10_000, 10_000);
+        }
+        assert_eq!(c.ssthresh(), 5_000);
+        c.on_timeout(40_000, 40_000, false);
+        assert_eq!((c.ssthresh(), c.cwnd()), (5_000, 1_000));
+        // Outside recovery a timeout halves the flight as usual.
+        let mut d = cc(CongestionVariant::NewReno, 10);
+        d.on_timeout(40_000, 40_000, false);
+        assert_eq!(d.ssthresh(), 20_000);
     }
 
     #[test]

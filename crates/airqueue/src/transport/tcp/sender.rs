@@ -730,6 +730,34 @@ mod tests {
     }
 
     #[test]
+    fn congestion_avoidance_grows_one_mss_per_rtt_with_and_without_delayed_acks() {
+        // RFC 5681 §3.1: "approximately 1 full-sized segment per RTT" in congestion
+        // avoidance. 20 RTTs of 100 ms starting at cwnd = ssthresh = 10 segments; the
+        // window is cwnd-limited throughout (receive window 1 MiB, infinite source).
+        // Measured: 30 segments with an ACK per segment, 29 with delayed ACKs (an odd
+        // window's last segment waits for the next round's first); equation (3) per ACK
+        // would give about 20 with delayed ACKs.
+        for delayed_ack in [false, true] {
+            let c = TcpConfig {
+                mss: 1000,
+                initial_cwnd_segments: 10,
+                delayed_ack,
+                rcv_buffer: 1 << 20,
+                ..TcpConfig::default()
+            }
+            .with_initial_ssthresh_segments(10);
+            let mut w = Wire::new(c, AppData::Infinite, ms(50));
+            w.run_until(ms(2_010));
+            let segments = w.sender.cwnd() / 1000;
+            assert!(
+                (29..=31).contains(&segments),
+                "delayed ACK {delayed_ack}: cwnd {segments} segments after 20 RTTs"
+            );
+            assert_eq!(w.sender.stats().retransmissions, 0);
+        }
+    }
+
+    #[test]
     fn nothing_is_sent_before_start() {
         let mut s = TcpSender::new(&TcpConfig::default(), AppData::Infinite);
         assert_eq!(s.state(), SenderState::Closed);
