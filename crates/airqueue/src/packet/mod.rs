@@ -29,6 +29,8 @@ pub struct NodeId(pub u32);
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum Protocol {
+    /// ICMP (ping's echo request and reply).
+    Icmp = 1,
     Tcp = 6,
     #[default]
     Udp = 17,

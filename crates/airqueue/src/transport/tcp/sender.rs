@@ -60,7 +60,7 @@
 
 use super::congestion::{Congestion, DupAckAction};
 use super::rto::{RtoEstimator, SYN_TIMEOUT_FALLBACK_RTO};
-use super::{AckInfo, AppData, Segment, TcpConfig, TcpFlags};
+use super::{AckInfo, AppData, Opener, Segment, TcpConfig, TcpFlags};
 use crate::engine::SimTime;
 
 /// Connection state of the sender.
@@ -70,6 +70,10 @@ pub enum SenderState {
     Closed,
     /// SYN sent (or to be sent), waiting for the SYN-ACK.
     SynSent,
+    /// The receiver opens the connection ([`Opener::Receiver`]): waiting for its SYN.
+    Listen,
+    /// The receiver's SYN arrived; SYN-ACK sent (or to be sent), waiting for its ACK.
+    SynReceived,
     /// Data flows.
     Established,
 }
@@ -174,6 +178,7 @@ pub struct TcpSender {
     mss: u64,
     rcv_buffer: u32,
     handshake: bool,
+    opener: Opener,
     state: SenderState,
     cc: Congestion,
     rto: RtoEstimator,
@@ -228,6 +233,7 @@ impl TcpSender {
             mss: u64::from(cfg.mss),
             rcv_buffer: cfg.rcv_buffer,
             handshake: cfg.handshake,
+            opener: cfg.opener,
             state: SenderState::Closed,
             cc: Congestion::new(cfg),
             rto: RtoEstimator::from_config(cfg),
@@ -258,15 +264,18 @@ impl TcpSender {
         }
     }
 
-    /// Opens the connection at `now`: queues the SYN (handshake on) or makes data
-    /// sendable. Then drain [`TcpSender::poll_transmit`]. Calling it again does nothing.
+    /// Opens the connection at `now`: queues the SYN (handshake on), waits for the
+    /// receiver's SYN ([`Opener::Receiver`]), or makes data sendable. Then drain
+    /// [`TcpSender::poll_transmit`]. Calling it again does nothing.
     pub fn start(&mut self, now: SimTime) {
         if self.state != SenderState::Closed {
             return;
         }
         self.start_time = Some(now);
         self.cwnd_since = now;
-        if self.handshake {
+        if self.handshake && self.opener == Opener::Receiver {
+            self.state = SenderState::Listen;
+        } else if self.handshake {
             self.state = SenderState::SynSent;
             self.syn_pending = true;
         } else {
@@ -291,8 +300,8 @@ impl TcpSender {
     /// retransmission; then window-limited data.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
         match self.state {
-            SenderState::Closed => None,
-            SenderState::SynSent => {
+            SenderState::Closed | SenderState::Listen => None,
+            SenderState::SynSent | SenderState::SynReceived => {
                 if !self.syn_pending {
                     return None;
                 }
@@ -338,6 +347,8 @@ impl TcpSender {
         }
     }
 
+    /// The SYN (sender opens) or the SYN-ACK (receiver opened): both occupy sequence
+    /// number 0 and are timed like data (RFC 6298 §5).
     fn emit_syn(&mut self, now: SimTime) -> Segment {
         let retransmission = self.syn_sent_count > 0;
         self.syn_sent_count += 1;
@@ -353,11 +364,16 @@ impl TcpSender {
         if self.timer.is_none() {
             self.timer = Some(now + self.rto.rto());
         }
+        let (ack, flags) = if self.state == SenderState::SynReceived {
+            (1, TcpFlags::SYN | TcpFlags::ACK)
+        } else {
+            (0, TcpFlags::SYN)
+        };
         Segment {
             seq: 0,
             len: 0,
-            ack: 0,
-            flags: TcpFlags::SYN,
+            ack,
+            flags,
             window: self.rcv_buffer,
             is_retransmission: retransmission,
         }
@@ -399,8 +415,31 @@ impl TcpSender {
         match self.state {
             SenderState::Closed => {}
             SenderState::SynSent => self.on_syn_ack(now, ack),
+            SenderState::Listen | SenderState::SynReceived => self.on_passive_open(now, ack),
             SenderState::Established => self.on_established_ack(now, ack),
         }
+    }
+
+    /// The receiver opens ([`Opener::Receiver`], RFC 9293 §3.5 seen from the passive
+    /// end): its SYN is answered with a SYN-ACK (again for a repeated SYN, whose SYN-ACK
+    /// may have been lost), and the ACK of the SYN-ACK establishes the connection.
+    fn on_passive_open(&mut self, now: SimTime, ack: &AckInfo) {
+        if ack.flags.contains(TcpFlags::SYN) {
+            if self.state == SenderState::Listen {
+                self.state = SenderState::SynReceived;
+                self.rwnd = u64::from(ack.window);
+                self.last_ack_window = ack.window;
+            }
+            self.syn_pending = true;
+            return;
+        }
+        if self.state != SenderState::SynReceived
+            || !(ack.flags.contains(TcpFlags::ACK) && ack.ack == 1)
+        {
+            self.stats.stale_acks += 1;
+            return;
+        }
+        self.establish(now, ack);
     }
 
     fn on_syn_ack(&mut self, now: SimTime, ack: &AckInfo) {
@@ -408,16 +447,23 @@ impl TcpSender {
             self.stats.stale_acks += 1;
             return;
         }
+        self.establish(now, ack);
+    }
+
+    /// The handshake completed with `ack` (the SYN-ACK, or the ACK of our SYN-ACK).
+    fn establish(&mut self, now: SimTime, ack: &AckInfo) {
         if let Some((_, sent)) = self.rtt_timing.take() {
             self.take_rtt_sample(now - sent);
         }
+        let active = self.state == SenderState::SynSent;
         self.state = SenderState::Established;
         self.snd_una = 1;
         self.snd_nxt = 1;
         self.timer = None; // RFC 6298 (5.2): nothing outstanding
         self.rwnd = u64::from(ack.window);
         self.last_ack_window = ack.window;
-        self.ack_pending = true;
+        // The active opener acknowledges the SYN-ACK (the third segment).
+        self.ack_pending = active;
         if self.syn_sent_count > 1 {
             self.cc.use_one_segment_initial_window(); // RFC 5681 §3.1
             if self.rto.srtt().is_none() {
@@ -431,7 +477,8 @@ impl TcpSender {
     fn on_established_ack(&mut self, now: SimTime, ack: &AckInfo) {
         if ack.flags.contains(TcpFlags::SYN) {
             // A repeated SYN-ACK: our handshake ACK was lost or is late; acknowledge again.
-            self.ack_pending = true;
+            // (A late duplicate of the receiver's own SYN needs no answer.)
+            self.ack_pending = self.opener == Opener::Sender;
             return;
         }
         if ack.ack < self.snd_una || ack.ack > self.snd_max {
@@ -515,8 +562,8 @@ impl TcpSender {
             return;
         }
         match self.state {
-            SenderState::Closed => self.timer = None,
-            SenderState::SynSent => {
+            SenderState::Closed | SenderState::Listen => self.timer = None,
+            SenderState::SynSent | SenderState::SynReceived => {
                 self.stats.timeouts += 1;
                 self.syn_pending = true;
                 self.rtt_timing = None;
