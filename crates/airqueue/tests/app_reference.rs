@@ -275,3 +275,32 @@ fn a_bulk_file_completes_when_its_last_byte_arrives() {
         "completion {got} ns vs {want} ns"
     );
 }
+
+#[test]
+fn a_bulk_flow_stops_writing_at_its_stop_time() {
+    // The flow's `stop` ends the application's writes: what was sent is still delivered,
+    // then the flow falls silent and its completion time is recorded.
+    let r = two_hops("20s")
+        .sample_interval("100ms")
+        .pfifo("router.bottleneck", 100)
+        .flow(
+            "bulk",
+            "sender",
+            "receiver",
+            "{ kind = \"bulk\" }",
+            "stop = \"5s\"\ntransport = { kind = \"tcp\", rcv_buffer = \"1MiB\" }",
+        )
+        .run();
+    assert_conserved(&r);
+    let f = flow(&r, "bulk");
+    let done = f.f("completion_s");
+    // After 5 s at most a window (cwnd ≤ BDP + buffer ≈ 136 segments, 0.17 s at 10 Mbit)
+    // and a couple of RTTs remain.
+    assert!((5.0..5.5).contains(&done), "completion {done} s");
+    let tput = common::series(&r.timeseries, "bulk", "throughput_bps");
+    assert!(tput
+        .iter()
+        .filter(|(t, _)| *t > 6.0)
+        .all(|(_, v)| *v == 0.0));
+    assert!(tput.iter().any(|(t, v)| *t < 5.0 && *v > 9e6));
+}

@@ -323,3 +323,41 @@ fn the_short_rtt_flow_wins_as_drop_tail_rtt_bias_predicts() {
     let total = short.f("goodput_bps") + long.f("goodput_bps");
     assert!((total / payload_rate(10e6) - 1.0).abs() < 0.01, "{total}");
 }
+
+#[test]
+fn trace_records_cwnd_ssthresh_and_srtt_every_sample_interval_only_on_request() {
+    // `trace = true`: one row per metric per sample (10 ms); ssthresh is infinite until the
+    // first loss, then RFC 5681's half flight; cwnd never drops below one segment; the
+    // smoothed RTT lies between the empty path's RTT and that RTT plus a full queue (100
+    // packets × 1.2 ms) once the first samples — a lone first segment waits for the 200-ms
+    // delayed-ACK timer — have been smoothed away. Without `trace` there is no such series.
+    let r = single_flow(100, true, "30s").run();
+    let cwnd = series(&r.timeseries, "tcp", "cwnd_bytes");
+    let ssthresh = series(&r.timeseries, "tcp", "ssthresh_bytes");
+    let srtt = series(&r.timeseries, "tcp", "srtt_ms");
+    assert_eq!((cwnd.len(), ssthresh.len(), srtt.len()), (3000, 3000, 3000));
+    assert!(cwnd.iter().all(|&(_, c)| c >= MSS));
+    assert!(ssthresh[0].1.is_infinite());
+    assert!(ssthresh.last().unwrap().1.is_finite());
+    let base = single_flow_base_rtt() * 1e3;
+    let full = base + 100.0 * tx(SEGMENT_WIRE, 10e6) * 1e3;
+    assert!(srtt[0].1.is_nan(), "no sample yet at 10 ms");
+    for &(t, v) in srtt.iter().filter(|(t, _)| *t > 5.0) {
+        assert!(
+            v >= base * 0.999 && v <= full * 1.05,
+            "SRTT {v} ms at {t} s"
+        );
+    }
+    let untraced = ScenarioToml::new("5s")
+        .nodes(&["a", "b"])
+        .link("l", "a", "b", "10Mbit", "10ms", "")
+        .flow(
+            "tcp",
+            "a",
+            "b",
+            "{ kind = \"bulk\" }",
+            "transport = { kind = \"tcp\" }",
+        )
+        .run();
+    assert!(series(&untraced.timeseries, "tcp", "cwnd_bytes").is_empty());
+}

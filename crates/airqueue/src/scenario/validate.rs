@@ -290,7 +290,15 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
             ),
         ),
         (AppSpec::Bulk(_), TransportSpec::Tcp(_)) => {}
-        (AppSpec::Web(w), TransportSpec::Tcp(_)) => check_web(&app, w, errs),
+        (AppSpec::Web(w), TransportSpec::Tcp(t)) => {
+            check_web(&app, w, errs);
+            if t.trace {
+                errs.push(
+                    format!("{label}.transport.trace"),
+                    "a web flow opens a connection per object, so there is no one cwnd to trace; remove `trace` (page response times are in the flow table)",
+                );
+            }
+        }
         (AppSpec::Voice(_) | AppSpec::Video(_), TransportSpec::Tcp(_)) => errs.push(
             format!("{label}.transport"),
             format!(

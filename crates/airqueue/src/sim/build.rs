@@ -239,6 +239,13 @@ impl Simulation {
             if let Some(t) = first {
                 self.events.schedule(t, Event::AppSend(i as u32));
             }
+            // A bulk transfer stops writing at the flow's `stop` (an AppSend after its start).
+            let flow = &self.flows[i];
+            if let Endpoint::Tcp(t) = &flow.endpoint {
+                if matches!(t.app, TcpApp::Bulk(_)) && flow.stop < self.stop {
+                    self.events.schedule(flow.stop, Event::AppSend(i as u32));
+                }
+            }
         }
         if self.warmup.0 > 0 {
             self.events.schedule(self.warmup, Event::WarmupEnd);

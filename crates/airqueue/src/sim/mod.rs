@@ -240,6 +240,16 @@ impl Simulation {
             unreachable!("flow {f} is not TCP")
         };
         let unopened = t.conns.is_empty();
+        if !unopened && matches!(t.app, TcpApp::Bulk(_)) {
+            // The flow's `stop`: the bulk application writes nothing more; the file is what
+            // was sent, complete once it has all arrived.
+            let c = &mut t.conns[0];
+            c.sender.finish(now);
+            c.object = c.sender.app_bytes();
+            self.tcp_transmit(f, 0);
+            self.tcp_check_object(f, 0);
+            return;
+        }
         // (open a connection for this object, bytes to write into connection 0, next write)
         let (open, write, next) = match &mut t.app {
             TcpApp::Bulk(bytes) => (unopened.then_some(*bytes), 0, None),
@@ -430,11 +440,6 @@ impl Simulation {
             let before = c.receiver.delivered_bytes();
             let reply = c.receiver.on_segment(now, &seg);
             let delivered = c.receiver.delivered_bytes();
-            let object_done =
-                c.delivered_at.is_none() && c.object.is_some_and(|n| delivered >= n) && {
-                    c.delivered_at = Some(now);
-                    true
-                };
             self.flows[f]
                 .stats
                 .on_receive((delivered - before) as u32, delay);
@@ -442,9 +447,7 @@ impl Simulation {
                 self.send_ack(f, slot, &ack);
             }
             self.tcp_arm(f, slot);
-            if object_done {
-                self.tcp_object_delivered(f);
-            }
+            self.tcp_check_object(f, slot);
         } else {
             let ack = AckInfo {
                 seq: h.seq,
@@ -463,6 +466,18 @@ impl Simulation {
             self.tcp_transmit(f, slot);
         }
         self.tcp_mut(f).close_if_finished(slot);
+    }
+
+    /// Whether connection `slot` has just delivered the last byte of its object; if so the
+    /// application hears of it.
+    fn tcp_check_object(&mut self, f: usize, slot: usize) {
+        let now = self.now;
+        let c = &mut self.tcp_mut(f).conns[slot];
+        let delivered = c.receiver.delivered_bytes();
+        if c.delivered_at.is_none() && c.object.is_some_and(|n| delivered >= n) {
+            c.delivered_at = Some(now);
+            self.tcp_object_delivered(f);
+        }
     }
 
     /// A connection of flow `f` delivered its whole object: a bulk file is complete; a

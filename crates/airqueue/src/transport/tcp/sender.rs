@@ -294,6 +294,17 @@ impl TcpSender {
         self.completion_time = None;
     }
 
+    /// The application stops writing at `now` (a flow's `stop`): the stream ends after the
+    /// bytes already sent, which are still delivered and retransmitted as needed; nothing
+    /// new is sent. Turns an infinite source finite. Then drain
+    /// [`TcpSender::poll_transmit`] (nothing new) and re-read [`TcpSender::next_timer`].
+    pub fn finish(&mut self, now: SimTime) {
+        let end = self.snd_max.max(self.data_start);
+        self.infinite = false;
+        self.app_end = self.app_end.min(end);
+        self.check_complete(now);
+    }
+
     /// The next segment to send at `now`, or `None`. Call repeatedly until `None` after
     /// [`TcpSender::start`], [`TcpSender::offer`], [`TcpSender::on_ack`] and
     /// [`TcpSender::on_timer`]. Order: SYN; the handshake's ACK; a fast/partial-ACK
@@ -660,6 +671,10 @@ impl TcpSender {
     pub fn completion_time(&self) -> Option<SimTime> {
         self.completion_time
     }
+    /// Bytes the application has handed over so far (`None` for an infinite source).
+    pub fn app_bytes(&self) -> Option<u64> {
+        (!self.infinite).then(|| self.app_end - self.data_start)
+    }
     /// When [`TcpSender::start`] was called.
     pub fn start_time(&self) -> Option<SimTime> {
         self.start_time
@@ -802,6 +817,30 @@ mod tests {
             );
             assert_eq!(w.sender.stats().retransmissions, 0);
         }
+    }
+
+    #[test]
+    fn finish_ends_the_stream_after_the_bytes_already_sent() {
+        // A bulk source told to stop: the 4 segments in flight are still delivered (and
+        // retransmitted if lost), nothing new follows, and the transfer then completes.
+        let mut s = started(CongestionVariant::NewReno, 4);
+        drain(&mut s, ms(0));
+        s.finish(ms(10));
+        assert!(!s.is_complete());
+        s.on_ack(ms(100), &ack(2_000));
+        assert_eq!(drain(&mut s, ms(100)), [], "no new data after finish");
+        for _ in 0..3 {
+            s.on_ack(ms(110), &ack(2_000));
+        }
+        assert_eq!(
+            drain(&mut s, ms(110)),
+            [(2_000, true)],
+            "losses are still repaired"
+        );
+        s.on_ack(ms(200), &ack(4_000));
+        assert!(s.is_complete());
+        assert_eq!(s.completion_time(), Some(ms(200)));
+        assert_eq!(s.next_timer(), None);
     }
 
     #[test]
