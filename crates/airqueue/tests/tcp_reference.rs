@@ -279,7 +279,8 @@ fn equal_rtt_flows_share_the_dumbbell_fairly() {
     // criterion) for the 10 NewReno flows of dumbbell.toml; over 600 s J ≥ 0.99, since
     // drop-tail's short-term bias (which flows happen to lose at an overflow) rotates
     // among the flows rather than locking one out. The link stays full: Σ goodput within
-    // 1 % of 10 Mbit × 1448/1500. Measured: J = 0.973 (60 s), 0.997 (600 s); Σ 9.649 Mbit.
+    // 1 % of 10 Mbit × 1448/1500. Measured: J = 0.973 (60 s), 0.997 (600 s); Σ 9.609 Mbit
+    // over 60 s.
     let sc = load_toml_str(DUMBBELL).unwrap();
     let r = common::run_scenario(&sc, Default::default());
     assert_conserved(&r);
@@ -306,7 +307,7 @@ fn the_short_rtt_flow_wins_as_drop_tail_rtt_bias_predicts() {
     // (Mathis); with drop-tail's synchronized losses, both windows halve together and
     // throughput ∝ 1/RTT² (Lakshman & Madhow 1997). So the throughput ratio lies between
     // the RTT ratio and its square, RTTs measured with their queueing delay. Tolerance 10 %
-    // on each bound. Measured over 50 s: RTTs 49.1 / 141.5 ms (ratio 2.88), throughputs
+    // on each bound. Measured over 50 s: RTTs 49.4 / 142.4 ms (ratio 2.88), throughputs
     // 8.12 / 1.54 Mbit (ratio 5.27 = 2.88^1.57).
     let sc = load_toml_str(RTT_UNFAIRNESS).unwrap();
     let r = common::run_scenario(&sc, Default::default());
