@@ -231,7 +231,8 @@ crate::kind_enum! {
         /// UDP: datagrams leave as the application writes them (28 B of IPv4+UDP headers added).
         "udp" => Udp(UdpSpec),
         /// TCP: Tahoe, Reno or NewReno (RFC 5681, RFC 6582) with the RFC 6298 retransmission
-        /// timer and delayed ACKs; one connection per flow, data from `from` to `to`.
+        /// timer and delayed ACKs; data from `from` to `to`, over one connection (`bulk`,
+        /// `message`) or one per object (`web`).
         "tcp" => Tcp(Box<TcpSpec>),
     }
 }

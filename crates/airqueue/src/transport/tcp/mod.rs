@@ -1,6 +1,6 @@
 //! TCP as a sans-IO state machine: configuration, segment types and the two endpoints.
 //!
-//! One connection per flow, unidirectional data: a [`TcpSender`] sends data segments
+//! One connection, unidirectional data: a [`TcpSender`] sends data segments
 //! ([`Segment`]) and a [`TcpReceiver`] answers with pure acknowledgments ([`AckInfo`]).
 //! Neither endpoint knows about packets, queues or events; the caller moves segments
 //! between them and calls them back at the deadlines they ask for. See
