@@ -8,6 +8,10 @@
 //! - `udp_bottleneck`: `scenarios/examples/udp-bottleneck.toml` (5 UDP flows, 20 s).
 //! - `chain_50_flows`: 25 CBR + 25 Poisson flows through a 3-router chain with a 100 Mbit
 //!   core, offered 120 Mbit (10 s), built below as a TOML string.
+//! - `tcp_dumbbell`: `scenarios/examples/dumbbell.toml` (10 NewReno bulk flows, 10 Mbit, 60 s),
+//!   the workload we compare with ns-3.
+//! - `tcp_dumbbell_1gbit`: the same with a 1 Gbit bottleneck (10 Gbit access, pfifo 1000,
+//!   8 MiB receive windows so that cwnd, not rwnd, limits the flows), 10 s.
 
 use airqueue::scenario::{load_toml_str, Scenario};
 use airqueue::sim::{BuildOptions, Simulation};
@@ -15,6 +19,30 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use std::time::Duration;
 
 const UDP_BOTTLENECK: &str = include_str!("../../../scenarios/examples/udp-bottleneck.toml");
+const DUMBBELL: &str = include_str!("../../../scenarios/examples/dumbbell.toml");
+
+/// The dumbbell with every rate scaled up: `airqueue bench … --set
+/// links.bottleneck.rate=1Gbit --set links.access.rate=10Gbit --set
+/// qdiscs.router.bottleneck.limit=1000 --set flows.bulk.transport.rcv_buffer=8MiB`.
+fn dumbbell_1gbit() -> String {
+    let edits = [
+        ("duration = \"60s\"", "duration = \"10s\""),
+        ("rate = \"100Mbit\"", "rate = \"10Gbit\""),
+        ("rate = \"10Mbit\"", "rate = \"1Gbit\""),
+        ("limit = 100\n", "limit = 1000\n"),
+        ("mss = 1448 }", "mss = 1448, rcv_buffer = \"8MiB\" }"),
+    ];
+    let mut text = DUMBBELL.to_string();
+    for (from, to) in edits {
+        assert_eq!(
+            text.matches(from).count(),
+            1,
+            "dumbbell.toml changed: {from}"
+        );
+        text = text.replace(from, to);
+    }
+    text
+}
 
 /// 50 flows from `src` to `dst` over src —1G— r0 —100M— r1 —100M— r2 —1G— dst.
 /// 25 CBR flows at 2.4 Mbit and 25 Poisson flows at 2.4 Mbit offer 120 Mbit to a 100 Mbit
@@ -122,6 +150,14 @@ fn chain_50_flows(c: &mut Criterion) {
     bench_scenario(c, "chain_50_flows", CHAIN_50_FLOWS);
 }
 
+fn tcp_dumbbell(c: &mut Criterion) {
+    bench_scenario(c, "tcp_dumbbell", DUMBBELL);
+}
+
+fn tcp_dumbbell_1gbit(c: &mut Criterion) {
+    bench_scenario(c, "tcp_dumbbell_1gbit", &dumbbell_1gbit());
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
@@ -132,6 +168,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = udp_bottleneck, chain_50_flows
+    targets = udp_bottleneck, chain_50_flows, tcp_dumbbell, tcp_dumbbell_1gbit
 }
 criterion_main!(benches);

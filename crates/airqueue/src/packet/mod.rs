@@ -29,6 +29,8 @@ pub struct NodeId(pub u32);
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum Protocol {
+    /// ICMP (ping's echo request and reply).
+    Icmp = 1,
     Tcp = 6,
     #[default]
     Udp = 17,
@@ -36,6 +38,11 @@ pub enum Protocol {
 
 /// ECN codepoint "Congestion Experienced" (RFC 3168).
 pub const ECN_CE: u8 = 3;
+
+/// ICMP type of an echo request (RFC 792).
+pub const ICMP_ECHO_REQUEST: u8 = 8;
+/// ICMP type of an echo reply (RFC 792).
+pub const ICMP_ECHO_REPLY: u8 = 0;
 
 /// IPv4 header bytes (no options).
 pub const IPV4_HEADER_BYTES: u32 = 20;
@@ -92,6 +99,8 @@ pub struct Packet {
     /// Application payload bytes carried (goodput counts these).
     pub payload_bytes: u32,
     pub tcp: TcpHeader,
+    /// ICMP message type (RFC 792) of an ICMP packet: 8 echo request, 0 echo reply.
+    pub icmp_type: u8,
     /// Sequence number stamped by a striping trunk (0 when not striped).
     pub trunk_seq: u64,
     /// When the source created the packet.

@@ -384,7 +384,7 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
                 errs.push(format!("{app}.on"), "must be longer than zero");
             }
         }
-        (AppSpec::Bulk(_) | AppSpec::Message(_), TransportSpec::Udp(_)) => errs.push(
+        (AppSpec::Bulk(_) | AppSpec::Message(_) | AppSpec::Web(_), TransportSpec::Udp(_)) => errs.push(
             format!("{label}.transport"),
             format!(
                 "a {} application needs TCP; write transport = {{ kind = \"tcp\" }}",
@@ -392,6 +392,55 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
             ),
         ),
         (AppSpec::Bulk(_), TransportSpec::Tcp(_)) => {}
+        (AppSpec::Web(w), TransportSpec::Tcp(t)) => {
+            check_web(&app, w, errs);
+            if t.trace {
+                errs.push(
+                    format!("{label}.transport.trace"),
+                    "a web flow opens a connection per object, so there is no one cwnd to trace; remove `trace` (page response times are in the flow table)",
+                );
+            }
+        }
+        (AppSpec::Voice(_) | AppSpec::Video(_), TransportSpec::Tcp(_)) => errs.push(
+            format!("{label}.transport"),
+            format!(
+                "a {} flow runs over UDP (RTP, as D-ITG sends it); remove `transport` or write {{ kind = \"udp\" }}",
+                f.app.kind()
+            ),
+        ),
+        (AppSpec::Ping(_), TransportSpec::Tcp(_)) => errs.push(
+            format!("{label}.transport"),
+            "ping sends ICMP echo requests, not TCP; remove `transport`",
+        ),
+        (AppSpec::Voice(v), TransportSpec::Udp(_)) => {
+            if v.frames_per_packet == 0 || v.frames_per_packet > 100 {
+                errs.push(
+                    format!("{app}.frames_per_packet"),
+                    format!(
+                        "{} is outside 1…100 frames of 10 ms; 2 is the usual 20-ms packet",
+                        v.frames_per_packet
+                    ),
+                );
+            }
+        }
+        (AppSpec::Video(v), TransportSpec::Udp(_)) => {
+            size_ok(v.size, errs);
+            let pps = v.packets_per_second;
+            if !(pps.is_finite() && pps > 0.0 && pps <= 1e6) {
+                errs.push(
+                    format!("{app}.packets_per_second"),
+                    format!("{pps} is not a packet rate in (0, 1e6]; seed 000 uses 10 and 45"),
+                );
+            }
+        }
+        (AppSpec::Ping(p), TransportSpec::Udp(_)) => {
+            if p.interval.time().0 == 0 {
+                errs.push(
+                    format!("{app}.interval"),
+                    "must be longer than zero; ping's default is \"1s\"",
+                );
+            }
+        }
         (
             AppSpec::Message(MessageSpec {
                 size,
@@ -420,6 +469,51 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
     }
     if let TransportSpec::Tcp(t) = &f.transport {
         check_tcp(&format!("{label}.transport"), t, errs);
+    }
+}
+
+fn check_web(app: &str, w: &super::spec::WebSpec, errs: &mut ScenarioError) {
+    if w.mean_size.0 == 0 {
+        errs.push(
+            format!("{app}.mean_size"),
+            "must be at least 1 byte; seed 002 uses \"20kB\"",
+        );
+    }
+    if !(w.shape.is_finite() && w.shape > 1.0) {
+        errs.push(
+            format!("{app}.shape"),
+            format!(
+                "{} is not a Pareto tail exponent above 1 (the mean would not exist); seed 002 uses 1.1",
+                w.shape
+            ),
+        );
+    }
+    if w.aux_min > w.aux_max {
+        errs.push(
+            format!("{app}.aux_min"),
+            format!(
+                "{} exceeds aux_max ({}); the auxiliary count is uniform on [aux_min, aux_max]",
+                w.aux_min, w.aux_max
+            ),
+        );
+    }
+    if w.aux_max > 1000 {
+        errs.push(
+            format!("{app}.aux_max"),
+            format!(
+                "{} auxiliary objects per page is more than 1000; lower it",
+                w.aux_max
+            ),
+        );
+    }
+    if w.parallel == 0 || w.parallel > 1000 {
+        errs.push(
+            format!("{app}.parallel"),
+            format!(
+                "{} is outside 1…1000 connections at once; browsers used 4–6",
+                w.parallel
+            ),
+        );
     }
 }
 

@@ -1,30 +1,32 @@
 //! Building a runnable network from a validated scenario.
 
-use super::tcp_flow::{config_of, TcpApp, TcpFlow, TCP_WIRE_HEADER_BYTES};
+use super::tcp_flow::{config_of, TcpApp, TcpFlow, EPHEMERAL_PORT_BASE, TCP_WIRE_HEADER_BYTES};
 use super::{Endpoint, Event, FlowRt, Interface, Simulation, VirtualDev};
-use crate::app::{Pattern, UdpSource};
+use crate::app::{
+    video_interval, voice_packets, Pattern, PingSource, UdpSource, WebSession,
+    ICMP_ECHO_HEADER_BYTES,
+};
 use crate::engine::{stream, EventQueue, SimTime};
 use crate::link::{Impairment, P2pTransmitter};
-use crate::metrics::{FlowStats, QueueStats, TimeSeries};
+use crate::metrics::{FlowStats, LatencyStats, QueueStats, TimeSeries};
 use crate::packet::{
     FiveTuple, NodeId, PacketArena, Protocol, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
 use crate::qdisc::classify::NameTable;
 use crate::qdisc::{self, BuildCtx, DevInfo, DropSink, Qdisc};
 use crate::scenario::{
-    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PoissonSpec,
-    Scenario, ScenarioError, TransportSpec,
+    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PingSpec,
+    PoissonSpec, Scenario, ScenarioError, TransportSpec, VideoSpec, VoiceSpec,
 };
 use crate::topology::{IfaceId, Node, Routes};
-use crate::transport::tcp::AppData;
 use std::collections::HashMap;
 
 /// First IPv4 address handed out (10.0.0.1).
 const BASE_ADDR: u32 = 0x0A00_0001;
-/// Source ports are taken from the IANA dynamic range.
-const EPHEMERAL_PORT_BASE: u16 = 49152;
 /// Destination port of every flow's sink (iperf's classic port).
 const SINK_PORT: u16 = 5001;
+/// Port of a web flow's server.
+const HTTP_PORT: u16 = 80;
 
 /// Test and extension hooks: components that replace what the scenario would build.
 #[derive(Default)]
@@ -227,12 +229,14 @@ impl Simulation {
                 .min()
                 .unwrap_or(u32::MAX);
             let stop = f.stop.map(|d| d.time()).unwrap_or(duration).min(duration);
-            let Some(endpoint) = endpoint_of(f, seed, stop, path_mtu, &label, &mut errs) else {
+            let Some(endpoint) = endpoint_of(f, i, seed, stop, path_mtu, &label, &mut errs) else {
                 continue;
             };
-            let protocol = match endpoint {
-                Endpoint::Udp(_) => Protocol::Udp,
-                Endpoint::Tcp(_) => Protocol::Tcp,
+            let (protocol, transport, dst_port) = match endpoint {
+                Endpoint::Udp(_) => (Protocol::Udp, f.transport.kind(), SINK_PORT),
+                Endpoint::Tcp(_) => (Protocol::Tcp, f.transport.kind(), SINK_PORT),
+                // ICMP has no ports; the source port stands for the echo identifier.
+                Endpoint::Ping(_) => (Protocol::Icmp, "icmp", 0),
             };
             flows.push(FlowRt {
                 name: f.name.clone(),
@@ -242,14 +246,14 @@ impl Simulation {
                     src_addr: nodes[src.0 as usize].addr,
                     dst_addr: nodes[dst.0 as usize].addr,
                     src_port: EPHEMERAL_PORT_BASE + (i % 16384) as u16,
-                    dst_port: SINK_PORT,
+                    dst_port,
                     protocol,
                 },
                 dscp: f.dscp,
                 priority: f
                     .priority
                     .unwrap_or_else(|| crate::qdisc::rt_tos2priority(f.dscp)),
-                transport: f.transport.kind(),
+                transport,
                 app: f.app.kind(),
                 from: f.from.clone(),
                 to: f.to.clone(),
@@ -258,6 +262,8 @@ impl Simulation {
                 endpoint,
                 next_seq: 0,
                 stats: FlowStats::default(),
+                rtt: LatencyStats::default(),
+                responses: LatencyStats::default(),
                 rx_bytes_at_last_sample: 0,
             });
         }
@@ -303,6 +309,7 @@ impl Simulation {
             last_sample: SimTime::ZERO,
             wall_seconds: 0.0,
             capture,
+            scratch_sizes: Vec::new(),
         };
         sim.schedule_initial_events();
         Ok(sim)
@@ -312,13 +319,21 @@ impl Simulation {
         for i in 0..self.flows.len() {
             let first = match &mut self.flows[i].endpoint {
                 Endpoint::Udp(source) => source.first(),
+                Endpoint::Ping(source) => source.first(),
                 Endpoint::Tcp(t) => match &mut t.app {
-                    TcpApp::Bulk => Some(t.start),
+                    TcpApp::Bulk(_) | TcpApp::Web(_) => Some(t.start),
                     TcpApp::Message(arrivals) => arrivals.first(),
                 },
             };
             if let Some(t) = first {
                 self.events.schedule(t, Event::AppSend(i as u32));
+            }
+            // A bulk transfer stops writing at the flow's `stop` (an AppSend after its start).
+            let flow = &self.flows[i];
+            if let Endpoint::Tcp(t) = &flow.endpoint {
+                if matches!(t.app, TcpApp::Bulk(_)) && flow.stop < self.stop {
+                    self.events.schedule(flow.stop, Event::AppSend(i as u32));
+                }
             }
         }
         if self.warmup.0 > 0 {
@@ -350,6 +365,7 @@ fn interval_of(
 /// Builds the transport end of a flow, or records why it cannot run on its path.
 fn endpoint_of(
     f: &FlowSpec,
+    index: usize,
     seed: u64,
     stop: SimTime,
     path_mtu: u32,
@@ -358,9 +374,23 @@ fn endpoint_of(
 ) -> Option<Endpoint> {
     let rng = || stream(seed, &format!("flow:{}", f.name));
     let start = f.start.time();
+    let fits = |payload: u32, headers: u32, key: &str, errs: &mut ScenarioError| {
+        if payload as u64 + headers as u64 > path_mtu as u64 {
+            errs.push(
+                format!("{label}.{key}"),
+                format!(
+                    "{payload} B of payload + {headers} B of headers exceed the path MTU ({path_mtu} B); use at most {} (airqueue does not fragment)",
+                    path_mtu.saturating_sub(headers)
+                ),
+            );
+            return false;
+        }
+        true
+    };
+    let udp_headers = IPV4_HEADER_BYTES + UDP_HEADER_BYTES;
     match &f.transport {
         TransportSpec::Udp(_) => {
-            let (pattern, size) = match &f.app {
+            let (pattern, size, key) = match &f.app {
                 AppSpec::Cbr(CbrSpec {
                     size,
                     rate,
@@ -370,6 +400,7 @@ fn endpoint_of(
                         interval: interval_of(*size, *rate, *interval),
                     },
                     *size,
+                    "app.size",
                 ),
                 AppSpec::Poisson(PoissonSpec {
                     size,
@@ -378,6 +409,7 @@ fn endpoint_of(
                 }) => (
                     UdpSource::poisson(interval_of(*size, *rate, *interval)),
                     *size,
+                    "app.size",
                 ),
                 AppSpec::Onoff(OnoffSpec {
                     size,
@@ -394,20 +426,48 @@ fn endpoint_of(
                         on_until: SimTime::ZERO,
                     },
                     *size,
+                    "app.size",
                 ),
-                AppSpec::Bulk(_) | AppSpec::Message(_) => {
-                    unreachable!("validated: bulk and message need TCP")
+                AppSpec::Voice(VoiceSpec {
+                    codec,
+                    frames_per_packet,
+                    header,
+                }) => {
+                    let (size, interval) = voice_packets(*codec, *frames_per_packet, *header);
+                    (Pattern::Cbr { interval }, size, "app.frames_per_packet")
+                }
+                AppSpec::Video(VideoSpec {
+                    packets_per_second,
+                    size,
+                }) => (
+                    Pattern::Cbr {
+                        interval: video_interval(*packets_per_second),
+                    },
+                    *size,
+                    "app.size",
+                ),
+                AppSpec::Ping(PingSpec { size, interval }) => {
+                    if !fits(
+                        *size,
+                        IPV4_HEADER_BYTES + ICMP_ECHO_HEADER_BYTES,
+                        "app.size",
+                        errs,
+                    ) {
+                        return None;
+                    }
+                    return Some(Endpoint::Ping(PingSource::new(
+                        *size,
+                        interval.time(),
+                        start,
+                        stop,
+                        rng(),
+                    )));
+                }
+                AppSpec::Bulk(_) | AppSpec::Message(_) | AppSpec::Web(_) => {
+                    unreachable!("validated: bulk, message and web need TCP")
                 }
             };
-            let headers = IPV4_HEADER_BYTES + UDP_HEADER_BYTES;
-            if size as u64 + headers as u64 > path_mtu as u64 {
-                errs.push(
-                    format!("{label}.app.size"),
-                    format!(
-                        "{size} B of payload + {headers} B of headers exceed the path MTU ({path_mtu} B); use size ≤ {} (airqueue does not fragment)",
-                        path_mtu.saturating_sub(headers)
-                    ),
-                );
+            if !fits(size, udp_headers, key, errs) {
                 return None;
             }
             Some(Endpoint::Udp(UdpSource::new(
@@ -419,27 +479,19 @@ fn endpoint_of(
             )))
         }
         TransportSpec::Tcp(t) => {
-            if t.mss as u64 + TCP_WIRE_HEADER_BYTES as u64 > path_mtu as u64 {
-                errs.push(
-                    format!("{label}.transport.mss"),
-                    format!(
-                        "{} B + {TCP_WIRE_HEADER_BYTES} B of headers exceed the path MTU ({path_mtu} B); use mss ≤ {}",
-                        t.mss,
-                        path_mtu.saturating_sub(TCP_WIRE_HEADER_BYTES)
-                    ),
-                );
+            if !fits(t.mss, TCP_WIRE_HEADER_BYTES, "transport.mss", errs) {
                 return None;
             }
-            let cfg = config_of(t);
+            let web = matches!(f.app, AppSpec::Web(_));
+            let cfg = config_of(t, web);
             if let Err(e) = cfg.validate() {
                 errs.push(format!("{label}.transport"), e.to_string());
                 return None;
             }
-            let (data, app) = match &f.app {
-                AppSpec::Bulk(BulkSpec { bytes }) => (
-                    bytes.map_or(AppData::Infinite, |b| AppData::Bytes(b.0)),
-                    TcpApp::Bulk,
-                ),
+            let (app, first_port, server_port) = match &f.app {
+                AppSpec::Bulk(BulkSpec { bytes }) => {
+                    (TcpApp::Bulk(bytes.map(|b| b.0)), index as u32, SINK_PORT)
+                }
                 AppSpec::Message(MessageSpec {
                     size,
                     rate,
@@ -451,16 +503,21 @@ fn endpoint_of(
                         ArrivalDistribution::Poisson => UdpSource::poisson(iv),
                         ArrivalDistribution::Constant => Pattern::Cbr { interval: iv },
                     };
-                    (
-                        AppData::Bytes(0),
-                        TcpApp::Message(UdpSource::new(*size, start, stop, pattern, rng())),
-                    )
+                    let arrivals = UdpSource::new(*size, start, stop, pattern, rng());
+                    (TcpApp::Message(arrivals), index as u32, SINK_PORT)
                 }
+                // A web client uses a new port per connection: start in the upper half of
+                // the dynamic range, away from the single ports of the other flows.
+                AppSpec::Web(spec) => (
+                    TcpApp::Web(Box::new(WebSession::new(spec, rng()))),
+                    8192 + (index as u32 * 512) % 8192,
+                    HTTP_PORT,
+                ),
                 other => {
                     errs.push(
                         format!("{label}.app"),
                         format!(
-                            "a {} source runs over UDP; use app = {{ kind = \"message\" }} or \"bulk\" with TCP",
+                            "a {} source runs over UDP; use app = {{ kind = \"bulk\" }}, \"message\" or \"web\" with TCP",
                             other.kind()
                         ),
                     );
@@ -468,7 +525,12 @@ fn endpoint_of(
                 }
             };
             Some(Endpoint::Tcp(Box::new(TcpFlow::new(
-                &cfg, data, app, start, t.trace,
+                cfg,
+                app,
+                start,
+                t.trace,
+                first_port,
+                server_port,
             ))))
         }
     }

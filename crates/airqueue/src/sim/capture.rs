@@ -24,7 +24,10 @@
 
 use crate::engine::SimTime;
 use crate::packet::{Packet, Protocol, IPV4_HEADER_BYTES, UDP_HEADER_BYTES};
-use etherparse::{IpDscp, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
+use etherparse::{
+    IcmpEchoHeader, Icmpv4Header, Icmpv4Type, IpDscp, IpNumber, Ipv4Header, TcpHeader,
+    TcpOptionElement, UdpHeader,
+};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::fs::File;
@@ -187,6 +190,7 @@ fn headers(p: &Packet, now: SimTime, zeros: &[u8], buf: &mut Vec<u8>) -> io::Res
     let protocol = match t.protocol {
         Protocol::Tcp => IpNumber::TCP,
         Protocol::Udp => IpNumber::UDP,
+        Protocol::Icmp => IpNumber::ICMP,
     };
     let mut ip = Ipv4Header::new(
         ip_payload.min(u16::MAX as u32 - IPV4_HEADER_BYTES) as u16,
@@ -235,6 +239,24 @@ fn headers(p: &Packet, now: SimTime, zeros: &[u8], buf: &mut Vec<u8>) -> io::Res
             let udp = UdpHeader::with_ipv4_checksum(t.src_port, t.dst_port, &ip, payload)
                 .map_err(io::Error::other)?;
             udp.write(buf)?;
+        }
+        Protocol::Icmp => {
+            // Echo identifier = the requester's port, sequence = the request's number, as
+            // ping writes them; a reply echoes both.
+            let seq = p.flow_seq as u16;
+            let kind = if p.icmp_type == crate::packet::ICMP_ECHO_REQUEST {
+                Icmpv4Type::EchoRequest(IcmpEchoHeader {
+                    id: t.src_port,
+                    seq,
+                })
+            } else {
+                Icmpv4Type::EchoReply(IcmpEchoHeader {
+                    id: t.dst_port,
+                    seq,
+                })
+            };
+            let payload = &zeros[..ip_payload.saturating_sub(8) as usize];
+            Icmpv4Header::with_checksum(kind, payload).write(buf)?;
         }
     }
     Ok(())

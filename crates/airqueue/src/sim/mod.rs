@@ -19,10 +19,10 @@ pub use results::{RunResults, Summary};
 pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
 pub use virtual_dev::VirtualDev;
 
-use crate::app::UdpSource;
+use crate::app::{PingSource, UdpSource};
 use crate::engine::{EventId, EventQueue, SimTime};
 use crate::link::{Impairment, P2pTransmitter};
-use crate::metrics::{FlowStats, QueueStats, SeriesKind, SeriesMetric, TimeSeries};
+use crate::metrics::{FlowStats, LatencyStats, QueueStats, SeriesKind, SeriesMetric, TimeSeries};
 use crate::packet::{
     DropReason, FiveTuple, FlowId, Location, NodeId, Packet, PacketArena, PacketId, Protocol,
     TcpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
@@ -50,8 +50,9 @@ pub enum Event {
     Sample,
     /// Reset statistics: the warm-up is over.
     WarmupEnd,
-    /// A TCP endpoint of flow `flow` asked to be woken up now.
-    TcpTimer { flow: u32, side: Side },
+    /// An endpoint of connection `conn` (a slot of the flow's pool) of TCP flow `flow`
+    /// asked to be woken up now.
+    TcpTimer { flow: u32, conn: u16, side: Side },
 }
 
 /// An egress interface: its qdisc, its transmitter and the wire behind it.
@@ -91,6 +92,11 @@ pub struct FlowRt {
     endpoint: Endpoint,
     next_seq: u64,
     pub stats: FlowStats,
+    /// Round-trip times since the warm-up: TCP's RTT samples (RFC 6298, Karn-filtered),
+    /// ping's echo round trips.
+    pub rtt: LatencyStats,
+    /// Completion times since the warm-up: web page response times.
+    pub responses: LatencyStats,
     rx_bytes_at_last_sample: u64,
 }
 
@@ -98,6 +104,8 @@ pub struct FlowRt {
 pub enum Endpoint {
     Udp(UdpSource),
     Tcp(Box<TcpFlow>),
+    /// ICMP echo (ping).
+    Ping(PingSource),
 }
 
 /// A built, runnable simulation.
@@ -122,6 +130,8 @@ pub struct Simulation {
     wall_seconds: f64,
     /// Open pcap files, when asked for ([`BuildOptions::capture`]).
     capture: Option<Box<capture::Capture>>,
+    /// Reused buffer for the object sizes a web page requests at once.
+    scratch_sizes: Vec<u64>,
 }
 
 /// Loads, validates, builds and runs a scenario in one call.
@@ -191,14 +201,17 @@ impl Simulation {
                 self.events.schedule(next, Event::Sample);
             }
             Event::WarmupEnd => self.reset_statistics(),
-            Event::TcpTimer { flow, side } => self.tcp_timer(flow as usize, side),
+            Event::TcpTimer { flow, conn, side } => {
+                self.tcp_timer(flow as usize, conn as usize, side)
+            }
         }
     }
 
     fn app_send(&mut self, f: usize) {
         match &mut self.flows[f].endpoint {
             Endpoint::Udp(_) => self.udp_send(f),
-            Endpoint::Tcp(_) => self.tcp_app_write(f),
+            Endpoint::Tcp(_) => self.tcp_app_event(f),
+            Endpoint::Ping(_) => self.ping_send(f),
         }
     }
 
@@ -238,46 +251,80 @@ impl Simulation {
     fn tcp_mut(&mut self, f: usize) -> &mut TcpFlow {
         match &mut self.flows[f].endpoint {
             Endpoint::Tcp(t) => t,
-            Endpoint::Udp(_) => unreachable!("flow {f} is not TCP"),
+            _ => unreachable!("flow {f} is not TCP"),
         }
     }
 
-    /// The application starts, or writes its next message.
-    fn tcp_app_write(&mut self, f: usize) {
+    /// The application of a TCP flow acts: a bulk transfer starts, a message source writes
+    /// its next message, a browser requests its next page.
+    fn tcp_app_event(&mut self, f: usize) {
         let now = self.now;
-        let t = self.tcp_mut(f);
-        if t.sender.start_time().is_none() {
-            t.sender.start(now);
+        let Endpoint::Tcp(t) = &mut self.flows[f].endpoint else {
+            unreachable!("flow {f} is not TCP")
+        };
+        let unopened = t.conns.is_empty();
+        if !unopened && matches!(t.app, TcpApp::Bulk(_)) {
+            // The flow's `stop`: the bulk application writes nothing more; the file is what
+            // was sent, complete once it has all arrived.
+            let c = &mut t.conns[0];
+            c.sender.finish(now);
+            c.object = c.sender.app_bytes();
+            self.tcp_transmit(f, 0);
+            self.tcp_check_object(f, 0);
+            return;
         }
-        let mut next = None;
-        if let TcpApp::Message(arrivals) = &mut t.app {
-            let size = arrivals.payload_bytes as u64;
-            next = arrivals.next(now);
-            t.sender.offer(size);
-        }
+        // (open a connection for this object, bytes to write into connection 0, next write)
+        let (open, write, next) = match &mut t.app {
+            TcpApp::Bulk(bytes) => (unopened.then_some(*bytes), 0, None),
+            TcpApp::Message(arrivals) => (
+                unopened.then_some(Some(0)),
+                u64::from(arrivals.payload_bytes),
+                arrivals.next(now),
+            ),
+            TcpApp::Web(web) => (Some(Some(web.start_page(now))), 0, None),
+        };
         if let Some(at) = next {
             self.events.schedule(at, Event::AppSend(f as u32));
         }
-        self.tcp_transmit(f);
-    }
-
-    /// Sends every segment the sender has due now, then re-arms its timers.
-    fn tcp_transmit(&mut self, f: usize) {
-        let now = self.now;
-        while let Some(seg) = self.tcp_mut(f).sender.poll_transmit(now) {
-            self.send_segment(f, &seg);
+        if let Some(object) = open {
+            self.tcp_open(f, object);
         }
-        self.tcp_arm(f);
+        if write > 0 {
+            self.tcp_mut(f).conns[0].sender.offer(write);
+            self.tcp_transmit(f, 0);
+        }
     }
 
-    fn tcp_arm(&mut self, f: usize) {
+    /// Opens a connection of flow `f` for `object` bytes and sends what it has to send.
+    fn tcp_open(&mut self, f: usize, object: Option<u64>) {
+        let now = self.now;
+        let t = self.tcp_mut(f);
+        let slot = t.open(now, object);
+        if let Some(syn) = t.conns[slot].receiver.connect(now) {
+            self.send_ack(f, slot, &syn);
+        }
+        self.tcp_transmit(f, slot);
+    }
+
+    /// Sends every segment the sender of connection `slot` has due now, then re-arms its
+    /// timers.
+    fn tcp_transmit(&mut self, f: usize, slot: usize) {
+        let now = self.now;
+        while let Some(seg) = self.tcp_mut(f).conns[slot].sender.poll_transmit(now) {
+            self.send_segment(f, slot, &seg);
+        }
+        self.tcp_arm(f, slot);
+    }
+
+    fn tcp_arm(&mut self, f: usize, slot: usize) {
         for side in [Side::Sender, Side::Receiver] {
-            if let Some(at) = self.tcp_mut(f).needs_arming(side) {
+            if let Some(at) = self.tcp_mut(f).needs_arming(slot, side) {
                 let at = at.max(self.now);
                 self.events.schedule(
                     at,
                     Event::TcpTimer {
                         flow: f as u32,
+                        conn: slot as u16,
                         side,
                     },
                 );
@@ -285,32 +332,40 @@ impl Simulation {
         }
     }
 
-    fn tcp_timer(&mut self, f: usize, side: Side) {
+    fn tcp_timer(&mut self, f: usize, slot: usize, side: Side) {
         let now = self.now;
         let t = self.tcp_mut(f);
-        t.fired(side, now);
+        t.fired(slot, side, now);
+        if !t.conns[slot].open {
+            return; // the connection closed after this event was scheduled
+        }
         match side {
             Side::Sender => {
-                t.sender.on_timer(now);
-                self.tcp_transmit(f);
+                t.conns[slot].sender.on_timer(now);
+                self.tcp_transmit(f, slot);
             }
             Side::Receiver => {
-                if let Some(ack) = t.receiver.on_timer(now) {
-                    self.send_ack(f, &ack);
+                if let Some(ack) = t.conns[slot].receiver.on_timer(now) {
+                    self.send_ack(f, slot, &ack);
                 }
-                self.tcp_arm(f);
+                self.tcp_arm(f, slot);
             }
         }
     }
 
-    /// Wraps a data segment (or SYN) in a packet from `from` to `to`.
-    fn send_segment(&mut self, f: usize, seg: &Segment) {
+    /// Wraps a data segment (or SYN, SYN-ACK) in a packet from `from` to `to`.
+    fn send_segment(&mut self, f: usize, slot: usize, seg: &Segment) {
         let now = self.now;
+        let (src_port, dst_port) = self.tcp_mut(f).ports(slot, true);
         let flow = &mut self.flows[f];
         let pkt = Packet {
             flow: FlowId(f as u32),
             flow_seq: flow.next_seq,
-            tuple: flow.tuple,
+            tuple: FiveTuple {
+                src_port,
+                dst_port,
+                ..flow.tuple
+            },
             dst_node: flow.dst,
             dscp: flow.dscp,
             priority: flow.priority,
@@ -337,9 +392,10 @@ impl Simulation {
         self.forward(src, id);
     }
 
-    /// Wraps an acknowledgment in a packet from `to` back to `from`.
-    fn send_ack(&mut self, f: usize, ack: &AckInfo) {
+    /// Wraps an acknowledgment (or the receiver's SYN) in a packet from `to` back to `from`.
+    fn send_ack(&mut self, f: usize, slot: usize, ack: &AckInfo) {
         let now = self.now;
+        let (src_port, dst_port) = self.tcp_mut(f).ports(slot, false);
         let flow = &self.flows[f];
         let t = flow.tuple;
         let pkt = Packet {
@@ -347,8 +403,8 @@ impl Simulation {
             tuple: FiveTuple {
                 src_addr: t.dst_addr,
                 dst_addr: t.src_addr,
-                src_port: t.dst_port,
-                dst_port: t.src_port,
+                src_port,
+                dst_port,
                 protocol: Protocol::Tcp,
             },
             dst_node: flow.src,
@@ -377,17 +433,24 @@ impl Simulation {
     fn tcp_receive(&mut self, pkt: PacketId) {
         let now = self.now;
         let p = self.packets.get(pkt);
-        let (f, at, delay, h, len) = (
+        let (f, at, delay, h, len, tuple) = (
             p.flow.0 as usize,
             p.dst_node,
             now - p.created,
             p.tcp,
             p.payload_bytes,
+            p.tuple,
         );
         self.ledger.delivered += 1;
         self.packets.free(pkt);
         let flags = TcpFlags::from_bits(h.flags);
-        if at == self.flows[f].dst {
+        let to_receiver = at == self.flows[f].dst;
+        let t = self.tcp_mut(f);
+        let port = t.client_port(tuple.src_port, tuple.dst_port, to_receiver);
+        let Some(slot) = t.slot_of_port(port) else {
+            return; // a late segment of a closed connection: ignored, as by a real stack
+        };
+        if to_receiver {
             let seg = Segment {
                 seq: h.seq,
                 len,
@@ -396,15 +459,18 @@ impl Simulation {
                 window: h.window,
                 is_retransmission: false,
             };
-            let t = self.tcp_mut(f);
-            let before = t.receiver.delivered_bytes();
-            let reply = t.receiver.on_segment(now, &seg);
-            let delivered = t.receiver.delivered_bytes() - before;
-            self.flows[f].stats.on_receive(delivered as u32, delay);
+            let c = &mut t.conns[slot];
+            let before = c.receiver.delivered_bytes();
+            let reply = c.receiver.on_segment(now, &seg);
+            let delivered = c.receiver.delivered_bytes();
+            self.flows[f]
+                .stats
+                .on_receive((delivered - before) as u32, delay);
             if let Some(ack) = reply {
-                self.send_ack(f, &ack);
+                self.send_ack(f, slot, &ack);
             }
-            self.tcp_arm(f);
+            self.tcp_arm(f, slot);
+            self.tcp_check_object(f, slot);
         } else {
             let ack = AckInfo {
                 seq: h.seq,
@@ -412,9 +478,127 @@ impl Simulation {
                 window: h.window,
                 flags,
             };
-            self.tcp_mut(f).sender.on_ack(now, &ack);
-            self.tcp_transmit(f);
+            let c = &mut t.conns[slot];
+            c.sender.on_ack(now, &ack);
+            let rtt = c.sender.stats().rtt;
+            let new_sample = rtt.samples > c.rtt_samples_seen;
+            c.rtt_samples_seen = rtt.samples;
+            if let (true, Some(r)) = (new_sample, rtt.last) {
+                self.flows[f].rtt.record(r);
+            }
+            self.tcp_transmit(f, slot);
         }
+        self.tcp_mut(f).close_if_finished(slot);
+    }
+
+    /// Whether connection `slot` has just delivered the last byte of its object; if so the
+    /// application hears of it.
+    fn tcp_check_object(&mut self, f: usize, slot: usize) {
+        let now = self.now;
+        let c = &mut self.tcp_mut(f).conns[slot];
+        let delivered = c.receiver.delivered_bytes();
+        if c.delivered_at.is_none() && c.object.is_some_and(|n| delivered >= n) {
+            c.delivered_at = Some(now);
+            self.tcp_object_delivered(f);
+        }
+    }
+
+    /// A connection of flow `f` delivered its whole object: a bulk file is complete; a
+    /// browser requests what the page needs next, or records the page and starts thinking.
+    fn tcp_object_delivered(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let Endpoint::Tcp(t) = &mut flow.endpoint else {
+            unreachable!("flow {f} is not TCP")
+        };
+        let TcpApp::Web(web) = &mut t.app else {
+            if let TcpApp::Bulk(_) = t.app {
+                t.completion = Some(now);
+            }
+            return;
+        };
+        let mut fetch = std::mem::take(&mut self.scratch_sizes);
+        if let Some(response) = web.object_done(now, &mut fetch) {
+            flow.responses.record(response);
+            let next_page = now + web.think_time();
+            if next_page < flow.stop {
+                self.events.schedule(next_page, Event::AppSend(f as u32));
+            }
+        }
+        for &size in &fetch {
+            self.tcp_open(f, Some(size));
+        }
+        fetch.clear();
+        self.scratch_sizes = fetch;
+    }
+
+    /// Sends flow `f`'s next echo request.
+    fn ping_send(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let Endpoint::Ping(source) = &mut flow.endpoint else {
+            unreachable!("ping_send on a flow that does not ping")
+        };
+        let (data, size) = (source.data_bytes, source.packet_bytes());
+        if let Some(t) = source.next(now) {
+            self.events.schedule(t, Event::AppSend(f as u32));
+        }
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            flow_seq: flow.next_seq,
+            tuple: flow.tuple,
+            dst_node: flow.dst,
+            dscp: flow.dscp,
+            priority: flow.priority,
+            ttl: 64,
+            size_bytes: size,
+            payload_bytes: data,
+            icmp_type: crate::packet::ICMP_ECHO_REQUEST,
+            created: now,
+            enqueued: now,
+            ..Packet::default()
+        };
+        flow.next_seq += 1;
+        flow.stats.on_send(data);
+        let src = flow.src;
+        let id = self.packets.alloc(pkt, Location::Source(f as u32));
+        self.ledger.sent += 1;
+        self.forward(src, id);
+    }
+
+    /// An ICMP echo reached its destination: a request is answered with a reply that
+    /// carries its send time; a reply gives the source a round-trip time.
+    fn ping_receive(&mut self, pkt: PacketId) {
+        let now = self.now;
+        let p = self.packets.get(pkt).clone();
+        self.ledger.delivered += 1;
+        self.packets.free(pkt);
+        let f = p.flow.0 as usize;
+        let flow = &mut self.flows[f];
+        if p.dst_node == flow.src {
+            flow.rtt.record(now - p.created);
+            return;
+        }
+        flow.stats.on_receive(p.payload_bytes, now - p.created);
+        let t = p.tuple;
+        let reply = Packet {
+            tuple: FiveTuple {
+                src_addr: t.dst_addr,
+                dst_addr: t.src_addr,
+                src_port: t.dst_port,
+                dst_port: t.src_port,
+                protocol: t.protocol,
+            },
+            dst_node: flow.src,
+            ttl: 64,
+            icmp_type: crate::packet::ICMP_ECHO_REPLY,
+            enqueued: now,
+            ..p
+        };
+        let dst = flow.dst;
+        let id = self.packets.alloc(reply, Location::Source(f as u32));
+        self.ledger.sent += 1;
+        self.forward(dst, id);
     }
 
     /// A packet arrives at `node` from a wire.
@@ -566,9 +750,10 @@ impl Simulation {
 
     fn deliver(&mut self, pkt: PacketId) {
         let p = self.packets.get(pkt);
-        if p.tuple.protocol == Protocol::Tcp {
-            self.tcp_receive(pkt);
-            return;
+        match p.tuple.protocol {
+            Protocol::Tcp => return self.tcp_receive(pkt),
+            Protocol::Icmp => return self.ping_receive(pkt),
+            Protocol::Udp => {}
         }
         let delay = self.now - p.created;
         let (flow, payload) = (p.flow, p.payload_bytes);
@@ -631,20 +816,24 @@ impl Simulation {
             if !t.trace {
                 continue;
             }
+            // Bulk and message flows: their one connection (web flows are not traced).
+            let Some(c) = t.only_connection() else {
+                continue;
+            };
             let i = i as u32;
-            let ss = t.sender.ssthresh();
+            let ss = c.sender.ssthresh();
             let ss = if ss == crate::transport::tcp::SSTHRESH_INFINITE {
                 f64::INFINITY
             } else {
                 ss as f64
             };
-            let srtt = t.sender.srtt().map_or(f64::NAN, |r| r.as_secs_f64() * 1e3);
+            let srtt = c.sender.srtt().map_or(f64::NAN, |r| r.as_secs_f64() * 1e3);
             self.timeseries.push(
                 now.0,
                 SeriesKind::Flow,
                 i,
                 SeriesMetric::CwndBytes,
-                t.sender.cwnd() as f64,
+                c.sender.cwnd() as f64,
             );
             self.timeseries
                 .push(now.0, SeriesKind::Flow, i, SeriesMetric::SsthreshBytes, ss);
@@ -689,9 +878,11 @@ impl Simulation {
         let now = self.now;
         for f in &mut self.flows {
             f.stats.reset();
+            f.rtt.reset();
+            f.responses.reset();
             f.rx_bytes_at_last_sample = 0;
             if let Endpoint::Tcp(t) = &mut f.endpoint {
-                t.stats_at_reset = t.sender.stats().clone();
+                t.reset_counters();
             }
         }
         for q in &mut self.ifaces {

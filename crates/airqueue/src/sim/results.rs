@@ -59,8 +59,13 @@ struct RootQueue<'a> {
 fn tcp(x: &super::FlowRt) -> Option<&super::tcp_flow::TcpFlow> {
     match &x.endpoint {
         super::Endpoint::Tcp(t) => Some(t),
-        super::Endpoint::Udp(_) => None,
+        super::Endpoint::Udp(_) | super::Endpoint::Ping(_) => None,
     }
+}
+
+/// The one connection of a bulk or message flow.
+fn only(x: &super::FlowRt) -> Option<&super::tcp_flow::TcpConn> {
+    tcp(x).and_then(|t| t.only_connection())
 }
 
 fn ms(s: f64) -> f64 {
@@ -192,59 +197,62 @@ impl Simulation {
             }),
         );
         t.push("ipdv_mean_ms", f64s(&|x| ms(x.stats.ipdv_mean_s())));
-        // TCP columns (0 or NaN for UDP flows). Counters are since the warm-up; cwnd and
-        // RTT statistics cover the whole connection.
+        // TCP columns (0 or NaN for other flows). Counters are since the warm-up, summed over
+        // a flow's connections; cwnd statistics cover the whole connection of a bulk or
+        // message flow (NaN for web flows, whose connections come and go).
+        let counters = |x: &super::FlowRt| tcp(x).map(|t| t.counters_since_reset());
         t.push(
             "retransmits",
-            u64s(&|x| {
-                tcp(x).map_or(0, |t| {
-                    t.sender.stats().retransmissions - t.stats_at_reset.retransmissions
-                })
-            }),
+            u64s(&|x| counters(x).map_or(0, |c| c.retransmissions)),
         );
         t.push(
             "fast_retransmits",
-            u64s(&|x| {
-                tcp(x).map_or(0, |t| {
-                    t.sender.stats().fast_retransmits - t.stats_at_reset.fast_retransmits
-                })
-            }),
+            u64s(&|x| counters(x).map_or(0, |c| c.fast_retransmits)),
         );
+        t.push("timeouts", u64s(&|x| counters(x).map_or(0, |c| c.timeouts)));
         t.push(
-            "timeouts",
-            u64s(&|x| tcp(x).map_or(0, |t| t.sender.stats().timeouts - t.stats_at_reset.timeouts)),
+            "connections",
+            u64s(&|x| counters(x).map_or(0, |c| c.connections)),
         );
         t.push(
             "cwnd_mean_bytes",
             f64s(&|x| {
-                tcp(x)
-                    .and_then(|t| t.sender.time_weighted_mean_cwnd(stop))
+                only(x)
+                    .and_then(|c| c.sender.time_weighted_mean_cwnd(stop))
                     .unwrap_or(f64::NAN)
             }),
         );
         t.push(
             "cwnd_max_bytes",
-            f64s(&|x| tcp(x).map_or(f64::NAN, |t| t.sender.stats().cwnd.max as f64)),
+            f64s(&|x| only(x).map_or(f64::NAN, |c| c.sender.stats().cwnd.max as f64)),
         );
-        t.push(
-            "rtt_mean_ms",
-            f64s(&|x| {
-                tcp(x)
-                    .and_then(|t| t.sender.stats().rtt.mean())
-                    .map_or(f64::NAN, |r| ms(r.as_secs_f64()))
-            }),
-        );
+        // Round trips since the warm-up: TCP's RTT samples, ping's echoes.
+        t.push("rtt_samples", u64s(&|x| x.rtt.count()));
+        t.push("rtt_mean_ms", f64s(&|x| ms(x.rtt.mean_s())));
+        t.push("rtt_min_ms", f64s(&|x| ms(x.rtt.min_s())));
+        t.push("rtt_p50_ms", f64s(&|x| ms(x.rtt.quantile_s(0.5))));
+        t.push("rtt_p99_ms", f64s(&|x| ms(x.rtt.quantile_s(0.99))));
+        t.push("rtt_max_ms", f64s(&|x| ms(x.rtt.max_s())));
+        // A bulk file: from the flow's start to its last byte at the receiver.
         t.push(
             "completion_s",
             f64s(&|x| {
                 tcp(x)
-                    .and_then(|t| {
-                        t.sender
-                            .completion_time()
-                            .map(|c| (c - t.start).as_secs_f64())
-                    })
+                    .and_then(|t| t.completion.map(|c| (c - t.start).as_secs_f64()))
                     .unwrap_or(f64::NAN)
             }),
+        );
+        // Web pages completed since the warm-up and their response times (request of the
+        // main object to the last byte of the last object).
+        t.push("pages_completed", u64s(&|x| x.responses.count()));
+        t.push("page_response_mean_s", f64s(&|x| x.responses.mean_s()));
+        t.push(
+            "page_response_p50_s",
+            f64s(&|x| x.responses.quantile_s(0.5)),
+        );
+        t.push(
+            "page_response_p95_s",
+            f64s(&|x| x.responses.quantile_s(0.95)),
         );
         t.push("drops", u64s(&|x| x.stats.drops.iter().sum()));
         for r in DropReason::ALL {

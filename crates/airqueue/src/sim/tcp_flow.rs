@@ -1,9 +1,20 @@
-//! A TCP flow in the simulator: the sans-IO endpoints of [`crate::transport::tcp`] wired to
-//! packets, routes and timer events.
+//! A TCP flow in the simulator: a pool of connections made of the sans-IO endpoints of
+//! [`crate::transport::tcp`], the application that writes into them, and their timers.
 //!
-//! Data segments travel `from` → `to`, pure ACKs back; both are packets of the same flow
-//! (its drops count both directions). Each endpoint has at most one deadline; the flow keeps
-//! at most one pending timer event per endpoint, scheduled only when the deadline moves
+//! A flow owns a pool of connections. Bulk transfers and message sources use one (slot 0)
+//! for the whole run; web browsing opens a new connection per object (HTTP/1.0: each object
+//! pays a handshake and a slow start) and several at once for a page's auxiliary objects.
+//! A connection is closed once the receiver has the whole object and the sender has its
+//! last ACK; its slot is then reused, so the pool holds at most the connections open at
+//! once. Each connection has its own client port (taken in turn from the IANA dynamic range,
+//! as a client's stack hands them out), so its packets carry a distinct 5-tuple — what a
+//! flow-hashing qdisc sees — and name their connection; a packet whose connection has
+//! closed meanwhile (a late duplicate) is delivered to the host and ignored, as TCP ignores
+//! a segment for a closed port.
+//!
+//! Data segments travel `from` → `to`, pure ACKs back; both are packets of the flow (its
+//! drops count both directions). Each endpoint has at most one deadline; the flow keeps at
+//! most one pending timer event per endpoint, scheduled only when the deadline moves
 //! *earlier* than the armed one. When an armed event fires early (the deadline moved later,
 //! e.g. the RTO restarted on a new ACK), the endpoint ignores it and the flow re-arms at the
 //! new deadline, so an ACK does not cost a heap insertion.
@@ -12,22 +23,31 @@
 //! timestamp option that Linux and ns-3 send by default); the model does not use the
 //! timestamps (RTT timing is RFC 6298's one segment at a time), it only pays their bytes.
 
-use crate::app::UdpSource;
+use crate::app::{UdpSource, WebSession};
 use crate::engine::SimTime;
 use crate::scenario::{TcpSpec, TcpVariant};
 use crate::transport::tcp::{
-    AppData, CongestionVariant, SenderStats, TcpConfig, TcpReceiver, TcpSender, SSTHRESH_INFINITE,
+    AppData, CongestionVariant, Opener, SenderStats, TcpConfig, TcpReceiver, TcpSender,
+    SSTHRESH_INFINITE,
 };
 
 /// IPv4 + TCP + timestamp option bytes on every segment.
 pub const TCP_WIRE_HEADER_BYTES: u32 = 20 + 20 + 12;
 
-/// What writes into the connection.
+/// First port of the IANA dynamic range, where client ports come from.
+pub const EPHEMERAL_PORT_BASE: u16 = 49152;
+/// Ports in the dynamic range (49152–65535).
+const EPHEMERAL_PORTS: u32 = 16384;
+
+/// What writes into the flow's connections.
 pub enum TcpApp {
-    /// Bulk transfer: infinite or a file (the sender knows the size).
-    Bulk,
-    /// Messages of `payload_bytes` at the instants of an arrival process.
+    /// Bulk transfer over one connection: infinite, or a file of this many bytes.
+    Bulk(Option<u64>),
+    /// Messages of `payload_bytes` at the instants of an arrival process, over one
+    /// connection.
     Message(UdpSource),
+    /// Web-like browsing: one connection per object.
+    Web(Box<WebSession>),
 }
 
 /// Which endpoint a timer event is for.
@@ -38,19 +58,83 @@ pub enum Side {
     Receiver = 1,
 }
 
-pub struct TcpFlow {
+/// Retransmission counters of a flow, summed over its connections.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpCounters {
+    pub retransmissions: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    /// Connections opened.
+    pub connections: u64,
+}
+
+impl TcpCounters {
+    fn add(&mut self, s: &SenderStats) {
+        self.retransmissions += s.retransmissions;
+        self.fast_retransmits += s.fast_retransmits;
+        self.timeouts += s.timeouts;
+    }
+    /// Counts since `earlier`.
+    pub fn since(&self, earlier: &TcpCounters) -> TcpCounters {
+        TcpCounters {
+            retransmissions: self.retransmissions - earlier.retransmissions,
+            fast_retransmits: self.fast_retransmits - earlier.fast_retransmits,
+            timeouts: self.timeouts - earlier.timeouts,
+            connections: self.connections - earlier.connections,
+        }
+    }
+}
+
+/// One connection of a flow.
+pub struct TcpConn {
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
+    /// The pending timer event of each endpoint (see the module documentation).
+    pub armed: [Option<SimTime>; 2],
+    /// The client's port: tells this connection's packets from the flow's others.
+    pub port: u16,
+    /// Bytes of the object (file) this connection carries, if finite.
+    pub object: Option<u64>,
+    /// When the receiver got the object's last byte.
+    pub delivered_at: Option<SimTime>,
+    /// RTT samples of the sender already copied into the flow's statistics.
+    pub rtt_samples_seen: u64,
+    /// False once closed: the slot may be reused.
+    pub open: bool,
+}
+
+impl TcpConn {
+    /// Whether both ends are done with the object: all of it delivered and acknowledged.
+    pub fn finished(&self) -> bool {
+        self.delivered_at.is_some() && self.sender.is_complete()
+    }
+}
+
+pub struct TcpFlow {
+    pub cfg: TcpConfig,
+    /// The connection pool; closed slots are reused.
+    pub conns: Vec<TcpConn>,
     pub app: TcpApp,
     pub start: SimTime,
     pub trace: bool,
-    pub armed: [Option<SimTime>; 2],
-    /// Sender counters at the last statistics reset (warm-up), subtracted in the tables.
-    pub stats_at_reset: SenderStats,
+    /// Whether the client (whose ports identify connections) is the data sender (bulk,
+    /// message: an upload) or the data receiver (web: a download from the server).
+    pub client_is_sender: bool,
+    /// The server's port.
+    pub server_port: u16,
+    /// The next client port, as an offset into the dynamic range.
+    next_port: u32,
+    /// Counters of closed connections.
+    retired: TcpCounters,
+    /// Counters at the last statistics reset (warm-up), subtracted in the tables.
+    pub at_reset: TcpCounters,
+    /// When a bulk file's last byte reached the receiver.
+    pub completion: Option<SimTime>,
 }
 
-/// The transport configuration a scenario's TCP spec describes.
-pub fn config_of(t: &TcpSpec) -> TcpConfig {
+/// The transport configuration a scenario's TCP spec describes, for an application that
+/// opens its connections from the data receiver (`client_is_receiver`, web) or not.
+pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
     let base = TcpConfig {
         variant: match t.variant {
             TcpVariant::Tahoe => CongestionVariant::Tahoe,
@@ -66,7 +150,12 @@ pub fn config_of(t: &TcpSpec) -> TcpConfig {
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: t.delayed_ack_timeout.time(),
         rcv_buffer: t.rcv_buffer.0.min(u32::MAX as u64) as u32,
-        handshake: t.handshake,
+        handshake: t.handshake.unwrap_or(client_is_receiver),
+        opener: if client_is_receiver {
+            Opener::Receiver
+        } else {
+            Opener::Sender
+        },
         ..TcpConfig::default()
     };
     match t.initial_ssthresh {
@@ -76,47 +165,162 @@ pub fn config_of(t: &TcpSpec) -> TcpConfig {
 }
 
 impl TcpFlow {
-    pub fn new(cfg: &TcpConfig, data: AppData, app: TcpApp, start: SimTime, trace: bool) -> Self {
+    /// A flow with no connection open yet. `first_port` spreads the client ports of
+    /// different flows over the dynamic range.
+    pub fn new(
+        cfg: TcpConfig,
+        app: TcpApp,
+        start: SimTime,
+        trace: bool,
+        first_port: u32,
+        server_port: u16,
+    ) -> Self {
+        let client_is_sender = !matches!(app, TcpApp::Web(_));
         TcpFlow {
-            sender: TcpSender::new(cfg, data),
-            receiver: TcpReceiver::new(cfg),
+            cfg,
+            conns: Vec::with_capacity(1),
             app,
             start,
             trace,
-            armed: [None, None],
-            stats_at_reset: SenderStats::default(),
+            client_is_sender,
+            server_port,
+            next_port: first_port % EPHEMERAL_PORTS,
+            retired: TcpCounters::default(),
+            at_reset: TcpCounters::default(),
+            completion: None,
         }
     }
 
-    /// The deadline an endpoint currently wants.
-    pub fn deadline(&self, side: Side) -> Option<SimTime> {
+    /// Opens a connection at `now` for `object` bytes (`None`: infinite; `Some(0)` and
+    /// [`TcpSender::offer`]: a message stream) in a free slot, and starts its sender. The
+    /// caller then sends the receiver's SYN, if [`TcpReceiver::connect`] gives one, and
+    /// drains the sender.
+    pub fn open(&mut self, now: SimTime, object: Option<u64>) -> usize {
+        let data = object.map_or(AppData::Infinite, AppData::Bytes);
+        let port = EPHEMERAL_PORT_BASE + self.next_port as u16;
+        self.next_port = (self.next_port + 1) % EPHEMERAL_PORTS;
+        let mut sender = TcpSender::new(&self.cfg, data);
+        sender.start(now);
+        let conn = TcpConn {
+            sender,
+            receiver: TcpReceiver::new(&self.cfg),
+            armed: [None, None],
+            port,
+            object: object.filter(|&n| n > 0),
+            delivered_at: None,
+            rtt_samples_seen: 0,
+            open: true,
+        };
+        self.retired.connections += 1;
+        match self.conns.iter().position(|c| !c.open) {
+            Some(slot) => {
+                self.conns[slot] = conn;
+                slot
+            }
+            None => {
+                self.conns.push(conn);
+                self.conns.len() - 1
+            }
+        }
+    }
+
+    /// Closes the connection in `slot` if both ends are done with its object. Returns
+    /// whether it closed.
+    pub fn close_if_finished(&mut self, slot: usize) -> bool {
+        let c = &mut self.conns[slot];
+        if !c.open || !c.finished() {
+            return false;
+        }
+        c.open = false;
+        self.retired.add(c.sender.stats());
+        true
+    }
+
+    /// The open connection whose client port is `port`.
+    pub fn slot_of_port(&self, port: u16) -> Option<usize> {
+        self.conns.iter().position(|c| c.open && c.port == port)
+    }
+
+    /// The client port a packet of this flow carries: the source port of a packet from the
+    /// client, the destination port of one to it.
+    pub fn client_port(&self, src_port: u16, dst_port: u16, from_sender: bool) -> u16 {
+        if from_sender == self.client_is_sender {
+            src_port
+        } else {
+            dst_port
+        }
+    }
+
+    /// `(source port, destination port)` of a packet of the connection in `slot`, sent by
+    /// the data sender (`from_sender`) or by the receiver.
+    pub fn ports(&self, slot: usize, from_sender: bool) -> (u16, u16) {
+        let client = self.conns[slot].port;
+        if from_sender == self.client_is_sender {
+            (client, self.server_port)
+        } else {
+            (self.server_port, client)
+        }
+    }
+
+    /// Retransmission counters over every connection the flow has opened.
+    pub fn counters(&self) -> TcpCounters {
+        let mut c = self.retired;
+        for conn in self.conns.iter().filter(|c| c.open) {
+            c.add(conn.sender.stats());
+        }
+        c
+    }
+
+    /// Counters since the last [`TcpFlow::reset_counters`].
+    pub fn counters_since_reset(&self) -> TcpCounters {
+        self.counters().since(&self.at_reset)
+    }
+
+    /// Starts counting afresh (the warm-up ended).
+    pub fn reset_counters(&mut self) {
+        self.at_reset = self.counters();
+    }
+
+    /// The single connection of a bulk or message flow (its cwnd and trace are the
+    /// flow's), if it has been opened.
+    pub fn only_connection(&self) -> Option<&TcpConn> {
+        match self.app {
+            TcpApp::Web(_) => None,
+            _ => self.conns.first(),
+        }
+    }
+
+    /// The deadline an endpoint of the connection in `slot` currently wants.
+    pub fn deadline(&self, slot: usize, side: Side) -> Option<SimTime> {
+        let c = &self.conns[slot];
+        if !c.open {
+            return None;
+        }
         match side {
-            Side::Sender => self.sender.next_timer(),
-            Side::Receiver => self.receiver.next_timer(),
+            Side::Sender => c.sender.next_timer(),
+            Side::Receiver => c.receiver.next_timer(),
         }
     }
 
     /// Whether a timer event must be scheduled at `d` (it is earlier than the armed one).
-    pub fn needs_arming(&mut self, side: Side) -> Option<SimTime> {
-        let d = self.deadline(side)?;
-        let slot = &mut self.armed[side as usize];
-        match *slot {
+    pub fn needs_arming(&mut self, slot: usize, side: Side) -> Option<SimTime> {
+        let d = self.deadline(slot, side)?;
+        let armed = &mut self.conns[slot].armed[side as usize];
+        match *armed {
             Some(a) if a <= d => None,
             _ => {
-                *slot = Some(d);
+                *armed = Some(d);
                 Some(d)
             }
         }
     }
 
-    /// Called when a timer event fires at `now`: disarms the slot if this was the armed event.
-    pub fn fired(&mut self, side: Side, now: SimTime) -> bool {
-        let slot = &mut self.armed[side as usize];
-        if *slot == Some(now) {
-            *slot = None;
-            true
-        } else {
-            false
+    /// Called when a timer event fires at `now`: disarms the slot if this was the armed
+    /// event.
+    pub fn fired(&mut self, slot: usize, side: Side, now: SimTime) {
+        let armed = &mut self.conns[slot].armed[side as usize];
+        if *armed == Some(now) {
+            *armed = None;
         }
     }
 }

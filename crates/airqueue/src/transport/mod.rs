@@ -8,7 +8,9 @@
 //!
 //! [`tcp`] is byte-sequence TCP of the seeds' era: Tahoe, Reno and NewReno congestion
 //! control (RFC 5681, RFC 6582), the RFC 6298 retransmission timer, delayed ACKs, an
-//! optional three-way handshake. One connection per flow, data in one direction.
+//! optional three-way handshake opened by either end. Each sender/receiver pair is one
+//! connection with data in one direction; the simulator's flows own as many as their
+//! application needs (`sim::tcp_flow`).
 //!
 //! # Driving a TCP connection
 //!
@@ -49,9 +51,10 @@
 //! The contract, for both endpoints:
 //!
 //! * Inputs: [`tcp::TcpSender::start`], [`tcp::TcpSender::offer`],
-//!   [`tcp::TcpSender::on_ack`], [`tcp::TcpSender::on_timer`];
-//!   [`tcp::TcpReceiver::on_segment`], [`tcp::TcpReceiver::on_timer`]. Each takes the
-//!   current time; times must not go backwards.
+//!   [`tcp::TcpSender::on_ack`], [`tcp::TcpSender::on_timer`], [`tcp::TcpSender::finish`];
+//!   [`tcp::TcpReceiver::connect`] (when the receiver opens), [`tcp::TcpReceiver::on_segment`],
+//!   [`tcp::TcpReceiver::on_timer`]. Each takes the current time; times must not go
+//!   backwards.
 //! * Outputs: after any sender input, call [`tcp::TcpSender::poll_transmit`] until it
 //!   returns `None` (segments are due *now*; pacing, if any, is the network's business).
 //!   The receiver returns its ACK directly from the input call.

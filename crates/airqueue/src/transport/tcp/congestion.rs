@@ -99,6 +99,9 @@ pub struct Congestion {
     dupack_threshold: u32,
     dupacks: u32,
     recovery: Option<Recovery>,
+    /// Bytes acknowledged in congestion avoidance since cwnd last grew (RFC 3465
+    /// `bytes_acked`); reset whenever cwnd is reduced.
+    bytes_acked: u64,
     /// NewReno's `recover` (RFC 6582 §3.2 step 1/2/4), stored exclusive (highest sequence
     /// number transmitted + 1). `None` until the first fast retransmit or timeout; see
     /// [`Congestion::may_fast_retransmit`].
@@ -118,6 +121,7 @@ impl Congestion {
             dupack_threshold: cfg.dupack_threshold,
             dupacks: 0,
             recovery: None,
+            bytes_acked: 0,
             recover_end: None,
         }
     }
@@ -161,7 +165,14 @@ impl Congestion {
     /// Outside recovery the window grows (RFC 5681 §3.1): in slow start by
     /// min(acked, SMSS) per ACK (RFC 3465 appropriate byte counting with L = 1·SMSS, so a
     /// delayed ACK covering two segments still adds one SMSS); in congestion avoidance by
-    /// SMSS·SMSS / cwnd per ACK (equation 3, at least one byte), about one SMSS per RTT.
+    /// byte counting, RFC 5681's RECOMMENDED method: acknowledged bytes accumulate and,
+    /// each time they reach cwnd, cwnd grows by one SMSS — one SMSS per RTT whether or not
+    /// the receiver delays its ACKs (RFC 3465 §2.1; Linux's `tcp_cong_avoid_ai` counts
+    /// acknowledged segments the same way).
+    ///
+    /// Not equation (3) of RFC 5681 (SMSS·SMSS/cwnd per ACK, ns-2's and ns-3
+    /// `TcpNewReno`'s rule): with delayed ACKs it grows only ½ SMSS per RTT, which RFC 5681
+    /// itself names as the drawback that byte counting avoids.
     pub fn on_new_ack(&mut self, ack: u64, acked: u64) -> NewAckAction {
         self.dupacks = 0;
         let mut action = NewAckAction {
@@ -190,6 +201,7 @@ impl Congestion {
                 // RFC 5681 §3.2 step 6 (Reno: any new ACK) / RFC 6582 §3.2 step 3 full
                 // acknowledgment (NewReno, option 2): deflate to ssthresh and exit.
                 self.cwnd = self.ssthresh;
+                self.bytes_acked = 0;
                 self.recovery = None;
                 action.exited_recovery = true;
             }
@@ -201,8 +213,15 @@ impl Congestion {
     fn grow(&mut self, acked: u64) {
         if self.in_slow_start() {
             self.cwnd += acked.min(self.mss);
-        } else {
-            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+            return;
+        }
+        // RFC 3465 §2.1: "bytes_acked" reaches cwnd at most once per ACK worth of growth:
+        // "cwnd MUST NOT be increased by more than SMSS bytes per RTT" (RFC 5681 §3.1).
+        self.bytes_acked += acked;
+        if self.bytes_acked >= self.cwnd {
+            self.bytes_acked -= self.cwnd;
+            self.cwnd += self.mss;
+            self.bytes_acked = self.bytes_acked.min(self.cwnd - 1);
         }
     }
 
@@ -241,6 +260,7 @@ impl Congestion {
         }
         // RFC 5681 §3.2 step 2.
         self.ssthresh = self.loss_ssthresh(flight_size);
+        self.bytes_acked = 0;
         match self.variant {
             CongestionVariant::Tahoe => {
                 // Loss window, slow start again, no fast recovery.
@@ -269,11 +289,27 @@ impl Congestion {
     /// segment was already retransmitted by the timer: "the value of ssthresh is held
     /// constant"), cwnd = LW = 1·SMSS, fast recovery is abandoned, and NewReno records
     /// `recover` = highest sequence number sent (RFC 6582 §3.2 step 4).
+    ///
+    /// A timeout *during* fast recovery keeps the ssthresh that recovery set when it is
+    /// lower, as Linux's `tcp_enter_loss` does (one reduction per loss episode). RFC 5681
+    /// asks for ssthresh "no more than" FlightSize/2, and there FlightSize overstates what
+    /// the network holds: while NewReno repairs one hole per RTT, `snd_una` stays at a
+    /// hole and the new data sent on inflated cwnd (segments the receiver already holds)
+    /// swells `snd_max − snd_una` to several windows. Halving that would restart slow
+    /// start towards a threshold far above the path's capacity, overshoot it, lose a
+    /// window's worth again and time out again — a cycle we saw in a single flow over a
+    /// 100-packet drop-tail queue.
     pub fn on_timeout(&mut self, flight_size: u64, snd_max: u64, hold_ssthresh: bool) {
         if !hold_ssthresh {
-            self.ssthresh = self.loss_ssthresh(flight_size);
+            let halved = self.loss_ssthresh(flight_size);
+            self.ssthresh = if self.recovery.is_some() {
+                self.ssthresh.min(halved)
+            } else {
+                halved
+            };
         }
         self.cwnd = self.mss;
+        self.bytes_acked = 0;
         self.dupacks = 0;
         self.recovery = None;
         if self.variant == CongestionVariant::NewReno {
@@ -285,6 +321,7 @@ impl Congestion {
     /// after a correctly transmitted SYN MUST be one segment".
     pub fn use_one_segment_initial_window(&mut self) {
         self.cwnd = self.mss;
+        self.bytes_acked = 0;
     }
 }
 
@@ -329,30 +366,83 @@ mod tests {
     }
 
     #[test]
-    fn congestion_avoidance_adds_smss_squared_over_cwnd() {
-        // RFC 5681 §3.1 equation (3).
+    fn congestion_avoidance_adds_one_smss_per_cwnd_of_acknowledged_bytes() {
+        // RFC 5681 §3.1 (the RECOMMENDED byte counting) / RFC 3465 §2.1: cwnd grows by
+        // SMSS each time the bytes acknowledged reach cwnd.
         let mut c = cc(CongestionVariant::Reno, 10);
         c.ssthresh = 10 * MSS;
         assert!(
             !c.in_slow_start(),
             "cwnd == ssthresh uses congestion avoidance"
         );
-        c.on_new_ack(1000, 1000);
-        assert_eq!(c.cwnd(), 10_100); // 1000*1000/10000 = 100
-        c.on_new_ack(2000, 1000);
-        assert_eq!(c.cwnd(), 10_100 + 1_000_000 / 10_100); // 99
+        for i in 1..10 {
+            c.on_new_ack(i * 1000, 1000);
+            assert_eq!(c.cwnd(), 10_000, "after {i} ACKs");
+        }
+        c.on_new_ack(10_000, 1000);
+        assert_eq!(c.cwnd(), 11_000);
+        // The next increment needs 11 000 more bytes.
+        for i in 0..10 {
+            c.on_new_ack(11_000 + i * 1000, 1000);
+        }
+        assert_eq!(c.cwnd(), 11_000);
+        c.on_new_ack(21_000, 1000);
+        assert_eq!(c.cwnd(), 12_000);
     }
 
     #[test]
-    fn congestion_avoidance_increment_is_at_least_one_byte() {
-        // RFC 5681 §3.1: "if the above formula yields 0, the result SHOULD be rounded up
-        // to 1 byte".
-        let mut c = cc(CongestionVariant::Reno, 1);
-        c.mss = 10;
-        c.cwnd = 1_000;
-        c.ssthresh = 1_000;
-        c.on_new_ack(10, 10);
-        assert_eq!(c.cwnd(), 1_001);
+    fn congestion_avoidance_grows_one_smss_per_window_with_delayed_acks_too() {
+        // One window of 10 segments acknowledged two at a time (delayed ACKs) adds one
+        // SMSS, as with an ACK per segment (equation (3) would add only about half).
+        let mut per_segment = cc(CongestionVariant::Reno, 10);
+        per_segment.ssthresh = 10 * MSS;
+        let mut delayed = per_segment.clone();
+        for i in 1..=10 {
+            per_segment.on_new_ack(i * 1000, 1000);
+        }
+        for i in 1..=5 {
+            delayed.on_new_ack(i * 2000, 2000);
+        }
+        assert_eq!(per_segment.cwnd(), 11_000);
+        assert_eq!(delayed.cwnd(), 11_000);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_at_most_one_smss_per_ack() {
+        // RFC 5681 §3.1: "cwnd MUST NOT be increased by more than SMSS bytes per RTT"; a
+        // stretch ACK covering three windows grows cwnd once, and the surplus is capped.
+        let mut c = cc(CongestionVariant::Reno, 4);
+        c.ssthresh = 4 * MSS;
+        c.on_new_ack(12_000, 12_000);
+        assert_eq!(c.cwnd(), 5_000);
+        c.on_new_ack(12_001, 1);
+        assert_eq!(c.cwnd(), 6_000, "surplus kept below one window");
+    }
+
+    #[test]
+    fn congestion_avoidance_counter_restarts_after_a_window_reduction() {
+        // RFC 3465 §2.1 resets bytes_acked on a timeout; we reset it on every reduction, so
+        // bytes counted before a loss do not grow the halved window.
+        let mut c = cc(CongestionVariant::Reno, 10);
+        c.ssthresh = 10 * MSS;
+        for i in 1..=9 {
+            c.on_new_ack(i * 1000, 1000);
+        }
+        for _ in 0..3 {
+            c.on_duplicate_ack(9_000, 10_000, 19_000);
+        }
+        c.on_new_ack(19_000, 10_000); // full ACK: cwnd = ssthresh = 5 000
+        assert_eq!(c.cwnd(), 5_000);
+        for i in 1..=4 {
+            c.on_new_ack(19_000 + i * 1000, 1000);
+        }
+        assert_eq!(
+            c.cwnd(),
+            5_000,
+            "the 9 000 bytes counted before were forgotten"
+        );
+        c.on_new_ack(24_000, 1000);
+        assert_eq!(c.cwnd(), 6_000);
     }
 
     #[test]
@@ -450,6 +540,25 @@ mod tests {
         assert_eq!((c.ssthresh(), c.cwnd()), (5_000, 1_000));
         c.on_timeout(10_000, 10_000, true);
         assert_eq!((c.ssthresh(), c.cwnd()), (5_000, 1_000));
+    }
+
+    #[test]
+    fn timeout_during_recovery_keeps_the_recovery_ssthresh() {
+        // Fast retransmit with 10 segments out: ssthresh 5 000. Recovery sends 30 more
+        // segments on inflated cwnd, then times out with FlightSize 40 000: ssthresh stays
+        // 5 000 (not 20 000), as Linux's tcp_enter_loss; RFC 5681 allows "no more than"
+        // FlightSize/2.
+        let mut c = cc(CongestionVariant::NewReno, 10);
+        for _ in 0..3 {
+            c.on_duplicate_ack(0, 10_000, 10_000);
+        }
+        assert_eq!(c.ssthresh(), 5_000);
+        c.on_timeout(40_000, 40_000, false);
+        assert_eq!((c.ssthresh(), c.cwnd()), (5_000, 1_000));
+        // Outside recovery a timeout halves the flight as usual.
+        let mut d = cc(CongestionVariant::NewReno, 10);
+        d.on_timeout(40_000, 40_000, false);
+        assert_eq!(d.ssthresh(), 20_000);
     }
 
     #[test]

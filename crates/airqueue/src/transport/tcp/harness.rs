@@ -115,6 +115,9 @@ impl Wire {
             self.started = true;
             self.sender.start(self.now);
             self.flush_sender();
+            if let Some(syn) = self.receiver.connect(self.now) {
+                self.send_ack(syn);
+            }
         }
         loop {
             if stop_when_complete && self.sender.is_complete() && self.queue.is_empty() {

@@ -1,6 +1,6 @@
 //! TCP as a sans-IO state machine: configuration, segment types and the two endpoints.
 //!
-//! One connection per flow, unidirectional data: a [`TcpSender`] sends data segments
+//! One connection, unidirectional data: a [`TcpSender`] sends data segments
 //! ([`Segment`]) and a [`TcpReceiver`] answers with pure acknowledgments ([`AckInfo`]).
 //! Neither endpoint knows about packets, queues or events; the caller moves segments
 //! between them and calls them back at the deadlines they ask for. See
@@ -101,6 +101,22 @@ pub struct TcpConfig {
     /// Whether the connection starts with a three-way handshake (SYN, SYN-ACK, ACK; RFC
     /// 9293 §3.5). Default off: data flows from [`TcpSender::start`].
     pub handshake: bool,
+    /// Which end sends the SYN when `handshake` is on. Default [`Opener::Sender`].
+    pub opener: Opener,
+}
+
+/// The end that opens the connection (sends the SYN) when the handshake is on.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Opener {
+    /// The data sender connects, as an upload does: SYN from the sender, SYN-ACK from the
+    /// receiver, then the sender's ACK and data.
+    #[default]
+    Sender,
+    /// The data receiver connects, as a client fetching a file does: the receiver's SYN
+    /// ([`TcpReceiver::connect`]), the sender's SYN-ACK, the receiver's ACK (which carries
+    /// the request in HTTP), then data. The first data byte reaches the receiver two RTTs
+    /// after its SYN left, as in a real download.
+    Receiver,
 }
 
 impl Default for TcpConfig {
@@ -120,6 +136,7 @@ impl Default for TcpConfig {
             delayed_ack_segments: 2,
             rcv_buffer: 64 * 1024,
             handshake: false,
+            opener: Opener::Sender,
         }
     }
 }
@@ -467,6 +484,69 @@ mod tests {
         let plain_done = plain.run_to_completion(SimTime::from_secs(10));
         assert_eq!(plain.sent[0].0, ms(0));
         assert_eq!(done - plain_done, ms(100), "exactly one RTT more");
+    }
+
+    fn download(one_way: SimTime) -> Wire {
+        let cfg = TcpConfig {
+            handshake: true,
+            opener: Opener::Receiver,
+            initial_cwnd_segments: 4,
+            ..TcpConfig::default()
+        };
+        Wire::new(cfg, AppData::Bytes(1000), one_way)
+    }
+
+    #[test]
+    fn receiver_opened_handshake_delivers_the_first_byte_two_rtts_after_the_syn() {
+        // RFC 9293 §3.5 from the client's side: SYN (receiver) at 0, SYN-ACK (sender) at
+        // 50 ms, the receiver's ACK at 100 ms reaches the sender at 150 ms, the data the
+        // receiver at 200 ms: two RTTs, as a download (a web object) really costs.
+        let mut w = download(ms(50));
+        let done = w.run_to_completion(SimTime::from_secs(5));
+        let (t, syn_ack) = w.sent[0];
+        assert_eq!(
+            (t, syn_ack.seq, syn_ack.ack, syn_ack.flags),
+            (ms(50), 0, 1, TcpFlags::SYN | TcpFlags::ACK)
+        );
+        let (t, data) = w.sent[1];
+        assert_eq!((t, data.seq, data.len, data.ack), (ms(150), 1, 1000, 1));
+        assert_eq!(w.receiver.delivered_bytes(), 1000);
+        assert_eq!(w.receiver.stats().syns_sent, 1);
+        // The SYN-ACK was timed: its ACK came back one RTT later.
+        assert_eq!(w.sender.stats().rtt.samples, 2);
+        assert_eq!(w.sender.stats().rtt.min, Some(ms(100)));
+        // The last byte is acknowledged after the 200 ms delayed-ACK timer.
+        assert_eq!(done, ms(200 + 200 + 50));
+        assert_eq!(w.sender.stats().segments_sent, 2, "no SYN of its own");
+    }
+
+    #[test]
+    fn a_receiver_that_opens_retransmits_its_syn_with_back_off() {
+        // RFC 6298 (5.5): the SYN timer starts at the initial RTO (1 s) and doubles.
+        let mut w = download(ms(50));
+        w.drop_ack(0, 1).drop_ack(0, 2); // the first two SYNs (they carry ack 0)
+        w.run_to_completion(SimTime::from_secs(10));
+        assert_eq!(w.receiver.stats().syns_sent, 3);
+        // The third SYN left at 1 + 2 = 3 s: the SYN-ACK follows at 3.05 s.
+        assert_eq!(w.sent[0].0, ms(3050));
+        assert_eq!(w.receiver.delivered_bytes(), 1000);
+    }
+
+    #[test]
+    fn a_lost_syn_ack_is_resent_and_the_sender_starts_with_one_segment() {
+        // The SYN-ACK is lost: the sender's timer (1 s) and the receiver's repeated SYN
+        // (1 s) both bring it again; RFC 5681 §3.1: after a lost SYN-ACK the initial window
+        // is one segment; RFC 6298 (5.7): the RTO falls back to 3 s without a sample.
+        let mut w = download(ms(50));
+        w.drop_data(0, 1);
+        w.run_until(SimTime::from_millis(1200));
+        assert_eq!(w.sender.state(), SenderState::Established);
+        assert_eq!(w.sender.cwnd(), 1448);
+        assert!(w.sender.stats().retransmissions >= 1);
+        assert_eq!(w.sender.stats().timeouts, 1);
+        assert_eq!(w.receiver.stats().syns_sent, 2);
+        w.run_to_completion(SimTime::from_secs(10));
+        assert_eq!(w.receiver.delivered_bytes(), 1000);
     }
 
     #[test]

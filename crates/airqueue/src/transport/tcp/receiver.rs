@@ -31,13 +31,24 @@
 //! answers every SYN with a SYN-ACK (the sender's SYN retransmission covers a lost
 //! SYN-ACK, so the receiver keeps no timer of its own) and becomes established on the first
 //! segment that acknowledges its SYN (the handshake ACK or any data segment).
+//!
+//! With [`Opener::Receiver`] the receiver is the client that connects: [`TcpReceiver::connect`]
+//! emits its SYN, retransmitted by a timer that starts at the initial RTO and doubles up to
+//! the maximum (RFC 6298 §5 and (5.5); Linux's `tcp_syn_retries` gives up after 6 tries,
+//! we never give up); the sender's SYN-ACK is answered with the ACK that completes the
+//! handshake (and, in a web client, would carry the request), and again for every repeated
+//! SYN-ACK.
 
-use super::{AckInfo, Segment, TcpConfig, TcpFlags};
+use super::{AckInfo, Opener, Segment, TcpConfig, TcpFlags};
 use crate::engine::SimTime;
 
 /// Connection state of the receiver.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ReceiverState {
+    /// Created with [`Opener::Receiver`], [`TcpReceiver::connect`] not yet called.
+    Closed,
+    /// Our SYN is out ([`Opener::Receiver`]), waiting for the SYN-ACK.
+    SynSent,
     /// Waiting for a SYN (handshake on).
     Listen,
     /// SYN received, SYN-ACK sent, waiting for the ACK of the SYN-ACK.
@@ -63,6 +74,8 @@ pub struct ReceiverStats {
     pub delayed_acks_by_timer: u64,
     /// SYN-ACKs sent.
     pub syn_acks_sent: u64,
+    /// SYNs sent ([`Opener::Receiver`]), retransmissions included.
+    pub syns_sent: u64,
     /// Segments that arrived beyond a gap.
     pub out_of_order_segments: u64,
     /// Segments entirely below `rcv_nxt` (already received).
@@ -81,6 +94,10 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delayed_ack_segments: u32,
     delayed_ack_timeout: SimTime,
+    /// SYN retransmission timer of a receiver that opens: `(deadline, current RTO)`.
+    syn_timer: Option<(SimTime, SimTime)>,
+    initial_rto: SimTime,
+    max_rto: SimTime,
     state: ReceiverState,
     /// Our sequence number for ACKs (0 before/with the SYN-ACK, 1 after it).
     snd_seq: u64,
@@ -114,10 +131,13 @@ impl TcpReceiver {
             delayed_ack: cfg.delayed_ack,
             delayed_ack_segments: cfg.delayed_ack_segments,
             delayed_ack_timeout: cfg.delayed_ack_timeout,
-            state: if cfg.handshake {
-                ReceiverState::Listen
-            } else {
-                ReceiverState::Established
+            syn_timer: None,
+            initial_rto: cfg.initial_rto.max(cfg.min_rto).min(cfg.max_rto),
+            max_rto: cfg.max_rto,
+            state: match (cfg.handshake, cfg.opener) {
+                (false, _) => ReceiverState::Established,
+                (true, Opener::Sender) => ReceiverState::Listen,
+                (true, Opener::Receiver) => ReceiverState::Closed,
             },
             snd_seq: 0,
             rcv_nxt: 0,
@@ -131,6 +151,28 @@ impl TcpReceiver {
         }
     }
 
+    /// Opens the connection ([`Opener::Receiver`]): returns the SYN to send and starts
+    /// its retransmission timer. Returns `None` if the receiver does not open or has
+    /// already done so.
+    pub fn connect(&mut self, now: SimTime) -> Option<AckInfo> {
+        if self.state != ReceiverState::Closed {
+            return None;
+        }
+        self.state = ReceiverState::SynSent;
+        self.syn_timer = Some((now + self.initial_rto, self.initial_rto));
+        Some(self.syn())
+    }
+
+    fn syn(&mut self) -> AckInfo {
+        self.stats.syns_sent += 1;
+        AckInfo {
+            seq: 0,
+            ack: 0,
+            window: self.buffer.min(u64::from(u32::MAX)) as u32,
+            flags: TcpFlags::SYN,
+        }
+    }
+
     /// Processes a segment from the sender. Returns the ACK to send now, or `None` (the
     /// ACK is delayed, or the segment needs no answer). After the call, re-read
     /// [`TcpReceiver::next_timer`].
@@ -140,7 +182,7 @@ impl TcpReceiver {
             return self.on_syn(seg);
         }
         match self.state {
-            ReceiverState::Listen => return None,
+            ReceiverState::Closed | ReceiverState::SynSent | ReceiverState::Listen => return None,
             ReceiverState::SynReceived => {
                 if seg.flags.contains(TcpFlags::ACK) && seg.ack == 1 {
                     self.state = ReceiverState::Established;
@@ -159,6 +201,21 @@ impl TcpReceiver {
 
     fn on_syn(&mut self, seg: &Segment) -> Option<AckInfo> {
         if !self.handshake {
+            return None;
+        }
+        if self.state == ReceiverState::SynSent {
+            // Our SYN answered (RFC 9293 §3.5): the SYN-ACK must acknowledge it.
+            if !(seg.flags.contains(TcpFlags::ACK) && seg.ack == 1) {
+                return None;
+            }
+            self.rcv_nxt = seg.seq + 1;
+            self.right_edge = self.rcv_nxt + self.buffer;
+            self.state = ReceiverState::Established;
+            self.snd_seq = 1;
+            self.syn_timer = None;
+            return Some(self.ack_now());
+        }
+        if self.state == ReceiverState::Closed {
             return None;
         }
         if self.state == ReceiverState::Listen {
@@ -245,14 +302,23 @@ impl TcpReceiver {
         self.stats.max_out_of_order_bytes = self.stats.max_out_of_order_bytes.max(self.ooo_bytes);
     }
 
-    /// The delayed-ACK deadline, if an ACK is being held.
+    /// The delayed-ACK deadline, if an ACK is being held, or the SYN retransmission
+    /// deadline of a receiver that opens.
     pub fn next_timer(&self) -> Option<SimTime> {
-        self.delack_deadline
+        self.syn_timer.map(|(d, _)| d).or(self.delack_deadline)
     }
 
-    /// Fires the delayed-ACK timer if its deadline has been reached (earlier or stale
-    /// calls return `None`).
+    /// Fires the delayed-ACK timer (or the SYN retransmission timer) if its deadline has
+    /// been reached (earlier or stale calls return `None`).
     pub fn on_timer(&mut self, now: SimTime) -> Option<AckInfo> {
+        if let Some((deadline, rto)) = self.syn_timer {
+            if now < deadline {
+                return None;
+            }
+            let rto = (rto + rto).min(self.max_rto); // RFC 6298 (5.5)
+            self.syn_timer = Some((now + rto, rto));
+            return Some(self.syn());
+        }
         match self.delack_deadline {
             Some(deadline) if now >= deadline => {
                 self.stats.delayed_acks_by_timer += 1;

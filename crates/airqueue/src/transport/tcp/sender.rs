@@ -60,7 +60,7 @@
 
 use super::congestion::{Congestion, DupAckAction};
 use super::rto::{RtoEstimator, SYN_TIMEOUT_FALLBACK_RTO};
-use super::{AckInfo, AppData, Segment, TcpConfig, TcpFlags};
+use super::{AckInfo, AppData, Opener, Segment, TcpConfig, TcpFlags};
 use crate::engine::SimTime;
 
 /// Connection state of the sender.
@@ -70,6 +70,10 @@ pub enum SenderState {
     Closed,
     /// SYN sent (or to be sent), waiting for the SYN-ACK.
     SynSent,
+    /// The receiver opens the connection ([`Opener::Receiver`]): waiting for its SYN.
+    Listen,
+    /// The receiver's SYN arrived; SYN-ACK sent (or to be sent), waiting for its ACK.
+    SynReceived,
     /// Data flows.
     Established,
 }
@@ -174,6 +178,7 @@ pub struct TcpSender {
     mss: u64,
     rcv_buffer: u32,
     handshake: bool,
+    opener: Opener,
     state: SenderState,
     cc: Congestion,
     rto: RtoEstimator,
@@ -228,6 +233,7 @@ impl TcpSender {
             mss: u64::from(cfg.mss),
             rcv_buffer: cfg.rcv_buffer,
             handshake: cfg.handshake,
+            opener: cfg.opener,
             state: SenderState::Closed,
             cc: Congestion::new(cfg),
             rto: RtoEstimator::from_config(cfg),
@@ -258,15 +264,18 @@ impl TcpSender {
         }
     }
 
-    /// Opens the connection at `now`: queues the SYN (handshake on) or makes data
-    /// sendable. Then drain [`TcpSender::poll_transmit`]. Calling it again does nothing.
+    /// Opens the connection at `now`: queues the SYN (handshake on), waits for the
+    /// receiver's SYN ([`Opener::Receiver`]), or makes data sendable. Then drain
+    /// [`TcpSender::poll_transmit`]. Calling it again does nothing.
     pub fn start(&mut self, now: SimTime) {
         if self.state != SenderState::Closed {
             return;
         }
         self.start_time = Some(now);
         self.cwnd_since = now;
-        if self.handshake {
+        if self.handshake && self.opener == Opener::Receiver {
+            self.state = SenderState::Listen;
+        } else if self.handshake {
             self.state = SenderState::SynSent;
             self.syn_pending = true;
         } else {
@@ -285,14 +294,25 @@ impl TcpSender {
         self.completion_time = None;
     }
 
+    /// The application stops writing at `now` (a flow's `stop`): the stream ends after the
+    /// bytes already sent, which are still delivered and retransmitted as needed; nothing
+    /// new is sent. Turns an infinite source finite. Then drain
+    /// [`TcpSender::poll_transmit`] (nothing new) and re-read [`TcpSender::next_timer`].
+    pub fn finish(&mut self, now: SimTime) {
+        let end = self.snd_max.max(self.data_start);
+        self.infinite = false;
+        self.app_end = self.app_end.min(end);
+        self.check_complete(now);
+    }
+
     /// The next segment to send at `now`, or `None`. Call repeatedly until `None` after
     /// [`TcpSender::start`], [`TcpSender::offer`], [`TcpSender::on_ack`] and
     /// [`TcpSender::on_timer`]. Order: SYN; the handshake's ACK; a fast/partial-ACK
     /// retransmission; then window-limited data.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
         match self.state {
-            SenderState::Closed => None,
-            SenderState::SynSent => {
+            SenderState::Closed | SenderState::Listen => None,
+            SenderState::SynSent | SenderState::SynReceived => {
                 if !self.syn_pending {
                     return None;
                 }
@@ -338,6 +358,8 @@ impl TcpSender {
         }
     }
 
+    /// The SYN (sender opens) or the SYN-ACK (receiver opened): both occupy sequence
+    /// number 0 and are timed like data (RFC 6298 §5).
     fn emit_syn(&mut self, now: SimTime) -> Segment {
         let retransmission = self.syn_sent_count > 0;
         self.syn_sent_count += 1;
@@ -353,11 +375,16 @@ impl TcpSender {
         if self.timer.is_none() {
             self.timer = Some(now + self.rto.rto());
         }
+        let (ack, flags) = if self.state == SenderState::SynReceived {
+            (1, TcpFlags::SYN | TcpFlags::ACK)
+        } else {
+            (0, TcpFlags::SYN)
+        };
         Segment {
             seq: 0,
             len: 0,
-            ack: 0,
-            flags: TcpFlags::SYN,
+            ack,
+            flags,
             window: self.rcv_buffer,
             is_retransmission: retransmission,
         }
@@ -399,8 +426,31 @@ impl TcpSender {
         match self.state {
             SenderState::Closed => {}
             SenderState::SynSent => self.on_syn_ack(now, ack),
+            SenderState::Listen | SenderState::SynReceived => self.on_passive_open(now, ack),
             SenderState::Established => self.on_established_ack(now, ack),
         }
+    }
+
+    /// The receiver opens ([`Opener::Receiver`], RFC 9293 §3.5 seen from the passive
+    /// end): its SYN is answered with a SYN-ACK (again for a repeated SYN, whose SYN-ACK
+    /// may have been lost), and the ACK of the SYN-ACK establishes the connection.
+    fn on_passive_open(&mut self, now: SimTime, ack: &AckInfo) {
+        if ack.flags.contains(TcpFlags::SYN) {
+            if self.state == SenderState::Listen {
+                self.state = SenderState::SynReceived;
+                self.rwnd = u64::from(ack.window);
+                self.last_ack_window = ack.window;
+            }
+            self.syn_pending = true;
+            return;
+        }
+        if self.state != SenderState::SynReceived
+            || !(ack.flags.contains(TcpFlags::ACK) && ack.ack == 1)
+        {
+            self.stats.stale_acks += 1;
+            return;
+        }
+        self.establish(now, ack);
     }
 
     fn on_syn_ack(&mut self, now: SimTime, ack: &AckInfo) {
@@ -408,16 +458,23 @@ impl TcpSender {
             self.stats.stale_acks += 1;
             return;
         }
+        self.establish(now, ack);
+    }
+
+    /// The handshake completed with `ack` (the SYN-ACK, or the ACK of our SYN-ACK).
+    fn establish(&mut self, now: SimTime, ack: &AckInfo) {
         if let Some((_, sent)) = self.rtt_timing.take() {
             self.take_rtt_sample(now - sent);
         }
+        let active = self.state == SenderState::SynSent;
         self.state = SenderState::Established;
         self.snd_una = 1;
         self.snd_nxt = 1;
         self.timer = None; // RFC 6298 (5.2): nothing outstanding
         self.rwnd = u64::from(ack.window);
         self.last_ack_window = ack.window;
-        self.ack_pending = true;
+        // The active opener acknowledges the SYN-ACK (the third segment).
+        self.ack_pending = active;
         if self.syn_sent_count > 1 {
             self.cc.use_one_segment_initial_window(); // RFC 5681 §3.1
             if self.rto.srtt().is_none() {
@@ -431,7 +488,8 @@ impl TcpSender {
     fn on_established_ack(&mut self, now: SimTime, ack: &AckInfo) {
         if ack.flags.contains(TcpFlags::SYN) {
             // A repeated SYN-ACK: our handshake ACK was lost or is late; acknowledge again.
-            self.ack_pending = true;
+            // (A late duplicate of the receiver's own SYN needs no answer.)
+            self.ack_pending = self.opener == Opener::Sender;
             return;
         }
         if ack.ack < self.snd_una || ack.ack > self.snd_max {
@@ -515,8 +573,8 @@ impl TcpSender {
             return;
         }
         match self.state {
-            SenderState::Closed => self.timer = None,
-            SenderState::SynSent => {
+            SenderState::Closed | SenderState::Listen => self.timer = None,
+            SenderState::SynSent | SenderState::SynReceived => {
                 self.stats.timeouts += 1;
                 self.syn_pending = true;
                 self.rtt_timing = None;
@@ -612,6 +670,10 @@ impl TcpSender {
     /// send). Reset by [`TcpSender::offer`].
     pub fn completion_time(&self) -> Option<SimTime> {
         self.completion_time
+    }
+    /// Bytes the application has handed over so far (`None` for an infinite source).
+    pub fn app_bytes(&self) -> Option<u64> {
+        (!self.infinite).then(|| self.app_end - self.data_start)
     }
     /// When [`TcpSender::start`] was called.
     pub fn start_time(&self) -> Option<SimTime> {
@@ -727,6 +789,58 @@ mod tests {
         let mut s = TcpSender::new(&cfg(variant, iw), AppData::Infinite);
         s.start(SimTime::ZERO);
         s
+    }
+
+    #[test]
+    fn congestion_avoidance_grows_one_mss_per_rtt_with_and_without_delayed_acks() {
+        // RFC 5681 §3.1: "approximately 1 full-sized segment per RTT" in congestion
+        // avoidance. 20 RTTs of 100 ms starting at cwnd = ssthresh = 10 segments; the
+        // window is cwnd-limited throughout (receive window 1 MiB, infinite source).
+        // Measured: 30 segments with an ACK per segment, 29 with delayed ACKs (an odd
+        // window's last segment waits for the next round's first); equation (3) per ACK
+        // would give about 20 with delayed ACKs.
+        for delayed_ack in [false, true] {
+            let c = TcpConfig {
+                mss: 1000,
+                initial_cwnd_segments: 10,
+                delayed_ack,
+                rcv_buffer: 1 << 20,
+                ..TcpConfig::default()
+            }
+            .with_initial_ssthresh_segments(10);
+            let mut w = Wire::new(c, AppData::Infinite, ms(50));
+            w.run_until(ms(2_010));
+            let segments = w.sender.cwnd() / 1000;
+            assert!(
+                (29..=31).contains(&segments),
+                "delayed ACK {delayed_ack}: cwnd {segments} segments after 20 RTTs"
+            );
+            assert_eq!(w.sender.stats().retransmissions, 0);
+        }
+    }
+
+    #[test]
+    fn finish_ends_the_stream_after_the_bytes_already_sent() {
+        // A bulk source told to stop: the 4 segments in flight are still delivered (and
+        // retransmitted if lost), nothing new follows, and the transfer then completes.
+        let mut s = started(CongestionVariant::NewReno, 4);
+        drain(&mut s, ms(0));
+        s.finish(ms(10));
+        assert!(!s.is_complete());
+        s.on_ack(ms(100), &ack(2_000));
+        assert_eq!(drain(&mut s, ms(100)), [], "no new data after finish");
+        for _ in 0..3 {
+            s.on_ack(ms(110), &ack(2_000));
+        }
+        assert_eq!(
+            drain(&mut s, ms(110)),
+            [(2_000, true)],
+            "losses are still repaired"
+        );
+        s.on_ack(ms(200), &ack(4_000));
+        assert!(s.is_complete());
+        assert_eq!(s.completion_time(), Some(ms(200)));
+        assert_eq!(s.next_timer(), None);
     }
 
     #[test]
@@ -968,8 +1082,18 @@ mod tests {
         assert_eq!(drain(&mut s, ms(300)), new_segs(&[14_000, 15_000]));
         s.on_ack(ms(400), &ack(13_000));
         assert_eq!(s.cwnd(), 5_000, "reaches ssthresh");
-        s.on_ack(ms(400), &ack(14_000));
-        assert_eq!(s.cwnd(), 5_200, "then congestion avoidance: 1000*1000/5000");
+        drain(&mut s, ms(400));
+        for i in 14..=17 {
+            s.on_ack(ms(500), &ack(i * 1000));
+            drain(&mut s, ms(500));
+            assert_eq!(s.cwnd(), 5_000, "{i}");
+        }
+        s.on_ack(ms(500), &ack(18_000));
+        assert_eq!(
+            s.cwnd(),
+            6_000,
+            "then congestion avoidance: one SMSS after a window (5 000 bytes) acknowledged"
+        );
     }
 
     #[test]
@@ -1043,10 +1167,15 @@ mod tests {
         s.on_ack(ms(1100), &ack(1_000));
         assert_eq!(s.cwnd(), 2_000);
         assert_eq!(drain(&mut s, ms(1100)), [(1_000, true), (2_000, true)]);
-        // ... then congestion avoidance (cwnd == ssthresh) and new data past snd_max.
+        // ... then congestion avoidance (cwnd == ssthresh): the delayed ACK covers a whole
+        // window of 2 000 bytes, so cwnd grows by one SMSS (RFC 5681 byte counting); the
+        // window now reaches past snd_max into new data.
         s.on_ack(ms(1200), &ack(3_000));
-        assert_eq!(s.cwnd(), 2_500);
-        assert_eq!(drain(&mut s, ms(1200)), [(3_000, true), (4_000, false)]);
+        assert_eq!(s.cwnd(), 3_000);
+        assert_eq!(
+            drain(&mut s, ms(1200)),
+            [(3_000, true), (4_000, false), (5_000, false)]
+        );
         assert_eq!(s.stats().retransmissions, 4);
     }
 
