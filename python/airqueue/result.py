@@ -174,8 +174,8 @@ def encode_files(
     tables: dict[str, pa.Table], summary: dict[str, Any], scenario_toml: str
 ) -> dict[str, bytes]:
     """The bytes of every file of :data:`OUTPUT_FILES` from a run's tables (``flows``,
-    ``queues``, ``classes``, ``timeseries``), summary and resolved scenario text. Parquet files carry
-    the scenario text, version and seed as metadata (:data:`META_SCENARIO`, ...)."""
+    ``queues``, ``classes``, ``timeseries``), summary and resolved scenario text. Parquet
+    files carry the scenario text, version and seed as metadata (:data:`META_SCENARIO`, ...)."""
     meta = {
         META_SCENARIO: scenario_toml.encode(),
         META_VERSION: str(summary.get("airqueue_version", "")).encode(),
