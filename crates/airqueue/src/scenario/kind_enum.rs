@@ -1,7 +1,7 @@
 //! Enums chosen by a `kind` key (`kind = "tbf"`, `kind = "tcp"`), with field paths in errors.
 //!
 //! serde's derived internally tagged enums buffer their content and lose the path of the
-//! field that failed (`qdiscs.x` instead of `qdiscs.x.limit`). [`kind_enum!`] declares such
+//! field that failed (`qdiscs.x` instead of `qdiscs.x.limit`). [`kind_enum!`](crate::kind_enum) declares such
 //! an enum with one parameter struct per variant and a hand-made `Deserialize`: it reads
 //! `kind`, then deserializes the rest into that variant's struct with
 //! `serde_path_to_error`, and passes the inner path out inside the error message
@@ -53,10 +53,10 @@ pub fn problem_from_serde(prefix: &str, inner_path: &str, msg: &str) -> (String,
             let expected = if expected.starts_with("there are no fields") {
                 "this table takes no keys besides `kind`".to_string()
             } else {
-                format!(
-                    "use one of the keys {}",
-                    expected.trim_start_matches("expected ")
-                )
+                let keys = expected
+                    .trim_start_matches("expected ")
+                    .trim_start_matches("one of ");
+                format!("use one of the keys {keys}")
             };
             return (
                 path,
@@ -223,7 +223,10 @@ mod tests {
         let e =
             parse(serde_json::json!({"kind": "b", "child": {"kind": "a", "m": 1}})).unwrap_err();
         assert_eq!(e.0, "x.child.m");
-        assert!(e.1.starts_with("unknown key \"m\""), "{}", e.1);
+        assert_eq!(
+            e.1,
+            "unknown key \"m\"; remove it or use one of the keys `n`"
+        );
         let e = parse(serde_json::json!({"kind": "b", "child": {"kind": "z"}})).unwrap_err();
         assert_eq!(e.0, "x.child.kind");
         assert!(e.1.contains("\"a\", \"b\""), "{}", e.1);

@@ -339,6 +339,37 @@ mod tests {
         assert_eq!(udp.destination_port, 5001);
     }
 
+    /// Reference: RFC 792 echo layout (type 8 request / 0 reply, identifier, sequence),
+    /// read back with etherparse; the reply echoes the request's identifier.
+    #[test]
+    fn icmp_echoes_are_written_as_request_and_reply_with_the_pings_identifier() {
+        let mut p = tcp_packet();
+        p.tuple.protocol = Protocol::Icmp;
+        p.size_bytes = 84;
+        p.icmp_type = crate::packet::ICMP_ECHO_REQUEST;
+        let zeros = vec![0; 65535];
+        let mut buf = Vec::new();
+        headers(&p, SimTime::ZERO, &zeros, &mut buf).unwrap();
+        let (ip, rest) = Ipv4Header::from_slice(&buf).unwrap();
+        assert_eq!(ip.protocol, IpNumber::ICMP);
+        let (icmp, _) = Icmpv4Header::from_slice(rest).unwrap();
+        let echo = IcmpEchoHeader { id: 49152, seq: 7 };
+        assert_eq!(icmp.icmp_type, Icmpv4Type::EchoRequest(echo.clone()));
+        assert_eq!(icmp.checksum, icmp.icmp_type.calc_checksum(&zeros[..56]));
+
+        let t = p.tuple;
+        p.tuple.src_addr = t.dst_addr;
+        p.tuple.dst_addr = t.src_addr;
+        p.tuple.src_port = t.dst_port;
+        p.tuple.dst_port = t.src_port;
+        p.icmp_type = crate::packet::ICMP_ECHO_REPLY;
+        buf.clear();
+        headers(&p, SimTime::ZERO, &zeros, &mut buf).unwrap();
+        let (_, rest) = Ipv4Header::from_slice(&buf).unwrap();
+        let (icmp, _) = Icmpv4Header::from_slice(rest).unwrap();
+        assert_eq!(icmp.icmp_type, Icmpv4Type::EchoReply(echo));
+    }
+
     #[test]
     fn an_unknown_link_is_reported_with_the_links_that_exist() {
         let spec = CaptureSpec {
