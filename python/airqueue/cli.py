@@ -94,6 +94,23 @@ SetOpt = Annotated[
         show_default=False,
     ),
 ]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: cores).", show_default=False),
+]
+
+
+def out_option(default: str) -> Any:
+    """The ``--out DIR`` option of a command, saying where output goes by default."""
+    return typer.Option(
+        "--out",
+        "-o",
+        metavar="DIR",
+        help=f"Output folder (default: {default}).",
+        show_default=False,
+    )
+
+
 SeedOpt = Annotated[
     int | None,
     typer.Option("--seed", min=0, help="Run seed (overrides run.seed).", show_default=False),
@@ -232,16 +249,7 @@ def print_run_summary(result: Result) -> None:
 @app.command()
 def run(
     file: FileArg,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            metavar="DIR",
-            help="Output folder (default: results/FILE-STEM).",
-            show_default=False,
-        ),
-    ] = None,
+    out_dir: Annotated[Path | None, out_option("results/FILE-STEM")] = None,
     seed: SeedOpt = None,
     sets: SetOpt = None,
     pcap: Annotated[
@@ -651,22 +659,8 @@ def sweep(
             show_default=False,
         ),
     ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs", "-j", min=1, help="Parallel runs (default: cores).", show_default=False
-        ),
-    ] = None,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            metavar="DIR",
-            help="Output folder (default: results/FILE-STEM-sweep).",
-            show_default=False,
-        ),
-    ] = None,
+    jobs: JobsOpt = None,
+    out_dir: Annotated[Path | None, out_option("results/FILE-STEM-sweep")] = None,
     store: Annotated[
         Path | None,
         typer.Option(
@@ -868,22 +862,8 @@ def reproduce(
         typer.Argument(metavar="NAME", help="A reproduction (see --list).", show_default=False),
     ] = None,
     list_all: Annotated[bool, typer.Option("--list", help="List the reproductions.")] = False,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            metavar="DIR",
-            help="Output folder (default results/reproduce/NAME).",
-            show_default=False,
-        ),
-    ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs", "-j", min=1, help="Parallel runs (default: cores).", show_default=False
-        ),
-    ] = None,
+    out_dir: Annotated[Path | None, out_option("results/reproduce/NAME")] = None,
+    jobs: JobsOpt = None,
     quick: Annotated[
         bool,
         typer.Option(

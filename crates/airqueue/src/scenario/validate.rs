@@ -338,6 +338,30 @@ fn check_virtual_devs<'a>(
     member_of
 }
 
+/// A source paced by `rate` or `interval` (exactly one, the interval non-zero).
+fn check_rate_or_interval(
+    app: &str,
+    rate: Option<super::spec::Rate>,
+    interval: Option<super::spec::Duration>,
+    example_rate: &str,
+    errs: &mut ScenarioError,
+) {
+    match (rate, interval) {
+        (Some(_), Some(_)) => errs.push(
+            app,
+            "gives both `rate` and `interval`; keep one (interval = size × 8 / rate)",
+        ),
+        (None, None) => errs.push(
+            app,
+            format!("needs `rate` (e.g. \"{example_rate}\") or `interval` (e.g. \"10ms\")"),
+        ),
+        (None, Some(i)) if i.time().0 == 0 => {
+            errs.push(format!("{app}.interval"), "must be longer than zero")
+        }
+        _ => {}
+    }
+}
+
 fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
     let app = format!("{label}.app");
     let size_ok = |size: u32, errs: &mut ScenarioError| {
@@ -363,20 +387,7 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
             _,
         ) => {
             size_ok(*size, errs);
-            match (rate, interval) {
-                (Some(_), Some(_)) => errs.push(
-                    app.clone(),
-                    "gives both `rate` and `interval`; keep one (interval = size × 8 / rate)",
-                ),
-                (None, None) => errs.push(
-                    app.clone(),
-                    "needs `rate` (e.g. \"1Mbit\") or `interval` (e.g. \"10ms\")",
-                ),
-                (None, Some(i)) if i.time().0 == 0 => {
-                    errs.push(format!("{app}.interval"), "must be longer than zero")
-                }
-                _ => {}
-            }
+            check_rate_or_interval(&app, *rate, *interval, "1Mbit", errs);
         }
         (AppSpec::Onoff(OnoffSpec { size, on, .. }), _) => {
             size_ok(*size, errs);
@@ -451,20 +462,7 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
             TransportSpec::Tcp(_),
         ) => {
             size_ok(*size, errs);
-            match (rate, interval) {
-                (Some(_), Some(_)) => errs.push(
-                    app.clone(),
-                    "gives both `rate` and `interval`; keep one (interval = size × 8 / rate)",
-                ),
-                (None, None) => errs.push(
-                    app.clone(),
-                    "needs `rate` (e.g. \"100kbit\") or `interval` (e.g. \"10ms\")",
-                ),
-                (None, Some(i)) if i.time().0 == 0 => {
-                    errs.push(format!("{app}.interval"), "must be longer than zero")
-                }
-                _ => {}
-            }
+            check_rate_or_interval(&app, *rate, *interval, "100kbit", errs);
         }
     }
     if let TransportSpec::Tcp(t) = &f.transport {
