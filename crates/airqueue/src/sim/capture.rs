@@ -354,7 +354,7 @@ mod tests {
         assert_eq!(ip.protocol, IpNumber::ICMP);
         let (icmp, _) = Icmpv4Header::from_slice(rest).unwrap();
         let echo = IcmpEchoHeader { id: 49152, seq: 7 };
-        assert_eq!(icmp.icmp_type, Icmpv4Type::EchoRequest(echo.clone()));
+        assert_eq!(icmp.icmp_type, Icmpv4Type::EchoRequest(echo));
         assert_eq!(icmp.checksum, icmp.icmp_type.calc_checksum(&zeros[..56]));
 
         let t = p.tuple;
