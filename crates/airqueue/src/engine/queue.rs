@@ -87,6 +87,36 @@ impl<E> EventQueue<E> {
         EventId(seq)
     }
 
+    /// Takes the sequence number an event will have, without scheduling it yet: the event
+    /// is given to [`schedule_reserved`](Self::schedule_reserved) later (possibly after other
+    /// events were scheduled) and still ties with them as if it had been scheduled now.
+    ///
+    /// This lets a component keep events that must fire in order in its own FIFO and hand
+    /// the queue only the earliest one (a wire's packets, see `link::Wire`), with exactly
+    /// the order that scheduling each of them here would give.
+    #[inline]
+    pub fn reserve(&mut self) -> EventId {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        EventId(seq)
+    }
+
+    /// Schedules `event` at `time` under a sequence number taken by
+    /// [`reserve`](Self::reserve). Each reserved number must be scheduled at most once.
+    #[inline]
+    pub fn schedule_reserved(&mut self, time: SimTime, id: EventId, event: E) {
+        debug_assert!(
+            id.0 < self.next_seq,
+            "sequence number {} not reserved",
+            id.0
+        );
+        self.heap.push(Entry {
+            time,
+            seq: id.0,
+            event,
+        });
+    }
+
     /// Cancels a pending event. Cancelling an event that already fired has no effect on
     /// the run; its stale entry is purged once stale entries outnumber pending events.
     pub fn cancel(&mut self, id: EventId) {
@@ -185,6 +215,31 @@ mod tests {
         }
         let order: Vec<i32> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, (0..100).collect::<Vec<_>>());
+    }
+
+    /// Reserving a sequence number and scheduling the event later gives the order that
+    /// scheduling it at the time of reservation would have given (ties included).
+    #[test]
+    fn reserved_events_tie_as_if_scheduled_when_reserved() {
+        let mut q = EventQueue::new();
+        let early = q.reserve(); // taken first: fires first among ties at t = 5
+        q.schedule(SimTime(5), "scheduled second");
+        let late = q.reserve();
+        q.schedule(SimTime(5), "scheduled fourth");
+        q.schedule_reserved(SimTime(5), late, "reserved third");
+        q.schedule_reserved(SimTime(5), early, "reserved first");
+        q.schedule(SimTime(4), "earlier time");
+        let order: Vec<&str> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(
+            order,
+            [
+                "earlier time",
+                "reserved first",
+                "scheduled second",
+                "reserved third",
+                "scheduled fourth"
+            ]
+        );
     }
 
     #[test]

@@ -33,15 +33,20 @@ use crate::topology::{IfaceId, Node, Routes};
 use crate::transport::tcp::{AckInfo, Segment, TcpFlags};
 use tcp_flow::{Side, TcpApp, TcpFlow};
 
-/// Everything that can happen. Kept small (12 bytes) so the heap stays cache-friendly.
+/// Everything that can happen. Kept small (8 bytes, a heap entry is 24) so the heap stays
+/// cache-friendly.
 #[derive(Copy, Clone, Debug)]
 pub enum Event {
     /// Flow i's source emits its next datagram.
     AppSend(u32),
     /// Interface i finished serializing its packet.
     TxDone(u32),
-    /// A packet reaches the far end of interface `iface`.
-    Arrive { iface: u32, pkt: PacketId },
+    /// The packet at the head of interface i's wire reaches the far end (a constant-delay
+    /// wire keeps its packets in order, see [`crate::link::Wire`]).
+    Arrive(u32),
+    /// A packet reaches the far end of a wire that may reorder (an impairment with
+    /// jitter): one event per packet; the interface is the packet's location.
+    ArriveReordered(PacketId),
     /// A non-work-conserving qdisc on interface i may be able to send now.
     QdiscWakeup(u32),
     /// The qdisc of virtual device v may be able to send now.
@@ -54,6 +59,8 @@ pub enum Event {
     /// asked to be woken up now.
     TcpTimer { flow: u32, conn: u16, side: Side },
 }
+
+const _: () = assert!(std::mem::size_of::<Event>() == 8);
 
 /// An egress interface: its qdisc, its transmitter and the wire behind it.
 pub struct Interface {
@@ -181,8 +188,12 @@ impl Simulation {
         match ev {
             Event::AppSend(f) => self.app_send(f as usize),
             Event::TxDone(i) => self.tx_done(IfaceId(i)),
-            Event::Arrive { iface, pkt } => {
-                let ifc = &mut self.ifaces[iface as usize];
+            Event::Arrive(i) => self.wire_arrive(i),
+            Event::ArriveReordered(pkt) => {
+                let Location::Propagating(i) = self.packets.location(pkt) else {
+                    unreachable!("an arriving packet is on a wire")
+                };
+                let ifc = &mut self.ifaces[i as usize];
                 ifc.tx.propagating -= 1;
                 let node = ifc.peer;
                 self.receive(node, pkt);
@@ -730,22 +741,46 @@ impl Simulation {
             .expect("TxDone without a packet in transmission");
         let mut delay = ifc.tx.delay;
         let mut lost = false;
+        let mut reorders = false;
         if let Some(imp) = &mut ifc.impairment {
             let flow = self.packets.get(pkt).flow;
             lost = imp.lost(flow);
             if !lost {
                 delay += imp.extra_delay(flow);
             }
+            reorders = imp.reorders();
         }
         if lost {
             self.drop_packet(pkt, DropReason::Impairment, None);
         } else {
             ifc.tx.propagating += 1;
             self.packets.set_location(pkt, Location::Propagating(i.0));
-            self.events
-                .schedule(now + delay, Event::Arrive { iface: i.0, pkt });
+            let at = now + delay;
+            if reorders {
+                self.events.schedule(at, Event::ArriveReordered(pkt));
+            } else {
+                // The sequence number its own event would have had: ties resolve as if
+                // every packet on the wire had its event in the heap.
+                let seq = self.events.reserve();
+                if ifc.tx.wire.push(at, seq, pkt) {
+                    self.events.schedule_reserved(at, seq, Event::Arrive(i.0));
+                }
+            }
         }
         self.kick(i);
+    }
+
+    /// The packet at the head of interface `i`'s wire arrives; the next one (if any) gets
+    /// the arrival event, under the sequence number reserved when it entered the wire.
+    fn wire_arrive(&mut self, i: u32) {
+        let ifc = &mut self.ifaces[i as usize];
+        let pkt = ifc.tx.wire.pop();
+        if let Some((at, seq)) = ifc.tx.wire.head() {
+            self.events.schedule_reserved(at, seq, Event::Arrive(i));
+        }
+        ifc.tx.propagating -= 1;
+        let node = ifc.peer;
+        self.receive(node, pkt);
     }
 
     fn deliver(&mut self, pkt: PacketId) {
