@@ -581,17 +581,23 @@ impl Simulation {
     /// carries its send time; a reply gives the source a round-trip time.
     fn ping_receive(&mut self, pkt: PacketId) {
         let now = self.now;
-        let p = self.packets.get(pkt).clone();
-        self.ledger.delivered += 1;
-        self.packets.free(pkt);
-        let f = p.flow.0 as usize;
+        let p = self.packets.get(pkt);
+        let (f, at, created, payload, t) = (
+            p.flow.0 as usize,
+            p.dst_node,
+            p.created,
+            p.payload_bytes,
+            p.tuple,
+        );
         let flow = &mut self.flows[f];
-        if p.dst_node == flow.src {
-            flow.rtt.record(now - p.created);
+        if at == flow.src {
+            flow.rtt.record(now - created);
+            self.ledger.delivered += 1;
+            self.packets.free(pkt);
             return;
         }
-        flow.stats.on_receive(p.payload_bytes, now - p.created);
-        let t = p.tuple;
+        flow.stats.on_receive(payload, now - created);
+        // The reply copies the request's other fields (its size, data, creation time).
         let reply = Packet {
             tuple: FiveTuple {
                 src_addr: t.dst_addr,
@@ -604,8 +610,10 @@ impl Simulation {
             ttl: 64,
             icmp_type: crate::packet::ICMP_ECHO_REPLY,
             enqueued: now,
-            ..p
+            ..*p
         };
+        self.ledger.delivered += 1;
+        self.packets.free(pkt);
         let dst = flow.dst;
         let id = self.packets.alloc(reply, Location::Source(f as u32));
         self.ledger.sent += 1;
@@ -808,7 +816,18 @@ impl Simulation {
         self.packets.free(pkt);
     }
 
+    /// Books the drops and CE marks a qdisc call recorded (usually none: twice per packet
+    /// per hop, so the empty case returns at once).
+    #[inline]
     fn flush_drops(&mut self, queue: Option<IfaceId>) {
+        if self.drops.marks != 0 || !self.drops.is_empty() {
+            self.flush_drops_slow(queue);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush_drops_slow(&mut self, queue: Option<IfaceId>) {
         if let Some(i) = queue {
             let marks = self.drops.take_marks();
             self.ifaces[i.0 as usize].stats.marks += marks;
