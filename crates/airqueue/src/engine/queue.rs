@@ -427,7 +427,7 @@ mod tests {
                     Op::Pop => {
                         let want = list.iter().copied().min();
                         list.retain(|e| Some(*e) != want);
-                        let got = q.pop().map(|(t, seq)| (t, seq));
+                        let got = q.pop();
                         proptest::prop_assert_eq!(got, want);
                         if let Some((t, _)) = got {
                             now = t;
