@@ -44,6 +44,12 @@ impl Impairment {
         }
     }
 
+    /// Whether packets may overtake each other on the wire (the delay varies per packet).
+    #[inline]
+    pub fn reorders(&self) -> bool {
+        self.jitter.0 > 0
+    }
+
     /// Whether this packet of `flow` is lost.
     #[inline]
     pub fn lost(&mut self, flow: FlowId) -> bool {

@@ -3,6 +3,8 @@
 
 mod impairment;
 mod p2p;
+mod wire;
 
 pub use impairment::Impairment;
 pub use p2p::P2pTransmitter;
+pub use wire::Wire;

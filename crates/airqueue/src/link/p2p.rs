@@ -4,6 +4,7 @@
 //! serialized at the line rate (size + `overhead` bytes), then puts it on the wire for the
 //! propagation delay. It never buffers more than the one packet it is sending.
 
+use super::Wire;
 use crate::engine::SimTime;
 use crate::packet::PacketId;
 
@@ -13,8 +14,11 @@ pub struct P2pTransmitter {
     pub overhead_bytes: u32,
     /// The packet being serialized, if any.
     pub sending: Option<PacketId>,
-    /// Packets on the wire (propagating) behind this transmitter.
+    /// Packets on the wire (propagating) behind this transmitter: those in `wire` and
+    /// those with an arrival event of their own (a jittered wire).
     pub propagating: u32,
+    /// The packets on a constant-delay wire, in arrival order.
+    pub wire: Wire,
 }
 
 impl P2pTransmitter {
@@ -25,6 +29,7 @@ impl P2pTransmitter {
             overhead_bytes,
             sending: None,
             propagating: 0,
+            wire: Wire::new(),
         }
     }
 

@@ -33,15 +33,20 @@ use crate::topology::{IfaceId, Node, Routes};
 use crate::transport::tcp::{AckInfo, Segment, TcpFlags};
 use tcp_flow::{Side, TcpApp, TcpFlow};
 
-/// Everything that can happen. Kept small (12 bytes) so the heap stays cache-friendly.
+/// Everything that can happen. Kept small (8 bytes, a heap entry is 24) so the heap stays
+/// cache-friendly.
 #[derive(Copy, Clone, Debug)]
 pub enum Event {
     /// Flow i's source emits its next datagram.
     AppSend(u32),
     /// Interface i finished serializing its packet.
     TxDone(u32),
-    /// A packet reaches the far end of interface `iface`.
-    Arrive { iface: u32, pkt: PacketId },
+    /// The packet at the head of interface i's wire reaches the far end (a constant-delay
+    /// wire keeps its packets in order, see [`crate::link::Wire`]).
+    Arrive(u32),
+    /// A packet reaches the far end of a wire that may reorder (an impairment with
+    /// jitter): one event per packet; the interface is the packet's location.
+    ArriveReordered(PacketId),
     /// A non-work-conserving qdisc on interface i may be able to send now.
     QdiscWakeup(u32),
     /// The qdisc of virtual device v may be able to send now.
@@ -54,6 +59,8 @@ pub enum Event {
     /// asked to be woken up now.
     TcpTimer { flow: u32, conn: u16, side: Side },
 }
+
+const _: () = assert!(std::mem::size_of::<Event>() == 8);
 
 /// An egress interface: its qdisc, its transmitter and the wire behind it.
 pub struct Interface {
@@ -181,8 +188,12 @@ impl Simulation {
         match ev {
             Event::AppSend(f) => self.app_send(f as usize),
             Event::TxDone(i) => self.tx_done(IfaceId(i)),
-            Event::Arrive { iface, pkt } => {
-                let ifc = &mut self.ifaces[iface as usize];
+            Event::Arrive(i) => self.wire_arrive(i),
+            Event::ArriveReordered(pkt) => {
+                let Location::Propagating(i) = self.packets.location(pkt) else {
+                    unreachable!("an arriving packet is on a wire")
+                };
+                let ifc = &mut self.ifaces[i as usize];
                 ifc.tx.propagating -= 1;
                 let node = ifc.peer;
                 self.receive(node, pkt);
@@ -570,17 +581,23 @@ impl Simulation {
     /// carries its send time; a reply gives the source a round-trip time.
     fn ping_receive(&mut self, pkt: PacketId) {
         let now = self.now;
-        let p = self.packets.get(pkt).clone();
-        self.ledger.delivered += 1;
-        self.packets.free(pkt);
-        let f = p.flow.0 as usize;
+        let p = self.packets.get(pkt);
+        let (f, at, created, payload, t) = (
+            p.flow.0 as usize,
+            p.dst_node,
+            p.created,
+            p.payload_bytes,
+            p.tuple,
+        );
         let flow = &mut self.flows[f];
-        if p.dst_node == flow.src {
-            flow.rtt.record(now - p.created);
+        if at == flow.src {
+            flow.rtt.record(now - created);
+            self.ledger.delivered += 1;
+            self.packets.free(pkt);
             return;
         }
-        flow.stats.on_receive(p.payload_bytes, now - p.created);
-        let t = p.tuple;
+        flow.stats.on_receive(payload, now - created);
+        // The reply copies the request's other fields (its size, data, creation time).
         let reply = Packet {
             tuple: FiveTuple {
                 src_addr: t.dst_addr,
@@ -593,8 +610,10 @@ impl Simulation {
             ttl: 64,
             icmp_type: crate::packet::ICMP_ECHO_REPLY,
             enqueued: now,
-            ..p
+            ..*p
         };
+        self.ledger.delivered += 1;
+        self.packets.free(pkt);
         let dst = flow.dst;
         let id = self.packets.alloc(reply, Location::Source(f as u32));
         self.ledger.sent += 1;
@@ -730,22 +749,46 @@ impl Simulation {
             .expect("TxDone without a packet in transmission");
         let mut delay = ifc.tx.delay;
         let mut lost = false;
+        let mut reorders = false;
         if let Some(imp) = &mut ifc.impairment {
             let flow = self.packets.get(pkt).flow;
             lost = imp.lost(flow);
             if !lost {
                 delay += imp.extra_delay(flow);
             }
+            reorders = imp.reorders();
         }
         if lost {
             self.drop_packet(pkt, DropReason::Impairment, None);
         } else {
             ifc.tx.propagating += 1;
             self.packets.set_location(pkt, Location::Propagating(i.0));
-            self.events
-                .schedule(now + delay, Event::Arrive { iface: i.0, pkt });
+            let at = now + delay;
+            if reorders {
+                self.events.schedule(at, Event::ArriveReordered(pkt));
+            } else {
+                // The sequence number its own event would have had: ties resolve as if
+                // every packet on the wire had its event in the heap.
+                let seq = self.events.reserve();
+                if ifc.tx.wire.push(at, seq, pkt) {
+                    self.events.schedule_reserved(at, seq, Event::Arrive(i.0));
+                }
+            }
         }
         self.kick(i);
+    }
+
+    /// The packet at the head of interface `i`'s wire arrives; the next one (if any) gets
+    /// the arrival event, under the sequence number reserved when it entered the wire.
+    fn wire_arrive(&mut self, i: u32) {
+        let ifc = &mut self.ifaces[i as usize];
+        let pkt = ifc.tx.wire.pop();
+        if let Some((at, seq)) = ifc.tx.wire.head() {
+            self.events.schedule_reserved(at, seq, Event::Arrive(i));
+        }
+        ifc.tx.propagating -= 1;
+        let node = ifc.peer;
+        self.receive(node, pkt);
     }
 
     fn deliver(&mut self, pkt: PacketId) {
@@ -773,7 +816,18 @@ impl Simulation {
         self.packets.free(pkt);
     }
 
+    /// Books the drops and CE marks a qdisc call recorded (usually none: twice per packet
+    /// per hop, so the empty case returns at once).
+    #[inline]
     fn flush_drops(&mut self, queue: Option<IfaceId>) {
+        if self.drops.marks != 0 || !self.drops.is_empty() {
+            self.flush_drops_slow(queue);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush_drops_slow(&mut self, queue: Option<IfaceId>) {
         if let Some(i) = queue {
             let marks = self.drops.take_marks();
             self.ifaces[i.0 as usize].stats.marks += marks;

@@ -1,0 +1,105 @@
+//! Scenarios shared by the whole-scenario benches (`scenario.rs`, `instructions.rs`).
+
+pub const UDP_BOTTLENECK: &str = include_str!("../../../../scenarios/examples/udp-bottleneck.toml");
+pub const DUMBBELL: &str = include_str!("../../../../scenarios/examples/dumbbell.toml");
+
+/// The dumbbell with every rate scaled up: `airqueue bench … --set
+/// links.bottleneck.rate=1Gbit --set links.access.rate=10Gbit --set
+/// qdiscs.router.bottleneck.limit=1000 --set flows.bulk.transport.rcv_buffer=8MiB`.
+pub fn dumbbell_1gbit() -> String {
+    let edits = [
+        ("duration = \"60s\"", "duration = \"10s\""),
+        ("rate = \"100Mbit\"", "rate = \"10Gbit\""),
+        ("rate = \"10Mbit\"", "rate = \"1Gbit\""),
+        ("limit = 100\n", "limit = 1000\n"),
+        ("mss = 1448 }", "mss = 1448, rcv_buffer = \"8MiB\" }"),
+    ];
+    let mut text = DUMBBELL.to_string();
+    for (from, to) in edits {
+        assert_eq!(
+            text.matches(from).count(),
+            1,
+            "dumbbell.toml changed: {from}"
+        );
+        text = text.replace(from, to);
+    }
+    text
+}
+
+/// 50 flows from `src` to `dst` over src —1G— r0 —100M— r1 —100M— r2 —1G— dst.
+/// 25 CBR flows at 2.4 Mbit and 25 Poisson flows at 2.4 Mbit offer 120 Mbit to a 100 Mbit
+/// core, so r0's 1000-packet pfifo fills and tail-drops, as in a loaded network.
+pub const CHAIN_50_FLOWS: &str = r#"
+description = "Benchmark: 50 UDP flows through a 3-router chain with a 100 Mbit core."
+
+[run]
+duration = "10s"
+warmup = "1s"
+seed = 1
+sample_interval = "100ms"
+
+[[nodes]]
+name = "src"
+[[nodes]]
+name = "r{i}"
+count = 3
+kind = "router"
+[[nodes]]
+name = "dst"
+
+[[links]]
+name = "edge_in"
+between = ["src", "r0"]
+rate = "1Gbit"
+delay = "100us"
+
+[[links]]
+name = "core0"
+between = ["r0", "r1"]
+rate = "100Mbit"
+delay = "5ms"
+
+[[links]]
+name = "core1"
+between = ["r1", "r2"]
+rate = "100Mbit"
+delay = "5ms"
+
+[[links]]
+name = "edge_out"
+between = ["r2", "dst"]
+rate = "1Gbit"
+delay = "100us"
+
+[[qdiscs]]
+dev = "r0.core0"
+kind = "pfifo"
+limit = 1000
+
+[[flows]]
+name = "cbr{i}"
+count = 25
+from = "src"
+to = "dst"
+start_spacing = "1ms"
+app = { kind = "cbr", size = 1172, rate = "2.4Mbit" }
+
+[[flows]]
+name = "poisson{i}"
+count = 25
+from = "src"
+to = "dst"
+start = "500us"
+start_spacing = "1ms"
+app = { kind = "poisson", size = 972, rate = "2.4Mbit" }
+"#;
+
+/// Every bench scenario by name, as the benches report it.
+pub fn all() -> Vec<(&'static str, String)> {
+    vec![
+        ("udp_bottleneck", UDP_BOTTLENECK.to_string()),
+        ("chain_50_flows", CHAIN_50_FLOWS.to_string()),
+        ("tcp_dumbbell", DUMBBELL.to_string()),
+        ("tcp_dumbbell_1gbit", dumbbell_1gbit()),
+    ]
+}
