@@ -19,9 +19,26 @@ use std::hash::Hasher;
 /// One name or a list of names, as written in a `match` table (`flow = "voice0"` or
 /// `flow = ["voice0", "voice1"]`). A trailing `*` matches every name with that prefix
 /// (`flow = "voice*"` takes the copies of a `count = N` entry).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Names(pub Vec<String>);
+
+/// The schema says what `deserialize` accepts: one name or a list (a derived schema would
+/// only allow the list, rejecting `flow = "voice0"`).
+impl JsonSchema for Names {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Names".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "One name or a list of names (`\"voice0\"`, `[\"voice0\", \"voice1\"]`); a trailing `*` matches a prefix (`\"voice*\"`).",
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}}
+            ]
+        })
+    }
+}
 
 impl<'de> Deserialize<'de> for Names {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -15,7 +15,25 @@
 //! exact square root. The Newton value is coarse for small counts (after the first
 //! increment 1/√2 is taken as 0.5) and converges as `count` grows; see the control-law
 //! test below. Linux's `ce_threshold` is not modelled.
+//!
+//! **On a virtual device** (IMQ-like, several member interfaces behind one qdisc, see
+//! `qdisc`) the `codel` qdisc serves each member its own oldest packet (the FIFO is scanned
+//! past other members' packets, as the FIFOs do, see `fifo_queue`) and runs **one CoDel
+//! per member**: the dropping state, `count`, the control-law schedule and the
+//! `backlog ≤ mtu` test are those of the member's own packets
+//! ([`super::member_lanes`]). The `limit` is shared. Why per member: each member drains
+//! its packets at its own rate, so its packets' sojourn times describe its own standing
+//! queue. One shared state would mix two queues' signals: the fast member's short sojourn
+//! times would keep resetting `first_above_time`, so a slow member's standing queue would
+//! never be controlled, and once dropping, the fast member's packets would pay for the slow
+//! member's queue. Per member, each member's packets see exactly the CoDel they would see
+//! if they were the qdisc's whole input (under Linux IMQ, too, the standing queues form
+//! per member, in each member's own device queue). The per-member states are created at
+//! the first request of a member; on a real interface (no member ever asks) the qdisc
+//! runs the one CoDel above, unchanged.
 
+use super::fifo_queue::PacketFifo;
+use super::member_lanes::Lanes;
 use super::peek_stash::PeekStash;
 use super::{Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
@@ -23,7 +41,6 @@ use crate::packet::{DropReason, PacketId};
 use crate::scenario::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Parameters of `codel` (`tc qdisc add … codel limit N target T interval I [ecn]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -257,28 +274,65 @@ pub(crate) fn codel_dequeue<Q: CodelQueue>(
 pub struct Codel {
     limit: u32,
     params: CodelParams,
+    fifo: PacketFifo,
+    /// Bytes queued, all members.
+    backlog: u64,
+    /// CoDel's state on a real interface.
     vars: CodelVars,
-    fifo: Fifo,
+    /// On a virtual device: CoDel's state and the backlog it judges, per member interface
+    /// (created at the first request of a member; see the module documentation).
+    members: Option<Lanes<CodelLane>>,
     stash: PeekStash,
     aqm_drops: u64,
 }
 
-/// A FIFO with the qdisc-wide counters CoDel reads.
-struct Fifo {
-    queue: VecDeque<PacketId>,
+/// One member's CoDel: its control state and its packets' bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct CodelLane {
+    vars: CodelVars,
     backlog: u64,
 }
 
-impl CodelQueue for Fifo {
+/// The FIFO as the CoDel of a real interface sees it.
+struct FifoView<'a> {
+    fifo: &'a mut PacketFifo,
+    backlog: &'a mut u64,
+}
+
+impl CodelQueue for FifoView<'_> {
     #[inline]
     fn pop(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let p = self.queue.pop_front()?;
-        self.backlog -= ctx.len_of(p) as u64;
+        let p = self.fifo.pop_front()?;
+        *self.backlog -= ctx.len_of(p) as u64;
         Some(p)
     }
     #[inline]
     fn backlog(&self) -> u64 {
-        self.backlog
+        *self.backlog
+    }
+}
+
+/// The FIFO as the CoDel of member lane `lane` sees it: it takes the member's oldest
+/// packet and judges the member's backlog.
+struct MemberView<'a> {
+    fifo: &'a mut PacketFifo,
+    backlog: &'a mut u64,
+    lanes: &'a mut Lanes<CodelLane>,
+    lane: usize,
+}
+
+impl CodelQueue for MemberView<'_> {
+    #[inline]
+    fn pop(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        let p = self.fifo.take(ctx)?;
+        let len = ctx.len_of(p) as u64;
+        *self.backlog -= len;
+        self.lanes.at_mut(self.lane).backlog -= len;
+        Some(p)
+    }
+    #[inline]
+    fn backlog(&self) -> u64 {
+        self.lanes.at(self.lane).backlog
     }
 }
 
@@ -293,11 +347,10 @@ impl Codel {
                 mtu,
                 ecn: conf.ecn,
             },
+            fifo: PacketFifo::with_capacity(conf.limit.min(4096) as usize),
+            backlog: 0,
             vars: CodelVars::default(),
-            fifo: Fifo {
-                queue: VecDeque::with_capacity(conf.limit.min(4096) as usize),
-                backlog: 0,
-            },
+            members: None,
             stash: PeekStash::default(),
             aqm_drops: 0,
         }
@@ -306,6 +359,56 @@ impl Codel {
     /// Packets CoDel has dropped so far (not counting tail drops).
     pub fn aqm_drops(&self) -> u64 {
         self.aqm_drops
+    }
+
+    /// One CoDel dequeue for the asker (Linux `codel_qdisc_dequeue`).
+    fn dequeue_inner(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        let mut drops = 0;
+        let p = match ctx.member {
+            None => {
+                let mut view = FifoView {
+                    fifo: &mut self.fifo,
+                    backlog: &mut self.backlog,
+                };
+                codel_dequeue(&mut view, &self.params, &mut self.vars, ctx, &mut drops)
+            }
+            Some(m) => self.dequeue_for_member(m, ctx, &mut drops),
+        };
+        self.aqm_drops += drops as u64;
+        p
+    }
+
+    /// Member `m`'s CoDel dequeues its oldest packet.
+    #[inline(never)]
+    fn dequeue_for_member(
+        &mut self,
+        m: u32,
+        ctx: &mut QdiscCtx,
+        drops: &mut u32,
+    ) -> Option<PacketId> {
+        let fifo = &self.fifo;
+        let lanes = self.members.get_or_insert_with(|| {
+            // The first request of a member: the packets queued so far join their lanes.
+            let mut lanes = Lanes::default();
+            for p in fifo.iter() {
+                let pk = ctx.packets.get(p);
+                lanes
+                    .get_or_insert_with(pk.out_iface, CodelLane::default)
+                    .backlog += pk.size_bytes as u64;
+            }
+            lanes
+        });
+        let lane = lanes.index_or_insert_with(m, CodelLane::default);
+        let mut vars = lanes.at(lane).vars;
+        let mut view = MemberView {
+            fifo: &mut self.fifo,
+            backlog: &mut self.backlog,
+            lanes,
+            lane,
+        };
+        let p = codel_dequeue(&mut view, &self.params, &mut vars, ctx, drops);
+        lanes.at_mut(lane).vars = vars;
+        p
     }
 }
 
@@ -316,9 +419,16 @@ impl Qdisc for Codel {
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
         if (self.len() as u64) < self.limit as u64 {
-            ctx.packets.get_mut(pkt).enqueued = ctx.now;
-            self.fifo.backlog += ctx.len_of(pkt) as u64;
-            self.fifo.queue.push_back(pkt);
+            let p = ctx.packets.get_mut(pkt);
+            p.enqueued = ctx.now;
+            let len = p.size_bytes as u64;
+            self.backlog += len;
+            if let Some(lanes) = &mut self.members {
+                lanes
+                    .get_or_insert_with(p.out_iface, CodelLane::default)
+                    .backlog += len;
+            }
+            self.fifo.push_back(pkt);
             Verdict::Queued
         } else {
             ctx.drop_packet(pkt, DropReason::QdiscOverflow);
@@ -327,36 +437,32 @@ impl Qdisc for Codel {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        if let Some(p) = self.stash.take() {
+        if let Some(p) = self.stash.take(ctx.member) {
             return Some(p);
         }
-        let mut drops = 0;
-        let p = codel_dequeue(
-            &mut self.fifo,
-            &self.params,
-            &mut self.vars,
-            ctx,
-            &mut drops,
-        );
-        self.aqm_drops += drops as u64;
-        p
+        self.dequeue_inner(ctx)
     }
 
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        // Linux codel peeks with `qdisc_peek_dequeued`: CoDel runs, the survivor is kept.
-        if let Some(p) = self.stash.peeked() {
+        // Linux codel peeks with `qdisc_peek_dequeued`: CoDel runs, the survivor is kept
+        // (per asking member on a virtual device).
+        if let Some(p) = self.stash.peeked(ctx.member) {
             return Some(p);
         }
-        let p = self.dequeue(ctx);
-        self.stash.keep(p, |p| ctx.len_of(p))
+        let p = self.dequeue_inner(ctx);
+        self.stash.keep(ctx.member, p, |p| ctx.len_of(p))
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {
-        self.fifo.queue.len() + self.stash.len()
+        self.fifo.len() + self.stash.len()
     }
 
     fn backlog_bytes(&self) -> u64 {
-        self.fifo.backlog + self.stash.bytes()
+        self.backlog + self.stash.bytes()
     }
 }
 

@@ -37,6 +37,11 @@ impl PacketFifo {
         self.queue.push_back(p);
     }
 
+    /// The queued packets, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.queue.iter().copied()
+    }
+
     /// Removes the oldest packet, whoever it is for (head drop).
     #[inline]
     pub fn pop_front(&mut self) -> Option<PacketId> {

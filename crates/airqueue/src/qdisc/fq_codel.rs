@@ -15,12 +15,29 @@
 //! and the flow classifier hook are not modelled. The flow hash is [`flow_hash`] keyed by a
 //! per-qdisc random value (Linux: `skb_get_hash`, keyed per boot), scaled to `flows` with
 //! Linux's `reciprocal_scale`.
+//!
+//! **On a virtual device** (several member interfaces behind one qdisc, see `qdisc`) a
+//! member asking for a packet walks `new_flows`, then `old_flows`, from the front to the
+//! first flow in its view, and applies the fq_codel rule to that flow with its own
+//! packets: a flow out of deficit gets a quantum and moves to the tail of `old_flows`; a
+//! flow whose CoDel finds nothing more for the member leaves its list as Linux's empty
+//! flows do (a new flow through `old_flows`). Flows of other members keep their places,
+//! deficits, list membership and CoDel states. Routing is per destination, so a flow's
+//! packets all leave by one interface: each member sees fq_codel's new/old round robin
+//! over its own flows, with CoDel per flow, exactly as if its packets were the whole
+//! input. CoDel's `backlog ≤ mtu` test looks at the asking member's backlog (Linux: the
+//! qdisc's, which on a real interface is the same). `limit`, `memory_limit` and the
+//! fat-flow drop stay shared (one buffer). Flows of two members that collide in one hash
+//! bucket share one queue, its deficit and its CoDel, as colliding flows do in Linux;
+//! each member takes its own oldest packet from it, and the flow stays listed while the
+//! other member's packets remain.
 
 use super::classify::flow_hash;
 use super::codel::{
     codel_dequeue, codel_duration, default_interval, default_target, CodelParams, CodelQueue,
     CodelVars,
 };
+use super::member_lanes::Lanes;
 use super::peek_stash::PeekStash;
 use super::{Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
@@ -108,18 +125,101 @@ enum Listed {
 }
 
 struct Flow {
-    queue: VecDeque<PacketId>,
-    backlog: u32,
+    packets: FlowQueue,
     deficit: i32,
     vars: CodelVars,
     listed: Listed,
 }
 
-/// The counters a CoDel instance of one flow updates as it dequeues.
-struct FlowView<'a> {
-    queue: &'a mut VecDeque<PacketId>,
-    flow_backlog: &'a mut u32,
-    total: &'a mut Totals,
+/// The packets of one flow queue, with the interface they leave by.
+#[derive(Default)]
+struct FlowQueue {
+    queue: VecDeque<PacketId>,
+    backlog: u32,
+    /// On a virtual device: the interface (`out_iface`) of the packet that made the queue
+    /// non-empty, and how many queued packets leave by another one (flows of two members
+    /// colliding in a bucket). With `others == 0` every packet is for `iface`.
+    iface: u32,
+    others: u32,
+}
+
+impl FlowQueue {
+    #[inline]
+    fn push(&mut self, pkt: PacketId, len: u32) {
+        self.queue.push_back(pkt);
+        self.backlog += len;
+    }
+
+    /// `push` on a virtual device: also tracks the packets' interfaces.
+    #[inline]
+    fn push_tracked(&mut self, pkt: PacketId, len: u32, out: u32) {
+        if self.queue.is_empty() {
+            self.iface = out;
+        } else if out != self.iface {
+            self.others += 1;
+        }
+        self.push(pkt, len);
+    }
+
+    /// Sets `iface` and `others` from the queued packets (when a virtual device's member
+    /// first asks).
+    fn track(&mut self, ctx: &QdiscCtx) {
+        let out = |p: PacketId| ctx.packets.get(p).out_iface;
+        self.iface = self.queue.front().map_or(0, |&p| out(p));
+        self.others = self.queue.iter().filter(|&&p| out(p) != self.iface).count() as u32;
+    }
+
+    /// Removes the head packet; returns it with its length.
+    #[inline]
+    fn pop(&mut self, ctx: &QdiscCtx) -> Option<(PacketId, u32)> {
+        let p = self.queue.pop_front()?;
+        let len = ctx.len_of(p);
+        self.backlog -= len;
+        Some((p, len))
+    }
+
+    /// Position of member `m`'s oldest packet.
+    #[inline]
+    fn position_for(&self, m: u32, ctx: &QdiscCtx) -> Option<usize> {
+        if self.others > 0 {
+            self.queue
+                .iter()
+                .position(|&p| ctx.packets.get(p).out_iface == m)
+        } else {
+            (m == self.iface && !self.queue.is_empty()).then_some(0)
+        }
+    }
+
+    /// Whether the queue is in member `m`'s view: it holds a packet for `m`, or it is an
+    /// empty queue `m`'s packets last used (Linux's dequeue visits such a queue to take it
+    /// off its list).
+    #[inline]
+    fn seen_by(&self, m: u32, ctx: &QdiscCtx) -> bool {
+        self.iface == m
+            || (self.others > 0
+                && self
+                    .queue
+                    .iter()
+                    .any(|&p| ctx.packets.get(p).out_iface == m))
+    }
+
+    /// `pop` of the packet at `at` on a virtual device; returns it with its length and
+    /// interface.
+    #[inline]
+    fn take_tracked(&mut self, at: usize, ctx: &QdiscCtx) -> (PacketId, u32, u32) {
+        let p = match at {
+            0 => self.queue.pop_front(),
+            _ => self.queue.remove(at),
+        }
+        .expect("position in the flow queue");
+        let pk = ctx.packets.get(p);
+        let (len, out) = (pk.size_bytes, pk.out_iface);
+        if out != self.iface {
+            self.others -= 1;
+        }
+        self.backlog -= len;
+        (p, len, out)
+    }
 }
 
 /// Qdisc-wide counters.
@@ -128,23 +228,69 @@ struct Totals {
     qlen: usize,
     backlog: u64,
     memory: u64,
+    /// On a virtual device: bytes queued per member interface (created at the first
+    /// request of a member).
+    members: Option<Lanes<u64>>,
+}
+
+impl Totals {
+    /// A packet of `len` bytes leaving by `out` left the qdisc.
+    #[inline]
+    fn remove(&mut self, len: u32, out: Option<u32>) {
+        self.qlen -= 1;
+        self.backlog -= len as u64;
+        self.memory -= len as u64;
+        if let (Some(lanes), Some(out)) = (&mut self.members, out) {
+            if let Some(b) = lanes.get_mut(out) {
+                *b -= len as u64;
+            }
+        }
+    }
+}
+
+/// The counters the CoDel of one flow updates as it dequeues on a real interface.
+struct FlowView<'a> {
+    packets: &'a mut FlowQueue,
+    total: &'a mut Totals,
 }
 
 impl CodelQueue for FlowView<'_> {
     #[inline]
     fn pop(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let p = self.queue.pop_front()?;
-        let len = ctx.len_of(p);
-        *self.flow_backlog -= len;
-        self.total.qlen -= 1;
-        self.total.backlog -= len as u64;
-        self.total.memory -= len as u64;
+        let (p, len) = self.packets.pop(ctx)?;
+        self.total.remove(len, None);
         Some(p)
     }
     #[inline]
     fn backlog(&self) -> u64 {
         // Linux passes the qdisc's backlog (`sch->qstats.backlog`), not the flow's.
         self.total.backlog
+    }
+}
+
+/// The same for member `member` of a virtual device: it takes the member's packets only
+/// and judges the member's backlog (its lane `lane` in `total.members`).
+struct MemberFlowView<'a> {
+    packets: &'a mut FlowQueue,
+    total: &'a mut Totals,
+    member: u32,
+    lane: usize,
+}
+
+impl CodelQueue for MemberFlowView<'_> {
+    #[inline]
+    fn pop(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        let at = self.packets.position_for(self.member, ctx)?;
+        let (p, len, out) = self.packets.take_tracked(at, ctx);
+        self.total.remove(len, Some(out));
+        Some(p)
+    }
+    #[inline]
+    fn backlog(&self) -> u64 {
+        self.total
+            .members
+            .as_ref()
+            .map_or(0, |lanes| *lanes.at(self.lane))
     }
 }
 
@@ -180,8 +326,7 @@ impl FqCodel {
         FqCodel {
             flows: (0..conf.flows)
                 .map(|_| Flow {
-                    queue: VecDeque::new(),
-                    backlog: 0,
+                    packets: FlowQueue::default(),
                     deficit: 0,
                     vars: CodelVars::default(),
                     listed: Listed::No,
@@ -228,17 +373,26 @@ impl FqCodel {
         let mut idx = 0;
         let mut max_backlog = 0;
         for (i, f) in self.flows.iter().enumerate() {
-            if f.backlog > max_backlog {
-                max_backlog = f.backlog;
+            if f.packets.backlog > max_backlog {
+                max_backlog = f.packets.backlog;
                 idx = i;
             }
         }
         let threshold = max_backlog >> 1;
         let flow = &mut self.flows[idx];
         let (mut len, mut i) = (0u32, 0u32);
-        while let Some(p) = flow.queue.pop_front() {
-            len += ctx.len_of(p);
+        let tracked = self.totals.members.is_some();
+        while !flow.packets.queue.is_empty() {
+            let (p, l, out) = if tracked {
+                let (p, l, out) = flow.packets.take_tracked(0, ctx);
+                (p, l, Some(out))
+            } else {
+                let (p, l) = flow.packets.pop(ctx).expect("non-empty");
+                (p, l, None)
+            };
+            self.totals.remove(l, out);
             ctx.drop_packet(p, DropReason::QdiscOverflow);
+            len += l;
             i += 1;
             if i >= max_packets || len >= threshold {
                 break;
@@ -246,10 +400,6 @@ impl FqCodel {
         }
         // Tell CoDel to increase its signal strength too.
         flow.vars.count = flow.vars.count.wrapping_add(i);
-        flow.backlog -= len;
-        self.totals.qlen -= i as usize;
-        self.totals.backlog -= len as u64;
-        self.totals.memory -= len as u64;
         self.stats.overlimit_drops += i as u64;
         idx
     }
@@ -268,15 +418,9 @@ impl FqCodel {
                 self.old_flows.push_back(idx as u32);
                 continue;
             }
-            let Flow {
-                queue,
-                backlog,
-                vars,
-                ..
-            } = flow;
+            let Flow { packets, vars, .. } = flow;
             let mut view = FlowView {
-                queue,
-                flow_backlog: backlog,
+                packets,
                 total: &mut self.totals,
             };
             let mut drops = 0;
@@ -301,6 +445,107 @@ impl FqCodel {
         }
     }
 
+    /// The fq_codel decision for member `m` of a virtual device: the lists are walked
+    /// (`new_flows` first) to the first flow in `m`'s view, and the rule of
+    /// [`Self::dequeue_inner`] is applied to it with `m`'s packets only; flows of other
+    /// members keep their places, deficits and CoDel states (see the module documentation).
+    #[inline(never)]
+    fn dequeue_for_member(&mut self, m: u32, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        let lane = self.member_lane(m, ctx);
+        let (mut from_new, mut pos) = (true, 0);
+        loop {
+            let list = if from_new {
+                &self.new_flows
+            } else {
+                &self.old_flows
+            };
+            let Some(&i) = list.get(pos) else {
+                if from_new {
+                    (from_new, pos) = (false, 0);
+                    continue;
+                }
+                return None;
+            };
+            let idx = i as usize;
+            if !self.flows[idx].packets.seen_by(m, ctx) {
+                pos += 1;
+                continue;
+            }
+            let flow = &mut self.flows[idx];
+            if flow.deficit <= 0 {
+                flow.deficit += self.quantum;
+                flow.listed = Listed::Old;
+                self.list_mut(from_new).remove(pos);
+                self.old_flows.push_back(idx as u32);
+                continue;
+            }
+            let Flow { packets, vars, .. } = flow;
+            let mut view = MemberFlowView {
+                packets,
+                total: &mut self.totals,
+                member: m,
+                lane,
+            };
+            let mut drops = 0;
+            let got = codel_dequeue(&mut view, &self.params, vars, ctx, &mut drops);
+            self.stats.aqm_drops += drops as u64;
+            match got {
+                Some(p) => {
+                    self.flows[idx].deficit -= ctx.len_of(p) as i32;
+                    return Some(p);
+                }
+                None if self.flows[idx].packets.queue.is_empty() => {
+                    // As Linux does with an empty flow: off the list, a new flow through
+                    // old_flows first if the member has old flows.
+                    self.list_mut(from_new).remove(pos);
+                    if from_new && self.has_old_flows(m, ctx) {
+                        self.flows[idx].listed = Listed::Old;
+                        self.old_flows.push_back(idx as u32);
+                    } else {
+                        self.flows[idx].listed = Listed::No;
+                    }
+                }
+                // Only other members' packets are left: the flow keeps its place for them.
+                None => pos += 1,
+            }
+        }
+    }
+
+    /// Member `m`'s lane of backlog. At the first request of any member the qdisc starts
+    /// tracking members: the queued packets join their lanes and flows.
+    fn member_lane(&mut self, m: u32, ctx: &QdiscCtx) -> usize {
+        if self.totals.members.is_none() {
+            let mut lanes = Lanes::default();
+            for f in &mut self.flows {
+                f.packets.track(ctx);
+                for &p in &f.packets.queue {
+                    let pk = ctx.packets.get(p);
+                    *lanes.get_or_insert_with(pk.out_iface, || 0) += pk.size_bytes as u64;
+                }
+            }
+            self.totals.members = Some(lanes);
+        }
+        let lanes = self.totals.members.as_mut().expect("tracking members");
+        lanes.index_or_insert_with(m, || 0)
+    }
+
+    /// Whether member `m` has a flow on `old_flows` (Linux: `!list_empty(&q->old_flows)`,
+    /// the list as `m` alone would have it).
+    fn has_old_flows(&self, m: u32, ctx: &QdiscCtx) -> bool {
+        self.old_flows
+            .iter()
+            .any(|&i| self.flows[i as usize].packets.seen_by(m, ctx))
+    }
+
+    #[inline]
+    fn list_mut(&mut self, new: bool) -> &mut VecDeque<u32> {
+        if new {
+            &mut self.new_flows
+        } else {
+            &mut self.old_flows
+        }
+    }
+
     #[inline]
     fn pop_list(&mut self, from_new: bool) {
         if from_new {
@@ -318,11 +563,17 @@ impl Qdisc for FqCodel {
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
         let idx = self.flow_of(pkt, ctx);
-        ctx.packets.get_mut(pkt).enqueued = ctx.now;
-        let len = ctx.len_of(pkt);
+        let p = ctx.packets.get_mut(pkt);
+        p.enqueued = ctx.now;
+        let (len, out) = (p.size_bytes, p.out_iface);
         let flow = &mut self.flows[idx];
-        flow.queue.push_back(pkt);
-        flow.backlog += len;
+        match &mut self.totals.members {
+            None => flow.packets.push(pkt, len),
+            Some(lanes) => {
+                flow.packets.push_tracked(pkt, len, out);
+                *lanes.get_or_insert_with(out, || 0) += len as u64;
+            }
+        }
         self.totals.backlog += len as u64;
         if flow.listed == Listed::No {
             flow.listed = Listed::New;
@@ -338,7 +589,7 @@ impl Qdisc for FqCodel {
         }
         let fat = self.drop_from_fat_flow(self.drop_batch, ctx);
         // Drops are from the head, so the arrival (at the tail) went iff its flow emptied.
-        if fat == idx && self.flows[idx].queue.is_empty() {
+        if fat == idx && self.flows[idx].packets.queue.is_empty() {
             Verdict::Dropped
         } else {
             Verdict::Congested
@@ -346,18 +597,26 @@ impl Qdisc for FqCodel {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        if let Some(p) = self.stash.take() {
+        if let Some(p) = self.stash.take(ctx.member) {
             return Some(p);
         }
-        self.dequeue_inner(ctx)
+        match ctx.member {
+            None => self.dequeue_inner(ctx),
+            Some(m) => self.dequeue_for_member(m, ctx),
+        }
     }
 
+    /// Linux's `qdisc_peek_dequeued` (per asking member on a virtual device).
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        if let Some(p) = self.stash.peeked() {
+        if let Some(p) = self.stash.peeked(ctx.member) {
             return Some(p);
         }
-        let p = self.dequeue_inner(ctx);
-        self.stash.keep(p, |p| ctx.len_of(p))
+        let p = self.dequeue(ctx);
+        self.stash.keep(ctx.member, p, |p| ctx.len_of(p))
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {

@@ -25,19 +25,32 @@
 //! whose `out_iface` is that member (or `None`). On a real interface `ctx.member` is
 //! `None` and every packet is for the asker. The rules:
 //!
-//! - A discipline that honours `ctx.member` says so with [`Qdisc::serves_members`]. The
-//!   FIFOs then serve each member in its own arrival order (they skip packets of other
-//!   members rather than block behind them); `prio` tries its bands in order and `drr` and
-//!   `htb` skip classes with nothing for the asker, leaving their round-robin state for the
-//!   other members untouched (see each file).
-//! - A discipline that does not is served through [`dequeue_for`]/[`peek_for`]: its head
-//!   goes to the asker only if it is the asker's (head-of-line blocking, never a wrong
-//!   interface). Such disciplines still work on a virtual device, less efficiently.
+//! - A discipline that honours `ctx.member` says so with [`Qdisc::serves_members`]; every
+//!   discipline here does, each in the way that keeps its semantics closest to what it
+//!   would do if the asking member's packets were its whole input (see each file):
+//!   - the FIFOs serve each member in its own arrival order (they skip packets of other
+//!     members rather than block behind them), sharing one limit;
+//!   - `prio` tries its bands in order, and `drr`, `htb`, `sfq` and `fq_codel` skip
+//!     classes, slots or flows with nothing for the asker, leaving their round-robin
+//!     state (places, deficits, allotments, new/old lists) for the other members untouched;
+//!   - state that describes one queue drained by one server is kept per member
+//!     (`member_lanes.rs`): CoDel's state in `codel` (and per flow in `fq_codel`), RED's
+//!     average, the virtual time and tags of `stfq` and `wf2q+`, each member being a
+//!     server of its own;
+//!   - `tbf` keeps one bucket for the aggregate, handing tokens in arrival order among
+//!     the members waiting for them.
+//! - A discipline that does not (one written without virtual devices in mind) is served
+//!   through [`dequeue_for`]/[`peek_for`]: its head goes to the asker only if it is the
+//!   asker's (head-of-line blocking, never a wrong interface). It still works on a
+//!   virtual device, less efficiently.
 //! - `peek` must return exactly what the next `dequeue` with the same `ctx.member` returns
 //!   (disciplines that decide at dequeue time keep the packet they peeked, as Linux's
-//!   `qdisc_peek_dequeued` does).
+//!   `qdisc_peek_dequeued` does, one per asking member).
 //! - When a member asks and gets nothing while packets wait, `next_wakeup` says when any
 //!   of them may become sendable; the simulator then asks every idle member again.
+//! - A discipline is asked either always without a member (a real interface) or always by
+//!   members (a virtual device). Some set up their per-member state at the first request
+//!   of a member, so that the real-interface path does no per-member work.
 
 mod bfifo;
 mod class_stats;
@@ -48,6 +61,7 @@ mod fair_classes;
 mod fifo_queue;
 mod fq_codel;
 mod htb;
+mod member_lanes;
 mod peek_stash;
 mod pfifo;
 mod pfifo_fast;
@@ -429,7 +443,9 @@ pub(crate) mod testing {
                 Location::Source(flow),
             )
         }
+        /// Offers `pkt` now (stamped `enqueued`, as the simulator does at the root).
         pub fn enqueue(&mut self, q: &mut dyn Qdisc, pkt: PacketId) -> Verdict {
+            self.packets.get_mut(pkt).enqueued = self.now;
             let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops);
             q.enqueue(pkt, &mut ctx)
         }
@@ -446,6 +462,20 @@ pub(crate) mod testing {
         pub fn peek(&mut self, q: &mut dyn Qdisc) -> Option<PacketId> {
             let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops);
             q.peek(&mut ctx)
+        }
+        /// Peeks on behalf of member `m` of a virtual device.
+        pub fn peek_for(&mut self, q: &mut dyn Qdisc, m: u32) -> Option<PacketId> {
+            let mut ctx = QdiscCtx::new(self.now, &mut self.packets, &self.dev, &mut self.drops)
+                .for_member(m);
+            peek_for(q, &mut ctx)
+        }
+        /// A packet of `flow` (its own 5-tuple) leaving by interface `out`.
+        pub fn member_packet(&mut self, flow: u32, size: u32, out: u32) -> PacketId {
+            self.packet_with(flow, size, |p| {
+                p.out_iface = out;
+                p.tuple.src_port = 1000 + flow as u16;
+                p.tuple.dst_addr = out;
+            })
         }
         /// A packet with header fields set by `f` (DSCP, priority, out_iface, …).
         pub fn packet_with(
@@ -469,6 +499,230 @@ pub(crate) mod testing {
         }
         pub fn dropped(&mut self) -> Vec<(PacketId, DropReason)> {
             self.drops.drain().collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod member_contract_tests {
+    //! The dequeue-for-a-member contract, checked for every discipline that serves members
+    //! without needing a scenario (the classful ones have their own tests).
+    use super::testing::Harness;
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Work-conserving configurations (tbf far above the offered load, red with its
+    /// thresholds above the backlog), so that a member is owed a packet whenever one of
+    /// its packets is queued.
+    const KINDS: &[&str] = &[
+        "kind = \"pfifo\"",
+        "kind = \"bfifo\"",
+        "kind = \"pfifo_head_drop\"",
+        "kind = \"pfifo_fast\"",
+        "kind = \"tbf\"\nrate = \"10Gbit\"\nburst = 100000\nlimit = 1000000",
+        "kind = \"sfq\"",
+        // Every flow of both members in one slot / flow queue (hash collisions).
+        "kind = \"sfq\"\ndivisor = 1",
+        "kind = \"codel\"",
+        "kind = \"fq_codel\"",
+        "kind = \"fq_codel\"\nflows = 1",
+        "kind = \"red\"\nlimit = 4000000\nmin = 400000\nmax = 1200000",
+        "kind = \"stfq\"",
+        "kind = \"wf2q+\"",
+    ];
+
+    /// Reference: the contract in the module documentation. Packets of 6 flows, 3 per
+    /// member (interfaces 1 and 2), the first ten all for member 2, are drained by the two
+    /// members asking in an irregular order. Every answer is for the asker, `peek` (twice)
+    /// returns what the next dequeue for the same asker returns, a member is never refused
+    /// while a packet of its own is queued (no head-of-line blocking), each flow leaves in
+    /// order, and every packet leaves.
+    #[test]
+    fn every_leaf_discipline_serves_each_member_its_own_packets_without_blocking() {
+        for conf in KINDS {
+            let mut h = Harness::new();
+            let conf_t: QdiscConf = toml::from_str(conf).unwrap();
+            let names = NameTable::default();
+            let mut errs = ScenarioError::default();
+            let mut q = build(&conf_t, &h.build_ctx(&names), &mut errs).expect(conf);
+            assert!(q.serves_members(), "{conf}");
+            let mut sent: HashMap<u32, Vec<PacketId>> = HashMap::new();
+            let mut owed = [0usize; 3];
+            for i in 0..60u32 {
+                let flow = if i < 10 { 1 } else { i % 6 };
+                let member = 1 + flow % 2;
+                let p = h.member_packet(flow, 100 + 137 * (i % 11), member);
+                assert_eq!(h.enqueue(&mut *q, p), Verdict::Queued, "{conf}");
+                sent.entry(flow).or_default().push(p);
+                owed[member as usize] += 1;
+            }
+            let mut got: HashMap<u32, Vec<PacketId>> = HashMap::new();
+            let pattern = [1u32, 1, 2, 1, 2, 2, 2, 1];
+            for step in 0.. {
+                if owed[1] + owed[2] == 0 {
+                    break;
+                }
+                assert!(step < 1000, "{conf}: does not drain");
+                h.now += SimTime::from_micros(1);
+                let m = pattern[step % pattern.len()];
+                let peeked = h.peek_for(&mut *q, m);
+                assert_eq!(
+                    h.peek_for(&mut *q, m),
+                    peeked,
+                    "{conf}: peek is not idempotent"
+                );
+                let d = h.dequeue_for(&mut *q, m);
+                assert_eq!(d, peeked, "{conf}: dequeue differs from peek");
+                match d {
+                    Some(p) => {
+                        let pk = h.packets.get(p);
+                        assert_eq!(pk.out_iface, m, "{conf}: a packet for another member");
+                        owed[m as usize] -= 1;
+                        got.entry(pk.flow.0).or_default().push(p);
+                    }
+                    None => assert_eq!(owed[m as usize], 0, "{conf}: member {m} blocked"),
+                }
+            }
+            assert!(h.dropped().is_empty(), "{conf}");
+            assert_eq!(q.len(), 0, "{conf}");
+            assert_eq!(q.backlog_bytes(), 0, "{conf}");
+            assert_eq!(got, sent, "{conf}: per-flow order");
+        }
+    }
+}
+
+#[cfg(test)]
+mod member_view_tests {
+    //! "Each member sees the discipline as if its packets were the whole input": for the
+    //! disciplines that keep per-member lanes or skip other members' flows, a member's
+    //! service on a virtual device equals that of a separate instance fed only its packets.
+    use super::testing::Harness;
+    use super::*;
+    use crate::engine::stream;
+    use rand::Rng;
+    use std::collections::HashMap;
+
+    /// Member interfaces and their line rates (a fast and a slow one, as WLAN and
+    /// Bluetooth).
+    const MEMBERS: [(u32, u64); 2] = [(1, 10_000_000), (2, 1_000_000)];
+    /// Traffic mixes: (flow, member, offered rate in bit/s). In the first both members are
+    /// overloaded (standing queues, drops); in the second the slow member's flows are
+    /// sparse (they empty and come back: fq_codel's new-flow path).
+    const MIXES: [&[(u32, u32, u64)]; 2] = [
+        &[
+            (0, 1, 8_000_000),
+            (1, 2, 2_000_000),
+            (2, 1, 4_000_000),
+            (3, 2, 1_000_000),
+            (4, 1, 300_000),
+            (5, 2, 50_000),
+        ],
+        &[
+            (0, 1, 12_000_000),
+            (1, 2, 500_000),
+            (2, 1, 300_000),
+            (3, 2, 200_000),
+            (5, 2, 50_000),
+        ],
+    ];
+    const STEP_NS: u64 = 100_000;
+    const STEPS: u64 = 20_000;
+
+    /// What one member saw: per request the packet it got (flow, index in the flow), and
+    /// the packets of its flows that were dropped.
+    #[derive(Debug, Default, PartialEq)]
+    struct View {
+        answers: Vec<Option<(u32, u32)>>,
+        drops: Vec<(u32, u32)>,
+    }
+
+    /// Runs `conf` with the flows of `members` only (arrivals from a fixed random stream,
+    /// 64–1500 B); each member asks whenever its transmitter is free (it then sends for
+    /// size × 8 / rate), in 100 µs steps.
+    fn run(conf: &str, flows: &[(u32, u32, u64)], members: &[u32]) -> HashMap<u32, View> {
+        let mut h = Harness::new();
+        let conf_t: QdiscConf = toml::from_str(conf).unwrap();
+        let names = NameTable::default();
+        let mut errs = ScenarioError::default();
+        let mut q = build(&conf_t, &h.build_ctx(&names), &mut errs).expect(conf);
+        let mut rng = stream(7, "test:member_view");
+        let mut next_arrival: Vec<u64> = flows.iter().map(|_| 0).collect();
+        let mut count = vec![0u32; flows.len()];
+        let mut id: HashMap<PacketId, (u32, u32)> = HashMap::new();
+        let mut busy_until: HashMap<u32, u64> = HashMap::new();
+        let mut views: HashMap<u32, View> = members.iter().map(|&m| (m, View::default())).collect();
+        for step in 0..STEPS {
+            let now = step * STEP_NS;
+            h.now = SimTime(now);
+            for (i, &(flow, member, rate)) in flows.iter().enumerate() {
+                while next_arrival[i] <= now {
+                    // The same draws whichever members run, so arrivals match.
+                    let size = rng.random_range(64..1500u32);
+                    next_arrival[i] += size as u64 * 8 * 1_000_000_000 / rate;
+                    if !members.contains(&member) {
+                        continue;
+                    }
+                    let p = h.member_packet(flow, size, member);
+                    id.insert(p, (flow, count[i]));
+                    count[i] += 1;
+                    h.enqueue(&mut *q, p);
+                }
+            }
+            for &(m, rate) in &MEMBERS {
+                if !members.contains(&m) || busy_until.get(&m).is_some_and(|&t| t > now) {
+                    continue;
+                }
+                let got = h.dequeue_for(&mut *q, m);
+                views.get_mut(&m).unwrap().answers.push(got.map(|p| id[&p]));
+                if let Some(p) = got {
+                    busy_until.insert(m, now + h.packets.size(p) as u64 * 8_000_000_000 / rate);
+                }
+            }
+            for (p, _) in h.dropped() {
+                let m = h.packets.get(p).out_iface;
+                views.get_mut(&m).unwrap().drops.push(id[&p]);
+            }
+        }
+        views
+    }
+
+    /// Reference: the discipline fed one member's packets alone (a separate instance, as
+    /// on that member's own interface). Each member's answers, request by request, and its
+    /// drops must be identical when both members share one instance. Limits are set so
+    /// that the shared buffer never binds (it is the one thing the members share).
+    #[test]
+    fn each_member_is_served_as_if_its_packets_were_the_whole_input() {
+        for conf in [
+            "kind = \"sfq\"\nlimit = 10000\nquantum = 1000",
+            "kind = \"fq_codel\"",
+            "kind = \"codel\"\nlimit = 100000",
+            "kind = \"stfq\"",
+            "kind = \"stfq\"\nrate = \"900kbit\"",
+            "kind = \"wf2q+\"",
+        ] {
+            for (mix, flows) in MIXES.iter().enumerate() {
+                let shared = run(conf, flows, &[1, 2]);
+                for (m, _) in MEMBERS {
+                    let alone = run(conf, flows, &[m]);
+                    let (s, a) = (&shared[&m], &alone[&m]);
+                    let sent = a.answers.iter().flatten().count();
+                    assert!(sent > 100, "{conf}: member {m} sent only {sent}");
+                    let first_diff = s.answers.iter().zip(&a.answers).position(|(x, y)| x != y);
+                    assert!(
+                    s == a,
+                    "{conf}: member {m} is served differently beside the other: requests {} vs \
+                     {} alone, first difference at request {first_diff:?}; drops {} vs {}",
+                    s.answers.len(),
+                    a.answers.len(),
+                    s.drops.len(),
+                    a.drops.len()
+                );
+                    eprintln!(
+                        "{conf:?}, mix {mix}: member {m}: {sent} sent, {} dropped, identical",
+                        a.drops.len()
+                    );
+                }
+            }
         }
     }
 }

@@ -19,7 +19,24 @@
 //! `avg·(1−W)^m` with m = idle time / transmission time of `avpkt` at `bandwidth`, computed
 //! directly instead of from tc's 256-entry table; the adaptive mode and `nodrop` are not
 //! modelled. Drops by RED have the reason `aqm`; bfifo overflows `qdisc_overflow`.
+//!
+//! **On a virtual device** (several member interfaces behind one qdisc, see `qdisc`) each
+//! member is served its own oldest packet (the FIFO is scanned past other members'
+//! packets, see `fifo_queue`), and RED keeps **one average per member**
+//! ([`super::member_lanes`]): the average, `count` and `R` of an arriving packet are those
+//! of the queue of its own interface (`out_iface`), and a member's idle period starts when
+//! it asks and finds nothing. The byte `limit` is shared. Why: RED's average estimates
+//! the queue an arriving packet will wait in (Floyd & Jacobson §4), and on a virtual
+//! device a packet waits only behind its own member's packets, drained at that member's
+//! rate; one average over both would drop a fast member's packets for a slow member's
+//! backlog. Each member thus sees RED as if its packets were the whole input. The idle
+//! decay uses the one `bandwidth` for every member (default: the virtual device's rate,
+//! the sum of the members'). The per-member states are created at the first request of a
+//! member (only the first arrival comes before it, which leaves RED's state as new); on a
+//! real interface (no member ever asks) RED runs one state, unchanged.
 
+use super::fifo_queue::PacketFifo;
+use super::member_lanes::Lanes;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::engine::{SimRng, SimTime};
 use crate::packet::{DropReason, PacketId};
@@ -27,7 +44,6 @@ use crate::scenario::{Bytes, Probability, Rate, ScenarioError};
 use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// Parameters of `red` (`tc qdisc add … red limit B [min B] [max B] [avpkt B] [burst N]
 /// [probability P] [bandwidth R] [ecn] [harddrop]`).
@@ -89,27 +105,57 @@ fn eval_ewma(qmin: u64, burst: u32, avpkt: u64) -> Option<u32> {
 }
 
 pub struct Red {
+    p: RedParams,
+    queue: PacketFifo,
+    /// RED's state on a real interface; its `backlog` is the qdisc's, all members.
+    own: RedLane,
+    /// On a virtual device: RED's state per member interface (created at the first
+    /// request of a member; see the module documentation).
+    members: Option<Lanes<RedLane>>,
+    rng: SimRng,
+    /// Drops and marks by RED itself (not by the limit).
+    aqm_drops: u64,
+}
+
+/// RED's parameters (Linux `struct red_parms`).
+struct RedParams {
     /// Thresholds scaled by 2^Wlog (Linux `qth_min`, `qth_max`).
     qth_min: u64,
     qth_max: u64,
     wlog: u32,
     /// max_P / (max − min) (Linux `max_P_reciprocal`'s divisor), at least 1.
     max_p_delta: u64,
-    /// Average queue in bytes, scaled by 2^Wlog.
-    qavg: u64,
-    qcount: i64,
-    q_r: u64,
-    idle_since: Option<SimTime>,
     /// Transmission time of avpkt at `bandwidth`, for the idle decay.
     avpkt_ns: f64,
     ecn: bool,
     harddrop: bool,
     limit: u64,
-    queue: VecDeque<PacketId>,
+}
+
+/// The RED state of one queue (Linux `struct red_vars`): the qdisc's on a real interface,
+/// one member's on a virtual device (its average and drop spacing over its own backlog).
+#[derive(Clone, Copy, Debug)]
+struct RedLane {
+    /// Average queue in bytes, scaled by 2^Wlog.
+    qavg: u64,
+    qcount: i64,
+    q_r: u64,
+    idle_since: Option<SimTime>,
+    /// Bytes queued for this member.
     backlog: u64,
-    rng: SimRng,
-    /// Drops and marks by RED itself (not by the limit).
-    aqm_drops: u64,
+}
+
+impl Default for RedLane {
+    /// Linux `red_set_vars`: average 0, `qcount` −1, not idle.
+    fn default() -> Self {
+        RedLane {
+            qavg: 0,
+            qcount: -1,
+            q_r: 0,
+            idle_since: None,
+            backlog: 0,
+        }
+    }
 }
 
 impl Red {
@@ -162,76 +208,161 @@ impl Red {
         let max_p = (c.probability.0 * 4_294_967_296.0).min(u32::MAX as f64) as u64;
         let delta = (max - min).max(1);
         Some(Red {
-            qth_min: min << wlog,
-            qth_max: max << wlog,
-            wlog,
-            max_p_delta: (max_p / delta).max(1),
-            qavg: 0,
-            qcount: -1,
-            q_r: 0,
-            idle_since: None,
-            avpkt_ns: avpkt as f64 * 8e9 / bw as f64,
-            ecn: c.ecn,
-            harddrop: c.harddrop,
-            limit,
-            queue: VecDeque::new(),
-            backlog: 0,
+            p: RedParams {
+                qth_min: min << wlog,
+                qth_max: max << wlog,
+                wlog,
+                max_p_delta: (max_p / delta).max(1),
+                avpkt_ns: avpkt as f64 * 8e9 / bw as f64,
+                ecn: c.ecn,
+                harddrop: c.harddrop,
+                limit,
+            },
+            queue: PacketFifo::default(),
+            own: RedLane::default(),
+            members: None,
             rng: b.rng("red"),
             aqm_drops: 0,
         })
     }
 
-    /// The average queue in bytes.
+    /// The average queue in bytes (on a virtual device: of the first member's queue).
     pub fn average(&self) -> f64 {
-        self.qavg as f64 / (1u64 << self.wlog) as f64
+        let qavg = match &self.members {
+            None => self.own.qavg,
+            Some(lanes) => lanes.iter().next().map_or(0, |l| l.qavg),
+        };
+        qavg as f64 / (1u64 << self.p.wlog) as f64
     }
 
     pub fn aqm_drops(&self) -> u64 {
         self.aqm_drops
     }
 
+    /// An arrival on a virtual device: judged by the average of its own member.
+    #[inline(never)]
+    fn enqueue_member(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+        let total = self.own.backlog;
+        let (rng, drops) = (&mut self.rng, &mut self.aqm_drops);
+        let lanes = self.members.as_mut().expect("on a virtual device");
+        let out = ctx.packets.get(pkt).out_iface;
+        let lane = lanes.get_or_insert_with(out, RedLane::default);
+        if let Some(v) = self.p.admit(lane, total, rng, drops, pkt, ctx) {
+            return v;
+        }
+        let len = ctx.len_of(pkt) as u64;
+        lane.backlog += len;
+        self.own.backlog += len;
+        self.queue.push_back(pkt);
+        Verdict::Queued
+    }
+
+    /// Member `m`'s oldest packet; an empty member queue starts its idle period.
+    #[inline(never)]
+    fn dequeue_member(&mut self, m: u32, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        let queue = &self.queue;
+        let lanes = self.members.get_or_insert_with(|| {
+            // The first request of a member: the packets queued so far join their lanes.
+            // On a virtual device only the first arrival comes before it, and an arrival
+            // to an empty RED leaves its state as new: fresh lanes lose nothing.
+            let mut lanes = Lanes::default();
+            for p in queue.iter() {
+                let pk = ctx.packets.get(p);
+                lanes
+                    .get_or_insert_with(pk.out_iface, RedLane::default)
+                    .backlog += pk.size_bytes as u64;
+            }
+            lanes
+        });
+        let lane = lanes.get_or_insert_with(m, RedLane::default);
+        match self.queue.take(ctx) {
+            Some(p) => {
+                let len = ctx.len_of(p) as u64;
+                lane.backlog -= len;
+                self.own.backlog -= len;
+                Some(p)
+            }
+            None => {
+                lane.idle_since.get_or_insert(ctx.now);
+                None
+            }
+        }
+    }
+}
+
+impl RedParams {
     /// Linux `red_random`: R uniform on [0, 2³²/max_p_delta).
-    fn random(&mut self) -> u64 {
-        self.rng.random::<u32>() as u64 / self.max_p_delta
+    fn random(&self, rng: &mut SimRng) -> u64 {
+        rng.random::<u32>() as u64 / self.max_p_delta
     }
 
     /// Linux `red_calc_qavg`, then `red_end_of_idle_period`.
-    fn update_average(&mut self, now: SimTime) {
-        match self.idle_since.take() {
+    #[inline]
+    fn update_average(&self, l: &mut RedLane, now: SimTime) {
+        match l.idle_since.take() {
             None => {
-                self.qavg = self.qavg + self.backlog - (self.qavg >> self.wlog);
+                l.qavg = l.qavg + l.backlog - (l.qavg >> self.wlog);
             }
             Some(since) => {
                 // Floyd & Jacobson: m = idle / transmission time of a typical packet.
                 let m = (now - since).0 as f64 / self.avpkt_ns;
                 let w = 1.0 / (1u64 << self.wlog) as f64;
-                self.qavg = (self.qavg as f64 * (1.0 - w).powf(m)) as u64;
+                l.qavg = (l.qavg as f64 * (1.0 - w).powf(m)) as u64;
             }
         }
     }
 
     /// Linux `red_action`: whether to drop/mark (and whether it is a forced one).
-    fn action(&mut self) -> Option<bool> {
-        if self.qavg < self.qth_min {
-            self.qcount = -1;
+    #[inline]
+    fn action(&self, l: &mut RedLane, rng: &mut SimRng) -> Option<bool> {
+        if l.qavg < self.qth_min {
+            l.qcount = -1;
             None
-        } else if self.qavg >= self.qth_max {
-            self.qcount = -1;
+        } else if l.qavg >= self.qth_max {
+            l.qcount = -1;
             Some(true)
         } else {
-            self.qcount += 1;
-            if self.qcount > 0 {
-                let excess = (self.qavg - self.qth_min) >> self.wlog;
-                if excess * self.qcount as u64 >= self.q_r {
-                    self.qcount = 0;
-                    self.q_r = self.random();
+            l.qcount += 1;
+            if l.qcount > 0 {
+                let excess = (l.qavg - self.qth_min) >> self.wlog;
+                if excess * l.qcount as u64 >= l.q_r {
+                    l.qcount = 0;
+                    l.q_r = self.random(rng);
                     return Some(false);
                 }
             } else {
-                self.q_r = self.random();
+                l.q_r = self.random(rng);
             }
             None
         }
+    }
+
+    /// RED's decision for `pkt` arriving to the queue of state `l` while `total` bytes
+    /// are queued: `Some(Dropped)` if it went (counted in `aqm_drops` when RED dropped it).
+    #[inline(always)]
+    fn admit(
+        &self,
+        l: &mut RedLane,
+        total: u64,
+        rng: &mut SimRng,
+        aqm_drops: &mut u64,
+        pkt: PacketId,
+        ctx: &mut QdiscCtx,
+    ) -> Option<Verdict> {
+        self.update_average(l, ctx.now);
+        if let Some(forced) = self.action(l, rng) {
+            let mark = self.ecn && !(forced && self.harddrop) && ctx.mark_ce(pkt);
+            if !mark {
+                *aqm_drops += 1;
+                ctx.drop_packet(pkt, DropReason::Aqm);
+                return Some(Verdict::Dropped);
+            }
+        }
+        if total + ctx.len_of(pkt) as u64 > self.limit {
+            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
+            return Some(Verdict::Dropped);
+        }
+        None
     }
 }
 
@@ -241,43 +372,39 @@ impl Qdisc for Red {
     }
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
-        self.update_average(ctx.now);
-        if let Some(forced) = self.action() {
-            let mark = self.ecn && !(forced && self.harddrop) && ctx.mark_ce(pkt);
-            if !mark {
-                self.aqm_drops += 1;
-                ctx.drop_packet(pkt, DropReason::Aqm);
-                return Verdict::Dropped;
-            }
+        if self.members.is_some() {
+            return self.enqueue_member(pkt, ctx);
         }
-        let len = ctx.len_of(pkt) as u64;
-        if self.backlog + len > self.limit {
-            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
-            return Verdict::Dropped;
+        let total = self.own.backlog;
+        let (rng, drops) = (&mut self.rng, &mut self.aqm_drops);
+        if let Some(v) = self.p.admit(&mut self.own, total, rng, drops, pkt, ctx) {
+            return v;
         }
-        self.backlog += len;
+        self.own.backlog += ctx.len_of(pkt) as u64;
         self.queue.push_back(pkt);
         Verdict::Queued
     }
 
+    /// On a virtual device: the asking member's oldest packet (see `fifo_queue`).
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        match self.queue.pop_front() {
-            Some(p) => {
-                self.backlog -= ctx.len_of(p) as u64;
-                Some(p)
-            }
-            None => {
-                // Linux `red_start_of_idle_period`.
-                if self.idle_since.is_none() {
-                    self.idle_since = Some(ctx.now);
-                }
-                None
-            }
+        if let Some(m) = ctx.member {
+            return self.dequeue_member(m, ctx);
         }
+        let Some(p) = self.queue.pop_front() else {
+            // Linux `red_start_of_idle_period`.
+            self.own.idle_since.get_or_insert(ctx.now);
+            return None;
+        };
+        self.own.backlog -= ctx.len_of(p) as u64;
+        Some(p)
     }
 
-    fn peek(&mut self, _ctx: &mut QdiscCtx) -> Option<PacketId> {
-        self.queue.front().copied()
+    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.queue.peek(ctx)
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {
@@ -285,7 +412,7 @@ impl Qdisc for Red {
     }
 
     fn backlog_bytes(&self) -> u64 {
-        self.backlog
+        self.own.backlog
     }
 }
 
@@ -321,7 +448,7 @@ mod tests {
         while q.backlog_bytes() < backlog {
             let p = h.packet(0, 1000);
             q.queue.push_back(p);
-            q.backlog += 1000;
+            q.own.backlog += 1000;
         }
         let mut dropped = 0;
         for _ in 0..n {
@@ -346,9 +473,9 @@ mod tests {
         // a = 55 + 1 − 33.3 = 22.7; (1−(1−2^−5)^55)/2^−5 = 26.4 ≥ a while the 2^−4 value
         // 15.5 < a.
         let q = red("limit = 400000");
-        assert_eq!(q.wlog, 5);
-        assert_eq!(q.qth_min >> 5, 33_333);
-        assert_eq!(q.qth_max >> 5, 100_000);
+        assert_eq!(q.p.wlog, 5);
+        assert_eq!(q.p.qth_min >> 5, 33_333);
+        assert_eq!(q.p.qth_max >> 5, 100_000);
         assert_eq!(eval_ewma(33_333, 55, 1000), Some(5));
     }
 
@@ -378,6 +505,38 @@ mod tests {
         assert_eq!(drop_fraction_at(&mut q, &mut h, 95_000, 1000), 1.0);
     }
 
+    /// Reference: Floyd & Jacobson §4 (the average estimates the queue an arrival will
+    /// wait in), per member on a virtual device. Member 2's queue is held at 95 KB (above
+    /// max: its arrivals are all dropped once its average has risen), member 1's at zero:
+    /// member 1 loses nothing, as alone; one average over both would drop all of its
+    /// packets.
+    #[test]
+    fn on_a_virtual_device_each_member_has_its_own_average() {
+        let mut h = Harness::new();
+        let mut q = red("limit = 1000000\nmin = 30000\nmax = 90000");
+        while q.backlog_bytes() < 95_000 {
+            let p = h.member_packet(2, 1000, 2);
+            h.enqueue(&mut q, p);
+        }
+        let mut dropped = [0u32; 3];
+        for i in 0..4000 {
+            let m = 1 + i % 2;
+            let p = h.member_packet(m, 1000, m);
+            if h.enqueue(&mut q, p) == Verdict::Dropped {
+                dropped[m as usize] += 1;
+            } else {
+                let d = h.dequeue_for(&mut q, m).unwrap();
+                assert_eq!(h.packets.get(d).out_iface, m);
+            }
+            h.dropped();
+        }
+        assert_eq!(dropped[1], 0, "member 1 pays for member 2's queue");
+        assert!(dropped[2] > 1500, "{dropped:?}");
+        let lanes = q.members.as_ref().unwrap();
+        let avg = |m: u32| lanes.at(lanes.position(m).unwrap()).qavg >> q.p.wlog;
+        assert!(avg(2) > 90_000 && avg(1) < 1000, "{} {}", avg(1), avg(2));
+    }
+
     #[test]
     fn the_average_decays_over_an_idle_period() {
         // F&J: avg ← avg·(1−W)^m, m = idle/(avpkt transmission time): 1000 B at 10 Mbit/s
@@ -385,7 +544,7 @@ mod tests {
         // Wlog 4) the average keeps (15/16)^100 = 1.6 %.
         let mut h = Harness::new();
         let mut q = red("limit = 1000000\nmin = 30000\nmax = 90000\nburst = 40");
-        assert_eq!(q.wlog, 4);
+        assert_eq!(q.p.wlog, 4);
         drop_fraction_at(&mut q, &mut h, 20_000, 3000);
         let avg = q.average();
         while let Some(p) = h.dequeue(&mut q) {

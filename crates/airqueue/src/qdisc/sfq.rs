@@ -15,6 +15,19 @@
 //! The per-flow RED option and external filters of Linux SFQ are not modelled; the hash is
 //! [`flow_hash`] (Linux: siphash over the flow-dissector keys). All drops have the reason
 //! `qdisc_overflow` (a depth drop is Linux's per-flow limit).
+//!
+//! **On a virtual device** (several member interfaces behind one qdisc, seed 000 §2.4's
+//! SFQ on imq0; see `qdisc`) a member asking for a packet walks the ring from its front to
+//! the first slot holding a packet for it and applies the round-robin rule to that slot
+//! (send while the allotment is positive, else go to the end of the ring with one more
+//! quantum). Slots with nothing for the asker keep their places and allotments. Routing is
+//! per destination, so a flow's packets all leave by one interface: the slots of one member
+//! keep their relative order except for that member's own turns, and each member sees
+//! SFQ's round robin over its own flows, exactly as if its packets were SFQ's whole input.
+//! The buffer stays one: `limit`, `depth`, the longest-slot drop and the perturbation are
+//! shared. Flows of two members that collide in one bucket share one slot (one FIFO):
+//! each member takes its own oldest packet from it, and they share its allotment, as
+//! colliding flows share a slot in Linux.
 
 use super::classify::flow_hash;
 use super::peek_stash::PeekStash;
@@ -107,6 +120,11 @@ struct Slot {
     allot: i32,
     /// The bucket this slot serves.
     hash: u32,
+    /// On a virtual device: the interface (`out_iface`) of the packet that opened the
+    /// slot, and how many queued packets leave by another one (flows of two members
+    /// colliding in a bucket). With `others == 0` every packet is for `iface`.
+    iface: u32,
+    others: u32,
 }
 
 pub struct Sfq {
@@ -133,6 +151,9 @@ pub struct Sfq {
     next_perturb: SimTime,
     rng: SimRng,
     stash: PeekStash,
+    /// Whether members of a virtual device ask (from their first request on, the slots
+    /// track their packets' interfaces).
+    tracking: bool,
 }
 
 impl Sfq {
@@ -193,6 +214,8 @@ impl Sfq {
                     backlog: 0,
                     allot: 0,
                     hash: 0,
+                    iface: 0,
+                    others: 0,
                 })
                 .collect(),
             ht: vec![EMPTY; c.divisor as usize],
@@ -216,6 +239,7 @@ impl Sfq {
             },
             rng,
             stash: PeekStash::default(),
+            tracking: false,
         };
         // Linux sfq_init: every slot starts on the depth-0 (free) list.
         for x in 0..maxflows {
@@ -282,8 +306,17 @@ impl Sfq {
     }
 
     /// Adds `pkt` to slot x, making the slot active (end of the round) if it was empty.
-    fn add_to_slot(&mut self, x: u32, pkt: PacketId, len: u32) {
+    fn add_to_slot(&mut self, x: u32, pkt: PacketId, ctx: &QdiscCtx) {
+        let len = ctx.len_of(pkt);
         let s = &mut self.slots[x as usize];
+        if self.tracking {
+            let out = ctx.packets.get(pkt).out_iface;
+            if s.queue.is_empty() {
+                s.iface = out;
+            } else if out != s.iface {
+                s.others += 1;
+            }
+        }
         s.queue.push_back(pkt);
         s.backlog += len;
         self.backlog += len as u64;
@@ -297,14 +330,26 @@ impl Sfq {
 
     /// Removes the head (or tail) packet of slot x and updates the counters.
     fn take_from_slot(&mut self, x: u32, head: bool, ctx: &QdiscCtx) -> PacketId {
-        let s = &mut self.slots[x as usize];
-        let p = if head {
-            s.queue.pop_front()
+        let at = if head {
+            0
         } else {
-            s.queue.pop_back()
+            self.slots[x as usize].queue.len() - 1
+        };
+        self.take_at(x, at, ctx)
+    }
+
+    /// Removes the packet at position `at` of slot x and updates the counters.
+    fn take_at(&mut self, x: u32, at: usize, ctx: &QdiscCtx) -> PacketId {
+        let s = &mut self.slots[x as usize];
+        let p = match at {
+            0 => s.queue.pop_front(),
+            _ => s.queue.remove(at),
         }
         .expect("slot holds a packet");
         let len = ctx.len_of(p);
+        if self.tracking && ctx.packets.get(p).out_iface != s.iface {
+            s.others -= 1;
+        }
         s.backlog -= len;
         self.backlog -= len as u64;
         self.qlen -= 1;
@@ -373,8 +418,7 @@ impl Sfq {
                 ctx.drop_packet(p, DropReason::QdiscOverflow);
                 continue;
             }
-            let len = ctx.len_of(p);
-            self.add_to_slot(x, p, len);
+            self.add_to_slot(x, p, ctx);
         }
     }
 
@@ -398,6 +442,61 @@ impl Sfq {
             return Some(p);
         }
     }
+
+    /// Position in slot x of the oldest packet for member `m` (with no colliding flow of
+    /// another member in the slot: the head, or none).
+    #[inline]
+    fn position_for(&self, x: u32, m: u32, ctx: &QdiscCtx) -> Option<usize> {
+        let s = &self.slots[x as usize];
+        if s.others == 0 {
+            return (s.iface == m && !s.queue.is_empty()).then_some(0);
+        }
+        s.queue
+            .iter()
+            .position(|&p| ctx.packets.get(p).out_iface == m)
+    }
+
+    /// The DRR decision for member `m` of a virtual device: the ring is walked from its
+    /// front to the first slot holding a packet for `m`, and the rule of
+    /// [`Self::dequeue_inner`] is applied to that slot; slots with nothing for `m` keep
+    /// their places and allotments (see the module documentation).
+    #[inline(never)]
+    fn dequeue_for_member(&mut self, m: u32, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        if !self.tracking {
+            // The first request of a member: the slots learn their packets' interfaces.
+            self.tracking = true;
+            for s in &mut self.slots {
+                let out = |p: PacketId| ctx.packets.get(p).out_iface;
+                s.iface = s.queue.front().map_or(0, |&p| out(p));
+                s.others = s.queue.iter().filter(|&&p| out(p) != s.iface).count() as u32;
+            }
+        }
+        let mut pos = 0;
+        while pos < self.ring.len() {
+            let a = self.ring[pos];
+            let Some(at) = self.position_for(a, m, ctx) else {
+                pos += 1;
+                continue;
+            };
+            if self.slots[a as usize].allot <= 0 {
+                // End of this slot's turn: it goes behind every other slot (so behind all
+                // of this member's) with a new quantum.
+                self.ring.remove(pos);
+                self.ring.push_back(a);
+                self.slots[a as usize].allot += self.scaled_quantum;
+                continue;
+            }
+            let p = self.take_at(a, at, ctx);
+            if self.qlen_of(a) == 0 {
+                self.ht[self.slots[a as usize].hash as usize] = EMPTY;
+                self.ring.remove(pos);
+            } else {
+                self.slots[a as usize].allot -= allot_size(ctx.len_of(p));
+            }
+            return Some(p);
+        }
+        None
+    }
 }
 
 impl Qdisc for Sfq {
@@ -408,7 +507,6 @@ impl Qdisc for Sfq {
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
         self.perturb_due(ctx);
         let h = self.bucket(pkt, ctx);
-        let len = ctx.len_of(pkt);
         let mut x = self.ht[h as usize];
         if x == EMPTY {
             let Some(free) = self.free_slot() else {
@@ -426,10 +524,10 @@ impl Qdisc for Sfq {
             // Headdrop: the oldest packet of the flow makes room.
             let old = self.take_from_slot(x, true, ctx);
             ctx.drop_packet(old, DropReason::QdiscOverflow);
-            self.add_to_slot(x, pkt, len);
+            self.add_to_slot(x, pkt, ctx);
             return Verdict::Congested;
         }
-        self.add_to_slot(x, pkt, len);
+        self.add_to_slot(x, pkt, ctx);
         if self.len() <= self.limit as usize {
             return Verdict::Queued;
         }
@@ -440,20 +538,27 @@ impl Qdisc for Sfq {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        if let Some(p) = self.stash.take() {
+        if let Some(p) = self.stash.take(ctx.member) {
             return Some(p);
         }
         self.perturb_due(ctx);
-        self.dequeue_inner(ctx)
+        match ctx.member {
+            None => self.dequeue_inner(ctx),
+            Some(m) => self.dequeue_for_member(m, ctx),
+        }
     }
 
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        // Linux sfq peeks with `qdisc_peek_dequeued`.
-        if let Some(p) = self.stash.peeked() {
+        // Linux sfq peeks with `qdisc_peek_dequeued` (here: per asking member).
+        if let Some(p) = self.stash.peeked(ctx.member) {
             return Some(p);
         }
         let p = self.dequeue(ctx);
-        self.stash.keep(p, |p| ctx.len_of(p))
+        self.stash.keep(ctx.member, p, |p| ctx.len_of(p))
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {

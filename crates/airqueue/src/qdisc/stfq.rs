@@ -22,8 +22,25 @@
 //! Fairness (Goyal et al., Theorem 1): over any interval in which flows f and m are both
 //! backlogged, |W_f/φ_f − W_m/φ_m| ≤ Lmax_f/φ_f + Lmax_m/φ_m, whatever the server rate does
 //! (checked by a property test below).
+//!
+//! **On a virtual device** (several member interfaces behind one qdisc, see `qdisc`) each
+//! member is a server of its own, so the qdisc runs one STFQ per member
+//! ([`super::member_lanes`]): a packet is tagged with the virtual time of the server of
+//! the interface it leaves by, and a member asking for a packet gets the smallest start
+//! tag among its own packets; "in service" and "idle" are per member (a member's server
+//! is idle once it asks and finds nothing), and with `rate` each member's virtual server
+//! runs at that rate. v(t) is the start tag of *the* packet in service; with two members
+//! two packets are in service at once, and one shared v would jump between the fast
+//! member's tags and the slow member's, so the slow member's arrivals would be tagged
+//! with the fast member's progress and starve its already backlogged queues (or the
+//! reverse), which breaks Theorem 1 within each member. Per member, each member sees STFQ
+//! exactly as if its packets were the whole input, and Theorem 1 holds for each member's
+//! flows. Class limits stay shared (a class's packets for all members count against its
+//! `limit`); a class whose packets leave by two members gets weight φ in each member's
+//! server.
 
 use super::fair_classes::{FairClassConf, FairClasses, FairControl, VirtualLength};
+use super::member_lanes::Lanes;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketId};
@@ -73,8 +90,11 @@ struct Queue {
     last_finish: u128,
 }
 
-pub struct Stfq {
-    classes: FairClasses,
+/// One server: the whole qdisc on a real interface, one member of a virtual device (see
+/// the module documentation).
+#[derive(Default)]
+struct Lane {
+    /// Per class (index as in `classes`), created as classes are first used here.
     queues: Vec<Queue>,
     /// Start tag of each backlogged queue's head, smallest first.
     heads: BinaryHeap<Reverse<(u128, u32)>>,
@@ -83,9 +103,88 @@ pub struct Stfq {
     /// Largest finish tag served.
     max_finish: u128,
     qlen: usize,
-    backlog: u64,
     /// With a rate: when the virtual server may release the next packet.
     next_release: SimTime,
+}
+
+impl Lane {
+    /// The virtual time v(t).
+    #[inline]
+    fn virtual_time(&self) -> u128 {
+        self.in_service.unwrap_or(self.max_finish)
+    }
+
+    #[inline]
+    fn throttled(&self, now: SimTime) -> bool {
+        now < self.next_release
+    }
+
+    /// Tags and queues a packet of class c (Goyal et al. eqs. 4–5).
+    fn enqueue(&mut self, c: usize, e: (PacketId, u64), classes: &FairClasses, now: SimTime) {
+        let (pkt, vlen) = e;
+        if self.qlen == 0 && !self.throttled(now) && classes.rate_bps() > 0 {
+            // The virtual server finished its last packet: the busy period is over.
+            self.in_service = None;
+        }
+        let v = self.virtual_time();
+        if c >= self.queues.len() {
+            self.queues.resize_with(c + 1, Queue::default);
+        }
+        let q = &mut self.queues[c];
+        let start = v.max(q.last_finish);
+        q.last_finish = start + vlen as u128 * classes.info[c].inv_weight as u128;
+        if q.entries.is_empty() {
+            self.heads.push(Reverse((start, c as u32)));
+        }
+        q.entries.push_back(Entry { start, vlen, pkt });
+        self.qlen += 1;
+    }
+
+    /// The packet with the smallest start tag, as the server takes it into service.
+    fn dequeue(&mut self, classes: &FairClasses, now: SimTime) -> Option<(usize, PacketId)> {
+        if self.throttled(now) {
+            return None;
+        }
+        let Some(Reverse((start, c))) = self.heads.pop() else {
+            // Asked with nothing queued: the server is idle, v = largest finish tag.
+            self.in_service = None;
+            return None;
+        };
+        let c = c as usize;
+        let q = &mut self.queues[c];
+        let e = q.entries.pop_front().expect("a head tag has a packet");
+        debug_assert_eq!(e.start, start);
+        if let Some(next) = q.entries.front() {
+            self.heads.push(Reverse((next.start, c as u32)));
+        }
+        let finish = start + e.vlen as u128 * classes.info[c].inv_weight as u128;
+        self.in_service = Some(start);
+        self.max_finish = self.max_finish.max(finish);
+        self.qlen -= 1;
+        let rate = classes.rate_bps();
+        if rate > 0 {
+            self.next_release = now + SimTime::transmission(e.vlen, rate);
+        }
+        Some((c, e.pkt))
+    }
+
+    fn peek(&self, now: SimTime) -> Option<PacketId> {
+        if self.throttled(now) {
+            return None;
+        }
+        let Reverse((_, c)) = *self.heads.peek()?;
+        self.queues[c as usize].entries.front().map(|e| e.pkt)
+    }
+}
+
+pub struct Stfq {
+    classes: FairClasses,
+    /// One server per member interface (one on a real interface).
+    lanes: Lanes<Lane>,
+    /// Packets queued per class over all lanes (the class limit is shared).
+    class_len: Vec<u32>,
+    qlen: usize,
+    backlog: u64,
 }
 
 impl Stfq {
@@ -99,16 +198,12 @@ impl Stfq {
         }
         let classes =
             FairClasses::from_conf(&c.classes, c.default.as_deref(), c.limit, rate, b, errs);
-        let queues = (0..classes.info.len()).map(|_| Queue::default()).collect();
         Stfq {
+            class_len: vec![0; classes.info.len()],
             classes,
-            queues,
-            heads: BinaryHeap::new(),
-            in_service: None,
-            max_finish: 0,
+            lanes: Lanes::default(),
             qlen: 0,
             backlog: 0,
-            next_release: SimTime::ZERO,
         }
     }
 
@@ -127,14 +222,20 @@ impl Stfq {
         self.classes.names.iter().position(|n| n == name)
     }
 
-    /// The current virtual time v(t).
+    /// The current virtual time v(t) (of the first member's server on a virtual device).
     pub fn virtual_time(&self) -> u128 {
-        self.in_service.unwrap_or(self.max_finish)
+        self.lanes.iter().next().map_or(0, Lane::virtual_time)
     }
 
+    /// The server that serves the asker: the asking member's; on a real interface the
+    /// only one (the first backlogged one, should packets of several interfaces be queued).
     #[inline]
-    fn throttled(&self, now: SimTime) -> bool {
-        now < self.next_release
+    fn lane_for(&self, ctx: &QdiscCtx) -> Option<usize> {
+        match ctx.member {
+            Some(m) => self.lanes.position(m),
+            None if self.lanes.len() == 1 => Some(0),
+            None => self.lanes.iter().position(|l| l.qlen > 0),
+        }
     }
 }
 
@@ -150,65 +251,47 @@ impl Qdisc for Stfq {
             return Verdict::Dropped;
         };
         if created {
-            self.queues.push(Queue::default());
+            self.class_len.push(0);
         }
-        if self.queues[c].entries.len() >= self.classes.info[c].limit as usize {
+        if self.class_len[c] >= self.classes.info[c].limit {
             ctx.drop_packet(pkt, DropReason::QdiscOverflow);
             return Verdict::Dropped;
         }
-        let len = p.size_bytes;
+        let (len, out) = (p.size_bytes, p.out_iface);
         let vlen = self.classes.virtual_len(p, c, len);
-        if self.qlen == 0 && !self.throttled(ctx.now) && self.classes.rate_bps() > 0 {
-            // The virtual server finished its last packet: the busy period is over.
-            self.in_service = None;
-        }
-        let v = self.virtual_time();
-        let q = &mut self.queues[c];
-        let start = v.max(q.last_finish);
-        q.last_finish = start + vlen as u128 * self.classes.info[c].inv_weight as u128;
-        if q.entries.is_empty() {
-            self.heads.push(Reverse((start, c as u32)));
-        }
-        q.entries.push_back(Entry { start, vlen, pkt });
+        self.lanes.get_or_insert_with(out, Lane::default).enqueue(
+            c,
+            (pkt, vlen),
+            &self.classes,
+            ctx.now,
+        );
+        self.class_len[c] += 1;
         self.qlen += 1;
         self.backlog += len as u64;
         Verdict::Queued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        if self.throttled(ctx.now) {
-            return None;
-        }
-        let Some(Reverse((start, c))) = self.heads.pop() else {
-            // Asked with nothing queued: the server is idle, v = largest finish tag.
-            self.in_service = None;
+        let Some(lane) = self.lane_for(ctx) else {
+            if ctx.member.is_none() {
+                // Nothing queued at all: every server is idle.
+                self.lanes.iter_mut().for_each(|l| l.in_service = None);
+            }
             return None;
         };
-        let c = c as usize;
-        let q = &mut self.queues[c];
-        let e = q.entries.pop_front().expect("a head tag has a packet");
-        debug_assert_eq!(e.start, start);
-        if let Some(next) = q.entries.front() {
-            self.heads.push(Reverse((next.start, c as u32)));
-        }
-        let finish = start + e.vlen as u128 * self.classes.info[c].inv_weight as u128;
-        self.in_service = Some(start);
-        self.max_finish = self.max_finish.max(finish);
+        let (c, pkt) = self.lanes.at_mut(lane).dequeue(&self.classes, ctx.now)?;
+        self.class_len[c] -= 1;
         self.qlen -= 1;
-        self.backlog -= ctx.len_of(e.pkt) as u64;
-        let rate = self.classes.rate_bps();
-        if rate > 0 {
-            self.next_release = ctx.now + SimTime::transmission(e.vlen, rate);
-        }
-        Some(e.pkt)
+        self.backlog -= ctx.len_of(pkt) as u64;
+        Some(pkt)
     }
 
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        if self.throttled(ctx.now) {
-            return None;
-        }
-        let Reverse((_, c)) = *self.heads.peek()?;
-        self.queues[c as usize].entries.front().map(|e| e.pkt)
+        self.lanes.at(self.lane_for(ctx)?).peek(ctx.now)
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {
@@ -220,7 +303,11 @@ impl Qdisc for Stfq {
     }
 
     fn next_wakeup(&self, now: SimTime) -> Option<SimTime> {
-        (self.qlen > 0 && self.throttled(now)).then_some(self.next_release)
+        self.lanes
+            .iter()
+            .filter(|l| l.qlen > 0 && l.throttled(now))
+            .map(|l| l.next_release)
+            .min()
     }
 }
 
@@ -255,6 +342,14 @@ pub(crate) mod tests {
                 .unwrap()
             })
             .collect()
+    }
+
+    impl Stfq {
+        /// The start tag of class c's head packet (on a real interface: the one lane).
+        fn head_start(&self, c: usize) -> Option<u128> {
+            let lane = self.lanes.iter().next()?;
+            lane.queues.get(c)?.entries.front().map(|e| e.start)
+        }
     }
 
     pub(crate) fn build_stfq(conf: &StfqConf, n_flows: usize) -> Stfq {
@@ -316,7 +411,7 @@ pub(crate) mod tests {
         assert_eq!(q.virtual_time(), 1000u128 << 40);
         let b = h.packet(1, 10);
         h.enqueue(&mut q, b);
-        assert_eq!(q.queues[1].entries[0].start, 1000u128 << 40);
+        assert_eq!(q.head_start(1), Some(1000u128 << 40));
     }
 
     #[test]
@@ -331,7 +426,7 @@ pub(crate) mod tests {
         h.dequeue(&mut q); // a2 in service, S = 1000
         let b = h.packet(1, 10);
         h.enqueue(&mut q, b); // queue empty but a2 still on the wire: v = 1000
-        assert_eq!(q.queues[1].entries[0].start, 1000u128 << 40);
+        assert_eq!(q.head_start(1), Some(1000u128 << 40));
     }
 
     #[test]
@@ -491,7 +586,7 @@ pub(crate) mod tests {
                 i += 1;
             }
             h.now = SimTime(free_at.max(h.now.0));
-            let backlogged: Vec<bool> = (0..n).map(|c| !q.queues[c].entries.is_empty()).collect();
+            let backlogged: Vec<bool> = (0..n).map(|c| q.head_start(c).is_some()).collect();
             match h.dequeue(&mut q) {
                 Some(p) => {
                     let (f, len) = (h.packets.get(p).flow.0 as usize, h.packets.size(p) as u64);

@@ -19,8 +19,25 @@
 //! `tc qdisc add … parent 1:1 …` replaces it). `latency` instead of `limit` sets the limit
 //! as tc does: `rate·latency + burst`, or, with a peak rate, the smaller of that and
 //! `peakrate·latency + mtu`.
+//!
+//! **On a virtual device** (several member interfaces behind one qdisc, see `qdisc`) the
+//! bucket stays **one**: TBF shapes the aggregate, whichever interface sends (seed 000
+//! §2.3 puts a TBF on a PRIO band to cap it). A member asking for a packet is offered the
+//! child's next packet *for it* (the child serves members: a member-aware child such as
+//! the default bfifo gives each member its own oldest packet) and may send it if the
+//! buckets allow it. One more rule keeps TBF's FIFO order of the tokens: a head packet
+//! refused for lack of tokens *claims* them, and until its member takes them (or has not
+//! come for them by their due time, being busy with another class's packet) another
+//! member's *younger* packet is refused too, and asks again just after the due time.
+//! Without it the members would race for every refill and the one asked first at each
+//! wakeup would starve the other. An older packet of another member may still pass (it
+//! would have been first in one FIFO, too). Each member is thus served in its own order at
+//! the bucket's rate, the tokens going in arrival order among the members waiting for
+//! them; no member waits behind another's packet while tokens are there for its own (no
+//! head-of-line blocking), which is what separate queues in front of one bucket give.
 
-use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use super::member_lanes::Lanes;
+use super::{dequeue_for, peek_for, BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketId};
 use crate::scenario::{Bytes, Duration, QdiscConf, Rate, ScenarioError};
@@ -81,6 +98,24 @@ pub struct Tbf {
     child: Box<dyn Qdisc>,
     /// When the head packet will have its tokens (set when a dequeue was refused).
     watchdog: Option<SimTime>,
+    /// On a virtual device: per member, when its refused head may leave.
+    member_waits: Lanes<Option<SimTime>>,
+    /// On a virtual device: the oldest head packet refused for lack of tokens whose member
+    /// has not taken them yet (see the module documentation).
+    claim: Option<Claim>,
+    /// Whether members of a virtual device ask (then wakeups are merged over members).
+    serving_members: bool,
+}
+
+/// A member's head packet that waits for tokens: younger packets of other members do not
+/// take the tokens before it (TBF's FIFO order of the tokens).
+#[derive(Clone, Copy, Debug)]
+struct Claim {
+    member: u32,
+    /// When the packet entered the qdisc tree (`Packet::enqueued`).
+    arrived: SimTime,
+    /// When its tokens are due.
+    due: SimTime,
 }
 
 /// The outcome of looking at the head packet: send it with these buckets, or wait.
@@ -91,7 +126,11 @@ enum Check {
         toks: i64,
         ptoks: i64,
     },
-    Wait(SimTime),
+    /// The head `pkt` may leave at `at` (tokens short, or an older claim comes first).
+    Wait {
+        at: SimTime,
+        pkt: PacketId,
+    },
 }
 
 impl Tbf {
@@ -114,6 +153,9 @@ impl Tbf {
             t_c: SimTime::ZERO,
             child,
             watchdog: None,
+            member_waits: Lanes::default(),
+            claim: None,
+            serving_members: false,
         }
     }
 
@@ -218,9 +260,15 @@ impl Tbf {
         Some(Tbf::new(rate, c.burst.0, peak, child?))
     }
 
-    /// Checks whether the child's head may leave at `now`, without changing anything.
+    /// Checks whether the child's head (for the asker) may leave at `now`, without
+    /// changing anything.
+    #[inline]
     fn check(&mut self, ctx: &mut QdiscCtx) -> Check {
-        let Some(pkt) = self.child.peek(ctx) else {
+        let head = match ctx.member {
+            None => self.child.peek(ctx),
+            Some(_) => peek_for(&mut *self.child, ctx),
+        };
+        let Some(pkt) = head else {
             return Check::Empty;
         };
         let len = ctx.len_of(pkt) as u64;
@@ -235,7 +283,83 @@ impl Tbf {
             Check::Send { pkt, toks, ptoks }
         } else {
             let wait = (-toks).max(-ptoks) as u64;
-            Check::Wait(now + SimTime(wait))
+            Check::Wait {
+                at: now + SimTime(wait),
+                pkt,
+            }
+        }
+    }
+
+    /// `check` for member `m` of a virtual device, with the claim rule.
+    fn check_member(&mut self, ctx: &mut QdiscCtx) -> Check {
+        let outcome = self.check(ctx);
+        if let Check::Send { pkt, .. } = outcome {
+            if let Some(c) = self.older_claim(pkt, ctx) {
+                // At `due` the claimant is asked first or not at all (busy elsewhere);
+                // a nanosecond later the claim has lapsed.
+                return Check::Wait {
+                    at: c.due + SimTime(1),
+                    pkt,
+                };
+            }
+        }
+        outcome
+    }
+
+    /// A dequeue for member `m` of a virtual device.
+    fn dequeue_member(&mut self, m: u32, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.serving_members = true;
+        let outcome = self.check_member(ctx);
+        self.note_member_outcome(m, &outcome, ctx);
+        let Check::Send { pkt, toks, ptoks } = outcome else {
+            return None;
+        };
+        let got = dequeue_for(&mut *self.child, ctx);
+        debug_assert_eq!(got, Some(pkt), "the child's dequeue differs from its peek");
+        self.t_c = ctx.now;
+        self.tokens = toks;
+        self.ptokens = ptoks;
+        got
+    }
+
+    /// The claim of another member's older packet that `pkt` (the asker's head) must
+    /// leave the tokens to, if one is pending.
+    #[inline]
+    fn older_claim(&self, pkt: PacketId, ctx: &QdiscCtx) -> Option<Claim> {
+        let m = ctx.member?;
+        let c = self.claim?;
+        (c.member != m && ctx.now <= c.due && c.arrived < ctx.packets.get(pkt).enqueued)
+            .then_some(c)
+    }
+
+    /// Records what a member's request found (virtual devices only): the claim of the
+    /// oldest refused head, and when the member may ask again.
+    fn note_member_outcome(&mut self, m: u32, outcome: &Check, ctx: &QdiscCtx) {
+        let now = ctx.now;
+        let pending = self.claim.filter(|c| now <= c.due);
+        let wait = self.member_waits.get_or_insert_with(m, || None);
+        match *outcome {
+            Check::Empty | Check::Send { .. } => {
+                *wait = None;
+                if pending.is_some_and(|c| c.member == m) {
+                    self.claim = None;
+                }
+            }
+            Check::Wait { at, pkt } => {
+                let arrived = ctx.packets.get(pkt).enqueued;
+                let replaces = match pending {
+                    None => true,
+                    Some(c) => c.member == m || arrived < c.arrived,
+                };
+                *wait = Some(at);
+                if replaces {
+                    self.claim = Some(Claim {
+                        member: m,
+                        arrived,
+                        due: at,
+                    });
+                }
+            }
         }
     }
 }
@@ -266,6 +390,9 @@ impl Qdisc for Tbf {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        if let Some(m) = ctx.member {
+            return self.dequeue_member(m, ctx);
+        }
         match self.check(ctx) {
             Check::Empty => {
                 self.watchdog = None;
@@ -280,7 +407,7 @@ impl Qdisc for Tbf {
                 self.watchdog = None;
                 got
             }
-            Check::Wait(at) => {
+            Check::Wait { at, .. } => {
                 self.watchdog = Some(at);
                 None
             }
@@ -288,10 +415,18 @@ impl Qdisc for Tbf {
     }
 
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        match self.check(ctx) {
+        let outcome = match ctx.member {
+            None => self.check(ctx),
+            Some(_) => self.check_member(ctx),
+        };
+        match outcome {
             Check::Send { pkt, .. } => Some(pkt),
-            Check::Empty | Check::Wait(_) => None,
+            Check::Empty | Check::Wait { .. } => None,
         }
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {
@@ -307,9 +442,19 @@ impl Qdisc for Tbf {
             return None;
         }
         // Tokens short: the watchdog; else the child itself is waiting (a shaper below).
-        self.watchdog
-            .filter(|&t| t > now)
-            .or_else(|| self.child.next_wakeup(now))
+        // On a virtual device one member may wait for tokens while another waits for the
+        // child: the earlier of the two.
+        if self.serving_members {
+            let waits = self.member_waits.iter().flatten().copied();
+            waits
+                .chain(self.child.next_wakeup(now))
+                .filter(|&t| t > now)
+                .min()
+        } else {
+            self.watchdog
+                .filter(|&t| t > now)
+                .or_else(|| self.child.next_wakeup(now))
+        }
     }
 }
 
@@ -405,6 +550,71 @@ mod tests {
         let t = drain(&mut h, &mut q, 6);
         assert_eq!(&t[..3], &[SimTime::from_secs(100); 3]);
         assert_eq!(t[3], SimTime::from_secs(100) + SimTime::from_millis(8));
+    }
+
+    /// Reference: TBF's FIFO order of the tokens (Linux `sch_tbf.c` serves one queue in
+    /// order). On a virtual device the older head among the members waiting for tokens
+    /// gets them first, whichever member asks first; the others never block behind it
+    /// while tokens are there for them. 1 Mbit/s, a 1500 B bucket, 1000 B packets: a1
+    /// (member 1) leaves at once and leaves 500 B; b1 (member 2, older than a2) needs 4 ms
+    /// more; a2 another 8 ms.
+    #[test]
+    fn on_a_virtual_device_tokens_go_to_the_oldest_waiting_head_whoever_asks_first() {
+        let mut h = Harness::new();
+        let mut q = Tbf::new(MBIT, 1500, None, Box::new(Bfifo::new(1_000_000)));
+        let a1 = h.member_packet(0, 1000, 1);
+        h.enqueue(&mut q, a1);
+        h.now = SimTime::from_micros(1);
+        let b1 = h.member_packet(1, 1000, 2);
+        h.enqueue(&mut q, b1);
+        h.now = SimTime::from_micros(2);
+        let a2 = h.member_packet(0, 1000, 1);
+        h.enqueue(&mut q, a2);
+        assert_eq!(h.dequeue_for(&mut q, 1), Some(a1));
+        assert_eq!(h.dequeue_for(&mut q, 1), None, "500 B of tokens left");
+        assert_eq!(h.dequeue_for(&mut q, 2), None);
+        let due = h.now + SimTime::from_millis(4);
+        assert_eq!(q.next_wakeup(h.now), Some(due));
+        // At the due time member 1 asks first, but b1 is older: a2 waits.
+        h.now = due;
+        assert_eq!(h.peek_for(&mut q, 1), None);
+        assert_eq!(h.dequeue_for(&mut q, 1), None);
+        assert_eq!(h.dequeue_for(&mut q, 2), Some(b1));
+        assert_eq!(h.dequeue_for(&mut q, 1), None);
+        h.now = q.next_wakeup(h.now).unwrap();
+        assert_eq!(h.now, due + SimTime::from_millis(8));
+        assert_eq!(h.dequeue_for(&mut q, 1), Some(a2));
+    }
+
+    /// A claim lapses when its member does not come for the tokens (it was busy with a
+    /// packet of another class): a younger packet of another member waits at most until
+    /// one nanosecond after the claimed tokens were due.
+    #[test]
+    fn a_claim_lapses_if_its_member_does_not_take_the_tokens() {
+        let mut h = Harness::new();
+        let mut q = Tbf::new(MBIT, 1000, None, Box::new(Bfifo::new(1_000_000)));
+        let b0 = h.member_packet(1, 1000, 2);
+        h.enqueue(&mut q, b0);
+        assert_eq!(h.dequeue_for(&mut q, 2), Some(b0));
+        let b1 = h.member_packet(1, 1000, 2);
+        h.enqueue(&mut q, b1);
+        assert_eq!(
+            h.dequeue_for(&mut q, 2),
+            None,
+            "b1 claims the next 8 ms of tokens"
+        );
+        h.now = SimTime::from_micros(1);
+        let a1 = h.member_packet(0, 1000, 1);
+        h.enqueue(&mut q, a1);
+        assert_eq!(h.dequeue_for(&mut q, 1), None);
+        let due = SimTime::from_millis(8);
+        assert_eq!(q.next_wakeup(h.now), Some(due));
+        h.now = due;
+        assert_eq!(h.dequeue_for(&mut q, 1), None, "member 2 may still come");
+        h.now = q.next_wakeup(h.now).unwrap();
+        assert_eq!(h.now, due + SimTime(1));
+        assert_eq!(h.dequeue_for(&mut q, 1), Some(a1));
+        assert_eq!(q.len(), 1);
     }
 
     #[test]

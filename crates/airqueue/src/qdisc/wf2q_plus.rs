@@ -15,8 +15,24 @@
 //!
 //! Classes, the per-flow default and virtual lengths are those of `stfq`
 //! ([`super::fair_classes`]). Work-conserving.
+//!
+//! **On a virtual device** (several member interfaces behind one qdisc, see `qdisc`) each
+//! member is a server of its own, so the qdisc runs one WF²Q+ per member
+//! ([`super::member_lanes`]): a packet is tagged in the server of the interface it leaves
+//! by, with that server's V, and a member asking for a packet gets the eligible head with
+//! the smallest F among its own packets. V is the work one server has done
+//! (`V ← V + L/Σφ` per packet it sends); one V shared by a fast and a slow member would
+//! run with the fast member's work, so a slow member's queue that becomes backlogged would
+//! start far ahead of that member's other queues (`S = max(F, V)`) and wait for them to
+//! catch up, and the per-member fairness and delay bounds would be lost. Per member, each
+//! member sees WF²Q+ exactly as if its packets were the whole input; its Σφ counts the
+//! configured classes and the per-flow queues seen on it. Class limits stay shared (a
+//! class's packets for all members count against its `limit`). A class whose packets
+//! leave by two members (a `match` on something other than the destination) gets weight
+//! φ in each member's server.
 
 use super::fair_classes::{FairClassConf, FairClasses, FairControl, VirtualLength};
+use super::member_lanes::Lanes;
 use super::peek_stash::PeekStash;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
@@ -55,14 +71,18 @@ struct Queue {
     entries: VecDeque<(PacketId, u64)>,
     start: u128,
     finish: u128,
+    /// Whether the queue has had a packet in this lane (its weight then counts in Σφ).
+    seen: bool,
 }
 
-pub struct Wf2qPlus {
-    classes: FairClasses,
+/// One server: the whole qdisc on a real interface, one member of a virtual device (see
+/// the module documentation).
+struct Lane {
+    /// Per class (index as in `classes`), created as classes are first used here.
     queues: Vec<Queue>,
     /// System virtual time.
     v: u128,
-    /// Σ weights of all queues (fixed point) and 2^60 / it.
+    /// Σ weights of the queues (fixed point) and 2^60 / it.
     total_weight: u64,
     inv_total_weight: u64,
     /// Backlogged heads not yet known eligible, by start tag.
@@ -70,39 +90,22 @@ pub struct Wf2qPlus {
     /// Eligible heads (S ≤ V), by finish tag.
     eligible: BinaryHeap<Reverse<(u128, u32)>>,
     qlen: usize,
-    backlog: u64,
-    stash: PeekStash,
 }
 
-impl Wf2qPlus {
-    pub fn from_conf(c: &Wf2qPlusConf, b: &BuildCtx, errs: &mut ScenarioError) -> Wf2qPlus {
-        let classes = FairClasses::from_conf(&c.classes, c.default.as_deref(), c.limit, 0, b, errs);
-        let queues = (0..classes.info.len()).map(|_| Queue::default()).collect();
-        let total: u64 = classes.info.iter().map(|i| i.weight_fp).sum();
-        let mut q = Wf2qPlus {
-            classes,
-            queues,
+impl Lane {
+    /// A server whose Σφ starts as the configured classes' weights.
+    fn new(configured_weight: u64) -> Self {
+        let mut l = Lane {
+            queues: Vec::new(),
             v: 0,
             total_weight: 0,
             inv_total_weight: 0,
             waiting: BinaryHeap::new(),
             eligible: BinaryHeap::new(),
             qlen: 0,
-            backlog: 0,
-            stash: PeekStash::default(),
         };
-        q.set_total_weight(total);
-        q
-    }
-
-    /// The run-time control handle (class costs).
-    pub fn control(&self) -> FairControl {
-        self.classes.control()
-    }
-
-    /// Installs a per-packet virtual length (replaces the class costs).
-    pub fn set_virtual_length(&mut self, f: Box<dyn VirtualLength>) {
-        self.classes.set_virtual_length(f);
+        l.set_total_weight(configured_weight);
+        l
     }
 
     fn set_total_weight(&mut self, w: u64) {
@@ -114,15 +117,47 @@ impl Wf2qPlus {
         };
     }
 
+    /// Queue c of this lane, created on first use.
+    #[inline]
+    fn queue_mut(&mut self, c: usize) -> &mut Queue {
+        if c >= self.queues.len() {
+            self.queues.resize_with(c + 1, Queue::default);
+        }
+        &mut self.queues[c]
+    }
+
     /// Gives queue c's head its tags and files it as waiting for eligibility.
-    fn schedule_head(&mut self, c: usize) {
+    fn schedule_head(&mut self, c: usize, classes: &FairClasses) {
         let q = &mut self.queues[c];
         let (_, vlen) = *q.entries.front().expect("head exists");
-        q.finish = q.start + vlen as u128 * self.classes.info[c].inv_weight as u128;
+        q.finish = q.start + vlen as u128 * classes.info[c].inv_weight as u128;
         self.waiting.push(Reverse((q.start, c as u32)));
     }
 
-    fn dequeue_inner(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+    /// Queues packet `pkt` of virtual length `vlen` in class c (Bennett & Zhang: a packet
+    /// reaching the head of an empty queue starts at max(F, V)).
+    fn enqueue(&mut self, c: usize, pkt: PacketId, vlen: u64, classes: &FairClasses) {
+        let q = self.queue_mut(c);
+        let first_sight = !q.seen;
+        q.seen = true;
+        let was_empty = q.entries.is_empty();
+        q.entries.push_back((pkt, vlen));
+        if first_sight && c >= classes.configured() {
+            // A per-flow queue: its weight counts in Σφ from now on.
+            let w = self.total_weight + classes.info[c].weight_fp;
+            self.set_total_weight(w);
+        }
+        self.qlen += 1;
+        if was_empty {
+            let v = self.v;
+            let q = &mut self.queues[c];
+            q.start = q.finish.max(v);
+            self.schedule_head(c, classes);
+        }
+    }
+
+    /// WF²Q+'s decision: the smallest finish tag among eligible heads.
+    fn dequeue(&mut self, classes: &FairClasses) -> Option<(usize, PacketId)> {
         if self.qlen == 0 {
             return None;
         }
@@ -144,12 +179,70 @@ impl Wf2qPlus {
         let (pkt, vlen) = self.queues[c].entries.pop_front().expect("head");
         self.v += vlen as u128 * self.inv_total_weight as u128;
         self.qlen -= 1;
-        self.backlog -= ctx.len_of(pkt) as u64;
         let q = &mut self.queues[c];
         if !q.entries.is_empty() {
             q.start = q.finish;
-            self.schedule_head(c);
+            self.schedule_head(c, classes);
         }
+        Some((c, pkt))
+    }
+}
+
+pub struct Wf2qPlus {
+    classes: FairClasses,
+    /// Σ weights of the configured classes (fixed point): every lane's initial Σφ.
+    configured_weight: u64,
+    /// One server per member interface (one on a real interface).
+    lanes: Lanes<Lane>,
+    /// Packets queued per class over all lanes (the class limit is shared).
+    class_len: Vec<u32>,
+    qlen: usize,
+    backlog: u64,
+    stash: PeekStash,
+}
+
+impl Wf2qPlus {
+    pub fn from_conf(c: &Wf2qPlusConf, b: &BuildCtx, errs: &mut ScenarioError) -> Wf2qPlus {
+        let classes = FairClasses::from_conf(&c.classes, c.default.as_deref(), c.limit, 0, b, errs);
+        let configured_weight = classes.info.iter().map(|i| i.weight_fp).sum();
+        Wf2qPlus {
+            class_len: vec![0; classes.info.len()],
+            classes,
+            configured_weight,
+            lanes: Lanes::default(),
+            qlen: 0,
+            backlog: 0,
+            stash: PeekStash::default(),
+        }
+    }
+
+    /// The run-time control handle (class costs).
+    pub fn control(&self) -> FairControl {
+        self.classes.control()
+    }
+
+    /// Installs a per-packet virtual length (replaces the class costs).
+    pub fn set_virtual_length(&mut self, f: Box<dyn VirtualLength>) {
+        self.classes.set_virtual_length(f);
+    }
+
+    /// The lane that serves the asker: the asking member's; on a real interface the only
+    /// one (the first backlogged one, should packets of several interfaces be queued).
+    #[inline]
+    fn lane_for(&self, ctx: &QdiscCtx) -> Option<usize> {
+        match ctx.member {
+            Some(m) => self.lanes.position(m),
+            None if self.lanes.len() == 1 => Some(0),
+            None => self.lanes.iter().position(|l| l.qlen > 0),
+        }
+    }
+
+    fn dequeue_inner(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        let lane = self.lane_for(ctx)?;
+        let (c, pkt) = self.lanes.at_mut(lane).dequeue(&self.classes)?;
+        self.class_len[c] -= 1;
+        self.qlen -= 1;
+        self.backlog -= ctx.len_of(pkt) as u64;
         Some(pkt)
     }
 }
@@ -165,42 +258,43 @@ impl Qdisc for Wf2qPlus {
             ctx.drop_packet(pkt, DropReason::Policy);
             return Verdict::Dropped;
         };
-        let len = p.size_bytes;
-        let vlen = self.classes.virtual_len(p, c, len);
         if created {
-            self.queues.push(Queue::default());
-            let w = self.total_weight + self.classes.info[c].weight_fp;
-            self.set_total_weight(w);
+            self.class_len.push(0);
         }
-        if self.queues[c].entries.len() >= self.classes.info[c].limit as usize {
+        if self.class_len[c] >= self.classes.info[c].limit {
             ctx.drop_packet(pkt, DropReason::QdiscOverflow);
             return Verdict::Dropped;
         }
-        let was_empty = self.queues[c].entries.is_empty();
-        self.queues[c].entries.push_back((pkt, vlen));
+        let (len, out) = (p.size_bytes, p.out_iface);
+        let vlen = self.classes.virtual_len(p, c, len);
+        let configured = self.configured_weight;
+        self.lanes
+            .get_or_insert_with(out, || Lane::new(configured))
+            .enqueue(c, pkt, vlen, &self.classes);
+        self.class_len[c] += 1;
         self.qlen += 1;
         self.backlog += len as u64;
-        if was_empty {
-            let q = &mut self.queues[c];
-            q.start = q.finish.max(self.v);
-            self.schedule_head(c);
-        }
         Verdict::Queued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        if let Some(p) = self.stash.take() {
+        if let Some(p) = self.stash.take(ctx.member) {
             return Some(p);
         }
         self.dequeue_inner(ctx)
     }
 
+    /// Linux-style `qdisc_peek_dequeued` (per asking member on a virtual device).
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        if let Some(p) = self.stash.peeked() {
+        if let Some(p) = self.stash.peeked(ctx.member) {
             return Some(p);
         }
         let p = self.dequeue_inner(ctx);
-        self.stash.keep(p, |p| ctx.len_of(p))
+        self.stash.keep(ctx.member, p, |p| ctx.len_of(p))
+    }
+
+    fn serves_members(&self) -> bool {
+        true
     }
 
     fn len(&self) -> usize {
