@@ -11,6 +11,7 @@ lint:
 	cargo clippy --workspace --all-targets -- -D warnings
 	ruff check python tests tools
 	ruff format --check python tests tools
+	python3 tools/gen_scenario_reference.py --check
 
 # Release mode: the statistical reference tests simulate millions of packets.
 test-rust:
