@@ -277,6 +277,11 @@ class Renderer:
             return t
         if isinstance(t, list):
             return " or ".join(t)
+        alts = r.get("anyOf") or r.get("oneOf")
+        if isinstance(alts, list) and alts:
+            cells = [self.type_cell(a, path) for a in alts]
+            if "any" not in cells:
+                return " or ".join(cells)
         return "any"
 
     def default_cell(self, prop: dict[str, Any], required: bool) -> str:
