@@ -47,6 +47,18 @@ def test_classes_table_lists_every_class_with_its_tree(nap: airqueue.Result) -> 
     assert (classes["queue"] == "nap.imq0").all()
 
 
+def test_every_class_has_backlog_throughput_and_drop_series(nap: airqueue.Result) -> None:
+    series = nap.timeseries
+    cls = series[series["kind"] == "class"]
+    expected = {f"{q}/{c}" for q, c in zip(nap.classes["queue"], nap.classes["class"])}
+    assert set(cls["name"].astype(str)) == expected
+    metrics = set(cls["metric"].astype(str))
+    assert metrics == {"backlog_packets", "backlog_bytes", "throughput_bps", "drops"}
+    # Samples every run.sample_interval for each class and metric.
+    per = cls.groupby(["name", "metric"], observed=True).size()
+    assert per.nunique() == 1 and per.iloc[0] > 10
+
+
 def test_the_virtual_device_is_a_queue_row_and_its_members_are_not(
     nap: airqueue.Result,
 ) -> None:

@@ -91,7 +91,9 @@ def _axis_label(param: str, unit: str) -> str:
 
 
 def timeseries(res: Result, title: str | None = None) -> Figure:
-    """Throughput per flow, cwnd per traced flow (when recorded), and queue backlog."""
+    """Throughput per flow, cwnd per traced flow (when recorded), throughput per class of
+    classful qdiscs (when there are any, as seed 000's bandwidth-over-time figures), and
+    queue backlog."""
     ts = res.timeseries
     panels: list[tuple[str, pd.DataFrame, str, float]] = []
     tput = ts[(ts["kind"] == "flow") & (ts["metric"] == "throughput_bps")]
@@ -99,6 +101,9 @@ def timeseries(res: Result, title: str | None = None) -> Figure:
     cwnd = ts[(ts["kind"] == "flow") & (ts["metric"] == "cwnd_bytes")]
     if len(cwnd):
         panels.append(("congestion window", cwnd, "KiB", 1024.0))
+    classes = ts[(ts["kind"] == "class") & (ts["metric"] == "throughput_bps")]
+    if len(classes):
+        panels.append(("throughput per class", classes, "Mbit/s", 1e6))
     backlog = ts[(ts["kind"] == "queue") & (ts["metric"] == "backlog_packets")]
     busy = backlog.groupby("name", observed=True)["value"].max()
     backlog = backlog[backlog["name"].isin(busy[busy > 0].index)]

@@ -483,3 +483,107 @@ fn class_counters_balance_exactly_over_a_whole_run() {
     );
     assert_eq!(qr.u("drops"), class(&r, q, "root").u("drops"));
 }
+
+/// One class's time series of `metric` (`<queue>/<class>` entities of kind `class`), as
+/// (time in s, value) pairs.
+fn class_series(r: &RunResults, entity: &str, metric: &str) -> Vec<(f64, f64)> {
+    use airqueue::metrics::Column;
+    let t = &r.timeseries;
+    let cat = |col: &str| match t.column(col) {
+        Some(Column::Cat { codes, categories }) => (codes, categories),
+        _ => panic!("time series lacks {col}"),
+    };
+    let ((kind, kinds), (name, names), (m, metrics)) = (cat("kind"), cat("name"), cat("metric"));
+    let (time, value) = (t.f64s("time_s"), t.f64s("value"));
+    (0..t.rows())
+        .filter(|&i| {
+            kinds[kind[i] as usize] == "class"
+                && names[name[i] as usize] == entity
+                && metrics[m[i] as usize] == metric
+        })
+        .map(|i| (time[i], value[i]))
+        .collect()
+}
+
+/// Mean of a series over `from < t ≤ to`.
+fn mean_between(s: &[(f64, f64)], from: f64, to: f64) -> f64 {
+    let v: Vec<f64> = s
+        .iter()
+        .filter(|(t, _)| *t > from && *t <= to)
+        .map(|x| x.1)
+        .collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Per-class time series (what seed 000's bandwidth-over-time figures plot), against two
+/// references. HTB's guarantee and borrowing (user guide): while both leaves are saturated
+/// each sample shows 3 and 7 Mbit; once `b` has stopped and drained, `a` borrows up to its
+/// 10 Mbit ceil.
+/// Tolerance 2 % on the interval means. And the counters themselves (exact): the samples
+/// of a class add up to the bytes its class-table row says it dequeued, an inner class's
+/// throughput is the sum of its leaves' in every interval, and a saturated leaf's backlog
+/// sits at its pfifo limit.
+#[test]
+fn class_time_series_show_htb_shares_then_borrowing_and_add_up_to_the_class_table() {
+    let conf = r#"kind = "htb"
+classes = [
+  { name = "root", rate = "10Mbit" },
+  { name = "a", parent = "root", rate = "3Mbit", ceil = "10Mbit", match = { flow = "a" },
+    qdisc = { kind = "pfifo", limit = 50 } },
+  { name = "b", parent = "root", rate = "7Mbit", ceil = "10Mbit", match = { flow = "b" } },
+]"#;
+    let r = bottleneck(
+        conf,
+        &[("a", "20Mbit", ""), ("b", "20Mbit", "stop = \"7s\"")],
+    );
+    let q = "router.bottleneck";
+    let tput = |c: &str| class_series(&r, &format!("{q}/{c}"), "throughput_bps");
+    let (a, b, root) = (tput("a"), tput("b"), tput("root"));
+    let both = (mean_between(&a, 3.0, 7.0), mean_between(&b, 3.0, 7.0));
+    // b's pfifo (1000 packets) drains at 7 Mbit for 1000·1500·8/7e6 = 1.71 s after it stops.
+    let alone = mean_between(&a, 9.0, 12.0);
+    eprintln!(
+        "class series: a {:.4} / b {:.4} Mbit while both send, a {:.4} Mbit alone",
+        both.0 / 1e6,
+        both.1 / 1e6,
+        alone / 1e6
+    );
+    assert!(
+        within(both.0, 3e6, 0.02) && within(both.1, 7e6, 0.02),
+        "{both:?}"
+    );
+    assert!(within(alone, 10e6, 0.02), "{alone}");
+
+    assert_eq!(a.len(), root.len());
+    for ((t, x), ((_, y), (_, z))) in a.iter().zip(b.iter().zip(&root)) {
+        assert!(
+            (x + y - z).abs() <= 1e-6 * z.max(1.0),
+            "t {t}: {x} + {y} ≠ {z}"
+        );
+    }
+    // The class counters restart at the warm-up (2 s); samples after it add up to them.
+    let interval = 0.1;
+    for c in ["a", "b", "root"] {
+        let bits: f64 = tput(c)
+            .iter()
+            .filter(|(t, _)| *t > 2.0 + 1e-9)
+            .map(|(_, v)| v * interval)
+            .sum();
+        let table = class(&r, q, c).u("dequeued_bytes") as f64 * 8.0;
+        assert!(
+            (bits - table).abs() <= 1e-6 * table,
+            "{c}: series {bits} ≠ table {table}"
+        );
+    }
+    let backlog = class_series(&r, &format!("{q}/a"), "backlog_packets");
+    let full = backlog.iter().filter(|(t, _)| *t > 3.0 && *t <= 7.0);
+    assert!(
+        full.clone().all(|(_, v)| (49.0..=50.0).contains(v)),
+        "{backlog:?}"
+    );
+    let drops: f64 = class_series(&r, &format!("{q}/a"), "drops")
+        .iter()
+        .map(|x| x.1)
+        .sum();
+    assert!(drops > 0.0);
+}

@@ -37,12 +37,14 @@ impl SeriesMetric {
     }
 }
 
-/// Whether a row is about a flow or a queue.
+/// Whether a row is about a flow, a queue (root qdisc) or a class of a classful qdisc.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum SeriesKind {
     Flow = 0,
     Queue = 1,
+    /// Class: backlog at the instant, and throughput and drops over the interval.
+    Class = 2,
 }
 
 /// Rows appended during the run; converted to a [`Table`] at the end.
@@ -84,7 +86,12 @@ impl TimeSeries {
     }
 
     /// Columns `time_s, kind, name, metric, value`; names are categorical codes.
-    pub fn into_table(self, flow_names: &[String], queue_names: &[String]) -> Table {
+    pub fn into_table(
+        self,
+        flow_names: &[String],
+        queue_names: &[String],
+        class_names: &[String],
+    ) -> Table {
         // Categories must be unique: a flow and a queue may share a name.
         let mut categories: Vec<String> = Vec::new();
         let mut index = std::collections::HashMap::new();
@@ -96,16 +103,18 @@ impl TimeSeries {
         };
         let flow_codes: Vec<u32> = flow_names.iter().map(&mut code_of).collect();
         let queue_codes: Vec<u32> = queue_names.iter().map(&mut code_of).collect();
+        let class_codes: Vec<u32> = class_names.iter().map(&mut code_of).collect();
         let codes: Vec<u32> = self
             .kind
             .iter()
             .zip(&self.entity)
             .map(|(&k, &e)| {
-                if k == SeriesKind::Flow as u8 {
-                    flow_codes[e as usize]
-                } else {
-                    queue_codes[e as usize]
-                }
+                let codes = match k {
+                    k if k == SeriesKind::Flow as u8 => &flow_codes,
+                    k if k == SeriesKind::Queue as u8 => &queue_codes,
+                    _ => &class_codes,
+                };
+                codes[e as usize]
             })
             .collect();
         let mut t = Table::default();
@@ -117,7 +126,7 @@ impl TimeSeries {
             "kind",
             Column::Cat {
                 codes: self.kind.iter().map(|&k| k as u32).collect(),
-                categories: vec!["flow".into(), "queue".into()],
+                categories: vec!["flow".into(), "queue".into(), "class".into()],
             },
         );
         t.push("name", Column::Cat { codes, categories });

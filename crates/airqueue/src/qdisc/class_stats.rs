@@ -180,6 +180,38 @@ pub struct ClassReport {
     pub backlog_bytes: u64,
 }
 
+/// What the per-class time series samples of one class: its backlog now and its counters
+/// since the warm-up (the simulation turns the counters into per-interval rates).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassSample {
+    pub backlog_packets: u64,
+    pub backlog_bytes: u64,
+    pub dequeued_bytes: u64,
+    pub drops: u64,
+}
+
+impl ClassSample {
+    /// The sample of a class with these counters and this backlog.
+    #[inline]
+    pub fn of(stats: &ClassStats, backlog_packets: u64, backlog_bytes: u64) -> Self {
+        ClassSample {
+            backlog_packets,
+            backlog_bytes,
+            dequeued_bytes: stats.dequeued_bytes,
+            drops: stats.drops_total(),
+        }
+    }
+
+    /// Adds another class's numbers (an inner class samples the sum of its leaves).
+    #[inline]
+    pub fn add(&mut self, o: &ClassSample) {
+        self.backlog_packets += o.backlog_packets;
+        self.backlog_bytes += o.backlog_bytes;
+        self.dequeued_bytes += o.dequeued_bytes;
+        self.drops += o.drops;
+    }
+}
+
 /// A child discipline inside a class, with the class's counters. Every call to the child
 /// goes through here, so drops and marks the child records are attributed to the class.
 pub struct Child {
@@ -272,6 +304,19 @@ impl Child {
             ..row
         });
         self.qdisc.report_classes(&prefix, &name, out);
+    }
+
+    /// This class's sample, then the child's own classes' (the order of [`Child::report`]).
+    #[inline]
+    pub fn sample(&self, out: &mut Vec<ClassSample>) {
+        out.push(self.own_sample());
+        self.qdisc.sample_classes(out);
+    }
+
+    /// This class's sample alone.
+    #[inline]
+    pub fn own_sample(&self) -> ClassSample {
+        ClassSample::of(&self.stats, self.len() as u64, self.backlog_bytes())
     }
 
     pub fn reset_stats(&mut self) {

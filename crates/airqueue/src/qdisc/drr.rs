@@ -23,7 +23,7 @@
 
 use super::class_stats::Stash;
 use super::classify::{Classifier, Match, MatchSpec};
-use super::{build_child, BuildCtx, Child, ClassReport, Qdisc, QdiscCtx, Verdict};
+use super::{build_child, BuildCtx, Child, ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketId};
 use crate::scenario::{Bytes, QdiscConf, ScenarioError};
@@ -313,6 +313,12 @@ impl Qdisc for Drr {
                 },
                 out,
             );
+        }
+    }
+
+    fn sample_classes(&self, out: &mut Vec<ClassSample>) {
+        for c in &self.classes {
+            c.child.sample(out);
         }
     }
 

@@ -44,7 +44,7 @@
 use super::class_stats::{ClassStats, Stash};
 use super::classify::{Classifier, Match, MatchSpec};
 use super::fifo_queue::PacketFifo;
-use super::{build_child, BuildCtx, Child, ClassReport, Qdisc, QdiscCtx, Verdict};
+use super::{build_child, BuildCtx, Child, ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketId};
 use crate::scenario::{Bytes, QdiscConf, Rate, ScenarioError};
@@ -1069,6 +1069,30 @@ impl Qdisc for Htb {
         }
     }
 
+    fn sample_classes(&self, out: &mut Vec<ClassSample>) {
+        if self.direct_used {
+            let n = self.direct.len() as u64;
+            out.push(ClassSample::of(&self.direct_stats, n, self.direct_backlog));
+        }
+        for (i, cl) in self.classes.iter().enumerate() {
+            match &cl.leaf {
+                Some(child) => child.sample(out),
+                None => {
+                    // As in `report_classes`: an inner class is the sum of its leaves.
+                    let mut sum = ClassSample::default();
+                    for (l, leaf) in self.classes.iter().enumerate() {
+                        if let Some(child) = &leaf.leaf {
+                            if self.is_under(l as u32, i as u32) {
+                                sum.add(&child.own_sample());
+                            }
+                        }
+                    }
+                    out.push(sum);
+                }
+            }
+        }
+    }
+
     fn reset_stats(&mut self) {
         self.direct_stats.reset();
         for c in &mut self.classes {
@@ -1085,17 +1109,20 @@ impl Htb {
     fn leaves_under(&self, c: u32) -> Vec<u32> {
         (0..self.classes.len() as u32)
             .filter(|&l| self.classes[l as usize].leaf.is_some())
-            .filter(|&l| {
-                let mut at = self.classes[l as usize].parent;
-                while let Some(p) = at {
-                    if p == c {
-                        return true;
-                    }
-                    at = self.classes[p as usize].parent;
-                }
-                false
-            })
+            .filter(|&l| self.is_under(l, c))
             .collect()
+    }
+
+    /// Whether class `l` descends from class `c`.
+    fn is_under(&self, l: u32, c: u32) -> bool {
+        let mut at = self.classes[l as usize].parent;
+        while let Some(p) = at {
+            if p == c {
+                return true;
+            }
+            at = self.classes[p as usize].parent;
+        }
+        false
     }
 
     /// Tokens of class `name` in bytes at rate (tests: inspecting the buckets).

@@ -74,7 +74,7 @@ mod tbf;
 mod wf2q_plus;
 
 pub use bfifo::{Bfifo, BfifoConf};
-pub use class_stats::{Child, ClassReport, ClassStats};
+pub use class_stats::{Child, ClassReport, ClassSample, ClassStats};
 pub use codel::{Codel, CodelConf};
 pub use drr::{Drr, DrrClassConf, DrrConf};
 pub use fair_classes::{FairClassConf, FairControl, VirtualLength};
@@ -261,6 +261,10 @@ pub trait Qdisc: Send {
     /// `<prefix><class>`, e.g. `wlan/voice`). `parent` is the class the discipline itself
     /// sits in (empty at the root). Classless disciplines report nothing.
     fn report_classes(&self, _prefix: &str, _parent: &str, _out: &mut Vec<ClassReport>) {}
+    /// Appends the live numbers of every class, one per row of [`Qdisc::report_classes`]
+    /// and in the same order, for the per-class time series. Called every
+    /// `run.sample_interval`, so it must not allocate.
+    fn sample_classes(&self, _out: &mut Vec<ClassSample>) {}
     /// Starts a new measurement period for per-class counters (the warm-up ended).
     fn reset_stats(&mut self) {}
 }

@@ -15,7 +15,7 @@
 use super::class_stats::ClassStats;
 use super::fifo_queue::PacketFifo;
 use super::prio::DEFAULT_PRIOMAP;
-use super::{ClassReport, Qdisc, QdiscCtx, Verdict};
+use super::{ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -129,6 +129,13 @@ impl Qdisc for PfifoFast {
                 backlog_packets: self.bands[b].len() as u64,
                 backlog_bytes: self.backlog[b],
             });
+        }
+    }
+
+    fn sample_classes(&self, out: &mut Vec<ClassSample>) {
+        for b in 0..BANDS {
+            let n = self.bands[b].len() as u64;
+            out.push(ClassSample::of(&self.stats[b], n, self.backlog[b]));
         }
     }
 

@@ -18,7 +18,7 @@
 //! nothing for it is passed over (strict priority per member).
 
 use super::classify::{Classifier, Match, MatchSpec};
-use super::{build_child, BuildCtx, Child, ClassReport, Qdisc, QdiscCtx, Verdict};
+use super::{build_child, BuildCtx, Child, ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
 use crate::packet::PacketId;
 use crate::scenario::{QdiscConf, ScenarioError};
@@ -303,6 +303,12 @@ impl Qdisc for Prio {
                 },
                 out,
             );
+        }
+    }
+
+    fn sample_classes(&self, out: &mut Vec<ClassSample>) {
+        for b in &self.bands {
+            b.child.sample(out);
         }
     }
 

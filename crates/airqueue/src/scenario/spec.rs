@@ -52,7 +52,8 @@ pub struct RunSpec {
     /// Run seed; every component derives its own random stream from it and its name.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Resolution of the time series (per-flow throughput, per-queue backlog).
+    /// Resolution of the time series (per-flow throughput, per-queue and per-class backlog,
+    /// per-class throughput).
     #[serde(default = "default_sample_interval")]
     pub sample_interval: Duration,
 }

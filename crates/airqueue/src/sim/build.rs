@@ -304,6 +304,8 @@ impl Simulation {
                     .min(1 << 20),
             ),
             flows,
+            class_samples: Vec::new(),
+            class_at_last_sample: Vec::new(),
             drops: DropSink::new(),
             ledger: Default::default(),
             last_sample: SimTime::ZERO,

@@ -27,7 +27,7 @@ use crate::packet::{
     DropReason, FiveTuple, FlowId, Location, NodeId, Packet, PacketArena, PacketId, Protocol,
     TcpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
-use crate::qdisc::{rt_tos2priority, DevInfo, DropSink, Qdisc, QdiscCtx, Verdict};
+use crate::qdisc::{rt_tos2priority, ClassSample, DevInfo, DropSink, Qdisc, QdiscCtx, Verdict};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::topology::{IfaceId, Node, Routes};
 use crate::transport::tcp::{AckInfo, Segment, TcpFlags};
@@ -133,6 +133,10 @@ pub struct Simulation {
     drops: DropSink,
     ledger: Ledger,
     timeseries: TimeSeries,
+    /// Per-class samples of the current sampling instant (reused buffer), and each class's
+    /// counters at the previous one (for per-interval throughput and drops).
+    class_samples: Vec<ClassSample>,
+    class_at_last_sample: Vec<ClassSample>,
     last_sample: SimTime,
     wall_seconds: f64,
     /// Open pcap files, when asked for ([`BuildOptions::capture`]).
@@ -926,6 +930,65 @@ impl Simulation {
                 new_drops as f64,
             );
         }
+        self.sample_classes(now, span);
+    }
+
+    /// Per-class backlog, throughput (bytes dequeued) and drops of every classful root
+    /// qdisc, as `tc -s class show` run every `sample_interval` would show them.
+    fn sample_classes(&mut self, now: SimTime, span: f64) {
+        self.class_samples.clear();
+        let roots = self
+            .ifaces
+            .iter()
+            .filter(|q| q.vdev.is_none())
+            .map(|q| &q.qdisc);
+        for q in roots.chain(self.vdevs.iter().map(|d| &d.qdisc)) {
+            q.sample_classes(&mut self.class_samples);
+        }
+        let n = self.class_samples.len();
+        if self.class_at_last_sample.len() != n {
+            self.class_at_last_sample.resize(n, ClassSample::default());
+        }
+        for (k, (s, last)) in self
+            .class_samples
+            .iter()
+            .zip(self.class_at_last_sample.iter_mut())
+            .enumerate()
+        {
+            let k = k as u32;
+            let bytes = s.dequeued_bytes.saturating_sub(last.dequeued_bytes);
+            let drops = s.drops.saturating_sub(last.drops);
+            *last = *s;
+            let ts = &mut self.timeseries;
+            ts.push(
+                now.0,
+                SeriesKind::Class,
+                k,
+                SeriesMetric::BacklogPackets,
+                s.backlog_packets as f64,
+            );
+            ts.push(
+                now.0,
+                SeriesKind::Class,
+                k,
+                SeriesMetric::BacklogBytes,
+                s.backlog_bytes as f64,
+            );
+            ts.push(
+                now.0,
+                SeriesKind::Class,
+                k,
+                SeriesMetric::ThroughputBps,
+                bytes as f64 * 8.0 / span,
+            );
+            ts.push(
+                now.0,
+                SeriesKind::Class,
+                k,
+                SeriesMetric::Drops,
+                drops as f64,
+            );
+        }
     }
 
     fn reset_statistics(&mut self) {
@@ -949,5 +1012,7 @@ impl Simulation {
             d.drops_at_last_sample = 0;
             d.qdisc.reset_stats();
         }
+        // Class counters restart from zero; so do the samples they are compared with.
+        self.class_at_last_sample.fill(ClassSample::default());
     }
 }

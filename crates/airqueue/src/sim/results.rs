@@ -106,7 +106,21 @@ impl Simulation {
             .map(|q| q.qdisc_name.clone())
             .chain(self.vdevs.iter().map(|d| d.qdisc_name.clone()))
             .collect();
-        let timeseries = std::mem::take(&mut self.timeseries).into_table(&flow_names, &queue_names);
+        // Class entities: `<queue>/<class>`, in `report_classes` order (= `sample_classes`).
+        let class_names: Vec<String> = self
+            .root_queues()
+            .iter()
+            .flat_map(|r| {
+                let mut rows = Vec::new();
+                r.qdisc.report_classes("", "", &mut rows);
+                rows.into_iter().map(|c| format!("{}/{}", r.name, c.class))
+            })
+            .collect();
+        let timeseries = std::mem::take(&mut self.timeseries).into_table(
+            &flow_names,
+            &queue_names,
+            &class_names,
+        );
         RunResults {
             summary,
             flows,
