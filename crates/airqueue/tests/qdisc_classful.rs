@@ -484,25 +484,11 @@ fn class_counters_balance_exactly_over_a_whole_run() {
     assert_eq!(qr.u("drops"), class(&r, q, "root").u("drops"));
 }
 
-/// One class's time series of `metric` (`<queue>/<class>` entities of kind `class`), as
-/// (time in s, value) pairs.
+/// One class's time series of `metric` (entities `<queue>/<class>`), as (time in s, value).
 fn class_series(r: &RunResults, entity: &str, metric: &str) -> Vec<(f64, f64)> {
-    use airqueue::metrics::Column;
-    let t = &r.timeseries;
-    let cat = |col: &str| match t.column(col) {
-        Some(Column::Cat { codes, categories }) => (codes, categories),
-        _ => panic!("time series lacks {col}"),
-    };
-    let ((kind, kinds), (name, names), (m, metrics)) = (cat("kind"), cat("name"), cat("metric"));
-    let (time, value) = (t.f64s("time_s"), t.f64s("value"));
-    (0..t.rows())
-        .filter(|&i| {
-            kinds[kind[i] as usize] == "class"
-                && names[name[i] as usize] == entity
-                && metrics[m[i] as usize] == metric
-        })
-        .map(|i| (time[i], value[i]))
-        .collect()
+    let s = series(&r.timeseries, entity, metric);
+    assert!(!s.is_empty(), "no {metric} series for class {entity}");
+    s
 }
 
 /// Mean of a series over `from < t ≤ to`.

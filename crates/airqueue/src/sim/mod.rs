@@ -857,7 +857,7 @@ impl Simulation {
         }
         for (i, f) in self.flows.iter_mut().enumerate() {
             let rx = f.stats.rx_bytes;
-            let bytes = rx.saturating_sub(f.rx_bytes_at_last_sample);
+            let bytes = since_last_sample(rx, f.rx_bytes_at_last_sample);
             f.rx_bytes_at_last_sample = rx;
             self.timeseries.push(
                 now.0,
@@ -915,7 +915,7 @@ impl Simulation {
         for (i, qdisc, stats, at_last) in roots.chain(virtuals) {
             let (p, b) = (qdisc.len() as f64, qdisc.backlog_bytes() as f64);
             let d = stats.drops_total();
-            let new_drops = d.saturating_sub(*at_last);
+            let new_drops = since_last_sample(d, *at_last);
             *at_last = d;
             let i = i as u32;
             self.timeseries
@@ -933,9 +933,9 @@ impl Simulation {
         self.sample_classes(now, span);
     }
 
-    /// Per-class backlog, throughput (bytes dequeued) and drops of every classful root
-    /// qdisc, as `tc -s class show` run every `sample_interval` would show them.
-    fn sample_classes(&mut self, now: SimTime, span: f64) {
+    /// Fills `class_samples` with every class of every root qdisc, in class-table order
+    /// (the first call also sizes the baselines: the set of classes never changes).
+    fn collect_class_samples(&mut self) {
         self.class_samples.clear();
         let roots = self
             .ifaces
@@ -949,6 +949,12 @@ impl Simulation {
         if self.class_at_last_sample.len() != n {
             self.class_at_last_sample.resize(n, ClassSample::default());
         }
+    }
+
+    /// Per-class backlog, throughput (bytes dequeued) and drops of every classful root
+    /// qdisc, as `tc -s class show` run every `sample_interval` would show them.
+    fn sample_classes(&mut self, now: SimTime, span: f64) {
+        self.collect_class_samples();
         for (k, (s, last)) in self
             .class_samples
             .iter()
@@ -956,8 +962,8 @@ impl Simulation {
             .enumerate()
         {
             let k = k as u32;
-            let bytes = s.dequeued_bytes.saturating_sub(last.dequeued_bytes);
-            let drops = s.drops.saturating_sub(last.drops);
+            let bytes = since_last_sample(s.dequeued_bytes, last.dequeued_bytes);
+            let drops = since_last_sample(s.drops, last.drops);
             *last = *s;
             let ts = &mut self.timeseries;
             ts.push(
@@ -993,26 +999,50 @@ impl Simulation {
 
     fn reset_statistics(&mut self) {
         let now = self.now;
+        // The counters restart from zero; what they counted since the last sample still
+        // belongs to the next sample's interval, so the baselines are rebased.
+        self.collect_class_samples();
+        for (last, s) in self
+            .class_at_last_sample
+            .iter_mut()
+            .zip(&self.class_samples)
+        {
+            last.dequeued_bytes = rebase(last.dequeued_bytes, s.dequeued_bytes);
+            last.drops = rebase(last.drops, s.drops);
+        }
         for f in &mut self.flows {
+            f.rx_bytes_at_last_sample = rebase(f.rx_bytes_at_last_sample, f.stats.rx_bytes);
             f.stats.reset();
             f.rtt.reset();
             f.responses.reset();
-            f.rx_bytes_at_last_sample = 0;
             if let Endpoint::Tcp(t) = &mut f.endpoint {
                 t.reset_counters();
             }
         }
         for q in &mut self.ifaces {
+            q.drops_at_last_sample = rebase(q.drops_at_last_sample, q.stats.drops_total());
             q.stats.reset(now);
-            q.drops_at_last_sample = 0;
             q.qdisc.reset_stats();
         }
         for d in &mut self.vdevs {
+            d.drops_at_last_sample = rebase(d.drops_at_last_sample, d.stats.drops_total());
             d.stats.reset(now);
-            d.drops_at_last_sample = 0;
             d.qdisc.reset_stats();
         }
-        // Class counters restart from zero; so do the samples they are compared with.
-        self.class_at_last_sample.fill(ClassSample::default());
     }
+}
+
+/// What a counter counted since the last sample, given the baseline kept then.
+#[inline]
+fn since_last_sample(counter: u64, baseline: u64) -> u64 {
+    counter.wrapping_sub(baseline)
+}
+
+/// The baseline to keep when a counter that stood at `counter` restarts from zero (the
+/// warm-up end): minus what it counted since the last sample, modulo 2⁶⁴, so that the
+/// next [`since_last_sample`] adds those units back and the interval across the warm-up
+/// is neither cut short nor reported as zero.
+#[inline]
+fn rebase(baseline: u64, counter: u64) -> u64 {
+    baseline.wrapping_sub(counter)
 }
