@@ -50,7 +50,8 @@ def test_classes_table_lists_every_class_with_its_tree(nap: airqueue.Result) -> 
 def test_every_class_has_backlog_throughput_and_drop_series(nap: airqueue.Result) -> None:
     series = nap.timeseries
     cls = series[series["kind"] == "class"]
-    expected = {f"{q}/{c}" for q, c in zip(nap.classes["queue"], nap.classes["class"])}
+    classes = nap.classes
+    expected = {f"{q}/{c}" for q, c in zip(classes["queue"], classes["class"], strict=True)}
     assert set(cls["name"].astype(str)) == expected
     metrics = set(cls["metric"].astype(str))
     assert metrics == {"backlog_packets", "backlog_bytes", "throughput_bps", "drops"}
