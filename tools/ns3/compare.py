@@ -369,6 +369,7 @@ def main() -> None:
             for key, by_sim in results.items()
         }
         behaviour = [{"workload": k, "simulator": sim, **rep} for k, sim, rep in rows]
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(
             json.dumps({"runs": dump, "behaviour": behaviour, "callgrind": counts}, indent=1) + "\n"
         )
