@@ -4,6 +4,11 @@
 #
 #   tools/ns3/build.sh            # -> tools/ns3/dumbbell
 #   CXX=clang++ OUT=/tmp/dumbbell tools/ns3/build.sh
+#
+# Against an ns-3 tree you built yourself instead (e.g. upstream's `optimized` profile; see
+# docs/ns3-comparison.md), name its top folder; the program records the library path:
+#
+#   NS3_TREE=/path/to/ns-3.37 OUT=tools/ns3/dumbbell-optimized tools/ns3/build.sh
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,7 +18,19 @@ cxx="${CXX:-g++}"
 modules=(ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control)
 
 flags=()
-if command -v pkg-config >/dev/null && pkg-config --exists "${modules[@]}" 2>/dev/null; then
+if [[ -n "${NS3_TREE:-}" ]]; then
+    # A built tree: headers in build/include, libraries named libns3.<ver>-<module>-<profile>.so.
+    lib="$NS3_TREE/build/lib"
+    core="$(ls "$lib"/libns3*-core*.so 2>/dev/null | head -n1)"
+    [[ -n "$core" ]] || { echo "no libns3*-core*.so in $lib: build the tree first" >&2; exit 1; }
+    core="$(basename "$core" .so)"          # libns3.37-core-optimized
+    prefix="${core%%-core*}"                # libns3.37
+    suffix="${core#*-core}"                 # -optimized
+    flags+=(-I"$NS3_TREE/build/include" -L"$lib" -Wl,-rpath,"$lib")
+    for m in "${modules[@]}" ns3-stats ns3-bridge; do
+        flags+=("-l${prefix#lib}-${m#ns3-}${suffix}")
+    done
+elif command -v pkg-config >/dev/null && pkg-config --exists "${modules[@]}" 2>/dev/null; then
     # Debian's ns-3 3.37 .pc files are slightly broken: their Cflags carry "-I/usr;" (a CMake
     # list separator) and their Libs name /usr/lib/.../libgsl.so, which only libgsl-dev
     # installs (the ns-3 libraries already link libgsl themselves). Keep the sound tokens.
