@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""airqueue against ns-3 on the reference dumbbell (scenarios/examples/dumbbell.toml).
+
+Runs airqueue (the installed package, through its Python API, in a fresh interpreter per
+run) and the ns-3 program that tools/ns3/build.sh builds, on the 10 Mbit scenario and its
+1 Gbit variant, several times each with the two simulators interleaved (so a load change on
+a shared machine hits both), and prints markdown tables: median wall times and the speed-up,
+then goodput, fairness and losses. With ``--callgrind`` it also counts the instructions of
+each simulator's event loop under valgrind on a shortened run, a measure that does not
+depend on the machine's load. See docs/ns3-comparison.md.
+
+    tools/ns3/build.sh && python3 tools/ns3/compare.py --repeat 5 --callgrind
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = ROOT / "scenarios" / "examples" / "dumbbell.toml"
+NS3_BINARY = Path(__file__).resolve().parent / "dumbbell"
+
+#: Runs one airqueue simulation in a fresh interpreter and prints one JSON object.
+AIRQUEUE_SCRIPT = """
+import json, sys
+import airqueue
+scenario, sets = sys.argv[1], json.loads(sys.argv[2])
+r = airqueue.run(scenario, set=sets)
+q = r.queues.set_index("queue").loc["router.bottleneck"]
+flows = [
+    {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+    for row in r.flows[
+        ["flow", "goodput_bps", "rx_bytes", "retransmits", "fast_retransmits", "timeouts"]
+    ].to_dict("records")
+]
+print(json.dumps({
+    "simulator": "airqueue",
+    "version": airqueue.__version__,
+    "sim_seconds": r.summary["sim_seconds"],
+    "wall_seconds": r.summary["timing"]["wall_seconds"],
+    "events": r.summary["events"],
+    "bottleneck_drops": int(q["drops"]),
+    "bottleneck_sent_bytes": int(q["dequeued_bytes"]),
+    "flows": flows,
+}))
+"""
+
+#: The event loop each simulator's instructions are counted in (callgrind --toggle-collect).
+AIRQUEUE_LOOP = "airqueue::sim::Simulation::run*"
+NS3_LOOP = "ns3::Simulator::Run()"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One workload: the scenario with overrides, and the same for the ns-3 program."""
+
+    name: str
+    rate_bps: float
+    airqueue_set: dict[str, str]
+    ns3_args: tuple[str, ...]
+
+
+VARIANTS = {
+    "10Mbit": Variant("10 Mbit", 10e6, {}, ("--rate=10Mbps",)),
+    "1Gbit": Variant("1 Gbit", 1e9, {"links.bottleneck.rate": "1Gbit"}, ("--rate=1Gbps",)),
+}
+
+
+@dataclass
+class Sample:
+    """One run: what the simulator reported, and the wall time of its whole process."""
+
+    report: dict[str, Any]
+    process_seconds: float
+
+
+@dataclass
+class Runs:
+    """The timed runs of one simulator on one variant, and one run with its counters."""
+
+    timed: list[Sample] = field(default_factory=list)
+    counted: Sample | None = None
+
+    def loop_median(self) -> float:
+        return statistics.median(s.report["wall_seconds"] for s in self.timed)
+
+    def loop_range(self) -> tuple[float, float]:
+        walls = [s.report["wall_seconds"] for s in self.timed]
+        return min(walls), max(walls)
+
+    def process_median(self) -> float:
+        return statistics.median(s.process_seconds for s in self.timed)
+
+
+def run_json(cmd: list[str]) -> Sample:
+    """Runs a command whose last line of output is a JSON object; times the whole process."""
+    started = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout + done.stderr)
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}")
+    last = done.stdout.strip().splitlines()[-1]
+    return Sample(json.loads(last), elapsed)
+
+
+def airqueue_cmd(variant: Variant, duration: float | None) -> list[str]:
+    sets = dict(variant.airqueue_set)
+    if duration is not None:
+        sets["run.duration"] = f"{duration:g}s"
+    return [sys.executable, "-c", AIRQUEUE_SCRIPT, str(SCENARIO), json.dumps(sets)]
+
+
+def ns3_cmd(
+    binary: Path, variant: Variant, duration: float | None, stats: bool, tcp: str = "TcpNewReno"
+) -> list[str]:
+    cmd = [str(binary), "--json=1", f"--stats={int(stats)}", f"--tcp={tcp}", *variant.ns3_args]
+    if duration is not None:
+        cmd.append(f"--duration={duration:g}")
+    return cmd
+
+
+def callgrind_instructions(cmd: list[str], toggle: str, workdir: Path) -> int | None:
+    """Instructions executed inside `toggle` (and what it calls), counted by callgrind.
+
+    None (with the reason on stderr) when valgrind cannot run the program, e.g. a build with
+    ``-march=native`` using AVX-512, which valgrind 3.19 does not decode.
+    """
+    out = workdir / f"callgrind.{len(list(workdir.iterdir()))}.out"
+    full = [
+        "valgrind",
+        "--tool=callgrind",
+        f"--callgrind-out-file={out}",
+        f"--toggle-collect={toggle}",
+        *cmd,
+    ]
+    done = subprocess.run(full, capture_output=True, text=True, check=False)
+    match = (
+        re.search(r"^(?:summary|totals):\s*(\d+)", out.read_text(), re.MULTILINE)
+        if done.returncode == 0 and out.exists()
+        else None
+    )
+    if match is None:
+        unhandled = [line for line in done.stderr.splitlines() if "unhandled instruction" in line]
+        reason = unhandled[0] if unhandled else done.stderr.strip().splitlines()[-1:]
+        print(f"callgrind failed ({reason}): {' '.join(full)}", file=sys.stderr)
+        return None
+    return int(match.group(1))
+
+
+# ---------------------------------------------------------------------------------------
+# Summaries and tables
+# ---------------------------------------------------------------------------------------
+
+
+def goodputs(report: dict[str, Any]) -> list[float]:
+    return [float(f["goodput_bps"]) for f in report["flows"]]
+
+
+def jain(values: list[float]) -> float:
+    squares = sum(v * v for v in values)
+    return sum(values) ** 2 / (len(values) * squares) if squares > 0 else float("nan")
+
+
+def total(report: dict[str, Any], key: str) -> int:
+    return sum(int(f[key]) for f in report["flows"])
+
+
+def mbit(bps: float) -> str:
+    return f"{bps / 1e6:.3f}"
+
+
+def speed_table(results: dict[str, dict[str, Runs]]) -> str:
+    lines = [
+        "| workload | simulated s | airqueue loop s | ns-3 loop s | speed-up (loop) "
+        "| airqueue process s | ns-3 process s | speed-up (process) "
+        "| airqueue events | ns-3 events |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for key, by_sim in results.items():
+        aq, ns = by_sim["airqueue"], by_sim["ns-3"]
+        aq_lo, aq_hi = aq.loop_range()
+        ns_lo, ns_hi = ns.loop_range()
+        lines.append(
+            f"| {VARIANTS[key].name} | {aq.timed[0].report['sim_seconds']:g} "
+            f"| {aq.loop_median():.4f} ({aq_lo:.4f}–{aq_hi:.4f}) "
+            f"| {ns.loop_median():.3f} ({ns_lo:.3f}–{ns_hi:.3f}) "
+            f"| **{ns.loop_median() / aq.loop_median():.0f}x** "
+            f"| {aq.process_median():.3f} | {ns.process_median():.3f} "
+            f"| {ns.process_median() / aq.process_median():.1f}x "
+            f"| {aq.timed[0].report['events']:,} | {ns.timed[0].report['events']:,} |"
+        )
+    return "\n".join(lines)
+
+
+def behaviour_table(rows: list[tuple[str, str, dict[str, Any]]]) -> str:
+    """One row per (workload, simulator) report."""
+    lines = [
+        "| workload | simulator | total goodput Mbit/s | Jain | per-flow Mbit/s min–max "
+        "| bottleneck busy | bottleneck drops | retransmits | fast retransmits | timeouts |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for key, sim, rep in rows:
+        variant = VARIANTS[key]
+        g = goodputs(rep)
+        busy = rep["bottleneck_sent_bytes"] * 8 / rep["sim_seconds"] / variant.rate_bps
+        lines.append(
+            f"| {variant.name} | {sim} | {mbit(sum(g))} | {jain(g):.3f} "
+            f"| {mbit(min(g))}–{mbit(max(g))} | {busy:.2%} | {rep['bottleneck_drops']} "
+            f"| {total(rep, 'retransmits')} | {total(rep, 'fast_retransmits')} "
+            f"| {total(rep, 'timeouts')} |"
+        )
+    return "\n".join(lines)
+
+
+def callgrind_table(counts: dict[str, dict[str, int | None]], duration: float) -> str:
+    lines = [
+        f"| workload ({duration:g} s simulated) | airqueue instructions | ns-3 instructions "
+        "| ratio |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for key, c in counts.items():
+        aq, ns = c["airqueue"], c["ns-3"]
+        ratio = f"**{ns / aq:.0f}x**" if aq and ns else "-"
+        lines.append(
+            f"| {VARIANTS[key].name} | {f'{aq:,}' if aq else '-'} | {f'{ns:,}' if ns else '-'} "
+            f"| {ratio} |"
+        )
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.release()}"
+
+
+def load() -> str:
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", "-n", type=int, default=5, help="Timed runs per simulator.")
+    ap.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help=f"Comma-separated workloads among {', '.join(VARIANTS)}.",
+    )
+    ap.add_argument("--duration", type=float, help="Simulated seconds (default: the 60 s).")
+    ap.add_argument("--ns3", type=Path, default=NS3_BINARY, help="The ns-3 dumbbell program.")
+    ap.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="Also count each event loop's instructions under valgrind (slow).",
+    )
+    ap.add_argument(
+        "--callgrind-duration",
+        type=float,
+        default=5.0,
+        help="Simulated seconds of the callgrind runs.",
+    )
+    ap.add_argument("--json", type=Path, help="Also write every run's report here.")
+    args = ap.parse_args()
+
+    if not args.ns3.exists():
+        raise SystemExit(f"{args.ns3} not found: run tools/ns3/build.sh first")
+    keys = [k.strip() for k in args.variants.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in VARIANTS]
+    if unknown:
+        raise SystemExit(f"unknown variant(s) {unknown}: choose among {list(VARIANTS)}")
+
+    load_before = load()
+    results: dict[str, dict[str, Runs]] = {k: {"airqueue": Runs(), "ns-3": Runs()} for k in keys}
+    for i in range(args.repeat):
+        for key in keys:
+            variant = VARIANTS[key]
+            # Alternate who goes first, so neither always runs on a warmer (or busier) machine.
+            order = ["airqueue", "ns-3"] if i % 2 == 0 else ["ns-3", "airqueue"]
+            for sim in order:
+                cmd = (
+                    airqueue_cmd(variant, args.duration)
+                    if sim == "airqueue"
+                    else ns3_cmd(args.ns3, variant, args.duration, stats=False)
+                )
+                sample = run_json(cmd)
+                results[key][sim].timed.append(sample)
+                print(
+                    f"run {i + 1}/{args.repeat} {variant.name:8} {sim:8} "
+                    f"loop {sample.report['wall_seconds']:.4f} s, "
+                    f"process {sample.process_seconds:.3f} s",
+                    file=sys.stderr,
+                )
+    # ns-3 counts retransmissions from socket traces only when asked: one more run each,
+    # not timed. TcpLinuxReno (Linux's window growth) is there for the behaviour only.
+    rows: list[tuple[str, str, dict[str, Any]]] = []
+    for key in keys:
+        variant = VARIANTS[key]
+        counted = run_json(ns3_cmd(args.ns3, variant, args.duration, True))
+        results[key]["ns-3"].counted = counted
+        linux = run_json(ns3_cmd(args.ns3, variant, args.duration, True, tcp="TcpLinuxReno"))
+        rows += [
+            (key, "airqueue", results[key]["airqueue"].timed[0].report),
+            (key, "ns-3 TcpNewReno", counted.report),
+            (key, "ns-3 TcpLinuxReno", linux.report),
+        ]
+    load_after = load()
+
+    counts: dict[str, dict[str, int | None]] = {}
+    if args.callgrind:
+        with tempfile.TemporaryDirectory() as tmp:
+            for key in keys:
+                variant = VARIANTS[key]
+                print(f"callgrind {variant.name} …", file=sys.stderr)
+                counts[key] = {
+                    "airqueue": callgrind_instructions(
+                        airqueue_cmd(variant, args.callgrind_duration), AIRQUEUE_LOOP, Path(tmp)
+                    ),
+                    "ns-3": callgrind_instructions(
+                        ns3_cmd(args.ns3, variant, args.callgrind_duration, stats=False),
+                        NS3_LOOP,
+                        Path(tmp),
+                    ),
+                }
+
+    first = results[keys[0]]["airqueue"].timed[0].report
+    print(f"## airqueue {first['version']} against ns-3 3.37, reference dumbbell\n")
+    print(f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
+    print(f"- machine: {machine()}")
+    print(f"- load average (1, 5, 15 min) before: {load_before}; after: {load_after}")
+    print(
+        f"- {args.repeat} timed runs per simulator and workload, interleaved; medians "
+        "(min–max). 'loop' is the event loop alone, as each simulator times it "
+        "(airqueue's `wall_seconds`, ns-3's `Simulator::Run()`); 'process' is the whole "
+        "process from the outside (for airqueue: Python start, imports, scenario load)."
+    )
+    print()
+    print(speed_table(results))
+    print()
+    print(behaviour_table(rows))
+    if counts:
+        print()
+        print(callgrind_table(counts, args.callgrind_duration))
+
+    if args.json is not None:
+        dump = {
+            key: {
+                sim: {
+                    "timed": [{"process_seconds": s.process_seconds, **s.report} for s in r.timed],
+                    "counted": r.counted.report if r.counted else None,
+                }
+                for sim, r in by_sim.items()
+            }
+            for key, by_sim in results.items()
+        }
+        behaviour = [{"workload": k, "simulator": sim, **rep} for k, sim, rep in rows]
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(
+            json.dumps({"runs": dump, "behaviour": behaviour, "callgrind": counts}, indent=1) + "\n"
+        )
+
+
+if __name__ == "__main__":
+    main()
