@@ -22,8 +22,8 @@
 //! with reason `policy`.
 
 use super::classify::{Classifier, Match, MatchSpec};
-use super::BuildCtx;
-use crate::packet::{FiveTuple, Packet};
+use super::{BuildCtx, QdiscCtx};
+use crate::packet::{DropReason, FiveTuple, Packet, PacketId};
 use crate::scenario::{Bytes, ScenarioError};
 use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
@@ -160,12 +160,23 @@ pub(crate) struct ClassInfo {
 }
 
 /// Classification and costs of a fair queue.
+/// A packet [`FairClasses::admit`] accepted: its class, wire length, the interface it
+/// leaves by, and its virtual length.
+pub(crate) struct Admitted {
+    pub class: usize,
+    pub len: u32,
+    pub out: u32,
+    pub vlen: u64,
+}
+
 pub(crate) struct FairClasses {
     /// `Some` with configured classes; `None`: one queue per 5-tuple.
     rules: Option<Classifier>,
     per_flow: FxHashMap<FiveTuple, u32>,
     pub info: Vec<ClassInfo>,
     pub names: Vec<String>,
+    /// Packets queued per class over all lanes (the class limit is shared).
+    queued: Vec<u32>,
     flow_limit: u32,
     control: FairControl,
     vlen: Option<Box<dyn VirtualLength>>,
@@ -245,6 +256,7 @@ impl FairClasses {
         FairClasses {
             rules: (!classes.is_empty()).then(|| Classifier::new(rules, default_idx)),
             per_flow: FxHashMap::default(),
+            queued: vec![0; info.len()],
             info,
             names,
             flow_limit: limit,
@@ -267,26 +279,57 @@ impl FairClasses {
     }
 
     /// The class of `p`, creating a per-flow queue on first sight; `None`: no class takes
-    /// it (configured classes, no match, no default). Returns (class, created).
+    /// it (configured classes, no match, no default).
     #[inline]
-    pub fn classify(&mut self, p: &Packet) -> Option<(usize, bool)> {
+    fn classify(&mut self, p: &Packet) -> Option<usize> {
         match &self.rules {
-            Some(r) => r.classify(p).map(|c| (c as usize, false)),
+            Some(r) => r.classify(p).map(|c| c as usize),
             None => {
                 let next = self.info.len() as u32;
                 let c = *self.per_flow.entry(p.tuple).or_insert(next);
-                let created = c == next;
-                if created {
+                if c == next {
                     let w = weight_fp(1.0);
                     self.info.push(ClassInfo {
                         weight_fp: w,
                         inv_weight: inverse_weight(w),
                         limit: self.flow_limit,
                     });
+                    self.queued.push(0);
                 }
-                Some((c as usize, created))
+                Some(c as usize)
             }
         }
+    }
+
+    /// Admits `pkt` to its class, or drops it: `Policy` when no class takes it,
+    /// `QdiscOverflow` when its class holds `limit` packets already (over all lanes). An
+    /// admitted packet counts against its class until [`FairClasses::left`].
+    #[inline]
+    pub fn admit(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Option<Admitted> {
+        let p = ctx.packets.get(pkt);
+        let Some(class) = self.classify(p) else {
+            ctx.drop_packet(pkt, DropReason::Policy);
+            return None;
+        };
+        if self.queued[class] >= self.info[class].limit {
+            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
+            return None;
+        }
+        self.queued[class] += 1;
+        let (len, out) = (p.size_bytes, p.out_iface);
+        let vlen = self.virtual_len(p, class, len);
+        Some(Admitted {
+            class,
+            len,
+            out,
+            vlen,
+        })
+    }
+
+    /// A packet of `class` left the queue (dequeued).
+    #[inline]
+    pub fn left(&mut self, class: usize) {
+        self.queued[class] -= 1;
     }
 
     /// The virtual length of `p` (wire length `len`) in class `class`, at least 1 byte.

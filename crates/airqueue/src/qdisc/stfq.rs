@@ -39,11 +39,11 @@
 //! `limit`); a class whose packets leave by two members gets weight φ in each member's
 //! server.
 
-use super::fair_classes::{FairClassConf, FairClasses, FairControl, VirtualLength};
+use super::fair_classes::{Admitted, FairClassConf, FairClasses, FairControl, VirtualLength};
 use super::member_lanes::Lanes;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
-use crate::packet::{DropReason, PacketId};
+use crate::packet::PacketId;
 use crate::scenario::{Rate, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -181,8 +181,6 @@ pub struct Stfq {
     classes: FairClasses,
     /// One server per member interface (one on a real interface).
     lanes: Lanes<Lane>,
-    /// Packets queued per class over all lanes (the class limit is shared).
-    class_len: Vec<u32>,
     qlen: usize,
     backlog: u64,
 }
@@ -199,7 +197,6 @@ impl Stfq {
         let classes =
             FairClasses::from_conf(&c.classes, c.default.as_deref(), c.limit, rate, b, errs);
         Stfq {
-            class_len: vec![0; classes.info.len()],
             classes,
             lanes: Lanes::default(),
             qlen: 0,
@@ -245,27 +242,21 @@ impl Qdisc for Stfq {
     }
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
-        let p = ctx.packets.get(pkt);
-        let Some((c, created)) = self.classes.classify(p) else {
-            ctx.drop_packet(pkt, DropReason::Policy);
+        let Some(Admitted {
+            class: c,
+            len,
+            out,
+            vlen,
+        }) = self.classes.admit(pkt, ctx)
+        else {
             return Verdict::Dropped;
         };
-        if created {
-            self.class_len.push(0);
-        }
-        if self.class_len[c] >= self.classes.info[c].limit {
-            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
-            return Verdict::Dropped;
-        }
-        let (len, out) = (p.size_bytes, p.out_iface);
-        let vlen = self.classes.virtual_len(p, c, len);
         self.lanes.get_or_insert_with(out, Lane::default).enqueue(
             c,
             (pkt, vlen),
             &self.classes,
             ctx.now,
         );
-        self.class_len[c] += 1;
         self.qlen += 1;
         self.backlog += len as u64;
         Verdict::Queued
@@ -280,7 +271,7 @@ impl Qdisc for Stfq {
             return None;
         };
         let (c, pkt) = self.lanes.at_mut(lane).dequeue(&self.classes, ctx.now)?;
-        self.class_len[c] -= 1;
+        self.classes.left(c);
         self.qlen -= 1;
         self.backlog -= ctx.len_of(pkt) as u64;
         Some(pkt)
@@ -315,6 +306,7 @@ impl Qdisc for Stfq {
 pub(crate) mod tests {
     use super::*;
     use crate::engine::stream;
+    use crate::packet::DropReason;
     use crate::qdisc::classify::NameTable;
     use crate::qdisc::testing::Harness;
     use crate::qdisc::DevInfo;

@@ -31,11 +31,11 @@
 //! leave by two members (a `match` on something other than the destination) gets weight
 //! φ in each member's server.
 
-use super::fair_classes::{FairClassConf, FairClasses, FairControl, VirtualLength};
+use super::fair_classes::{Admitted, FairClassConf, FairClasses, FairControl, VirtualLength};
 use super::member_lanes::Lanes;
 use super::peek_stash::PeekStash;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
-use crate::packet::{DropReason, PacketId};
+use crate::packet::PacketId;
 use crate::scenario::ScenarioError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -194,8 +194,6 @@ pub struct Wf2qPlus {
     configured_weight: u64,
     /// One server per member interface (one on a real interface).
     lanes: Lanes<Lane>,
-    /// Packets queued per class over all lanes (the class limit is shared).
-    class_len: Vec<u32>,
     qlen: usize,
     backlog: u64,
     stash: PeekStash,
@@ -206,7 +204,6 @@ impl Wf2qPlus {
         let classes = FairClasses::from_conf(&c.classes, c.default.as_deref(), c.limit, 0, b, errs);
         let configured_weight = classes.info.iter().map(|i| i.weight_fp).sum();
         Wf2qPlus {
-            class_len: vec![0; classes.info.len()],
             classes,
             configured_weight,
             lanes: Lanes::default(),
@@ -240,7 +237,7 @@ impl Wf2qPlus {
     fn dequeue_inner(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
         let lane = self.lane_for(ctx)?;
         let (c, pkt) = self.lanes.at_mut(lane).dequeue(&self.classes)?;
-        self.class_len[c] -= 1;
+        self.classes.left(c);
         self.qlen -= 1;
         self.backlog -= ctx.len_of(pkt) as u64;
         Some(pkt)
@@ -253,25 +250,19 @@ impl Qdisc for Wf2qPlus {
     }
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
-        let p = ctx.packets.get(pkt);
-        let Some((c, created)) = self.classes.classify(p) else {
-            ctx.drop_packet(pkt, DropReason::Policy);
+        let Some(Admitted {
+            class: c,
+            len,
+            out,
+            vlen,
+        }) = self.classes.admit(pkt, ctx)
+        else {
             return Verdict::Dropped;
         };
-        if created {
-            self.class_len.push(0);
-        }
-        if self.class_len[c] >= self.classes.info[c].limit {
-            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
-            return Verdict::Dropped;
-        }
-        let (len, out) = (p.size_bytes, p.out_iface);
-        let vlen = self.classes.virtual_len(p, c, len);
         let configured = self.configured_weight;
         self.lanes
             .get_or_insert_with(out, || Lane::new(configured))
             .enqueue(c, pkt, vlen, &self.classes);
-        self.class_len[c] += 1;
         self.qlen += 1;
         self.backlog += len as u64;
         Verdict::Queued
