@@ -258,9 +258,7 @@ impl Simulation {
         if let Some(t) = next {
             self.events.schedule(t, Event::AppSend(f as u32));
         }
-        let id = self.packets.alloc(pkt, Location::Source(f as u32));
-        self.ledger.sent += 1;
-        self.forward(src, id);
+        self.send(f, pkt, src);
     }
 
     fn tcp_mut(&mut self, f: usize) -> &mut TcpFlow {
@@ -402,9 +400,7 @@ impl Simulation {
             flow.stats.on_send(seg.len);
         }
         let src = flow.src;
-        let id = self.packets.alloc(pkt, Location::Source(f as u32));
-        self.ledger.sent += 1;
-        self.forward(src, id);
+        self.send(f, pkt, src);
     }
 
     /// Wraps an acknowledgment (or the receiver's SYN) in a packet from `to` back to `from`.
@@ -439,9 +435,7 @@ impl Simulation {
             ..Packet::default()
         };
         let dst = flow.dst;
-        let id = self.packets.alloc(pkt, Location::Source(f as u32));
-        self.ledger.sent += 1;
-        self.forward(dst, id);
+        self.send(f, pkt, dst);
     }
 
     /// A TCP packet reached the end host it was addressed to.
@@ -576,9 +570,7 @@ impl Simulation {
         flow.next_seq += 1;
         flow.stats.on_send(data);
         let src = flow.src;
-        let id = self.packets.alloc(pkt, Location::Source(f as u32));
-        self.ledger.sent += 1;
-        self.forward(src, id);
+        self.send(f, pkt, src);
     }
 
     /// An ICMP echo reached its destination: a request is answered with a reply that
@@ -619,9 +611,7 @@ impl Simulation {
         self.ledger.delivered += 1;
         self.packets.free(pkt);
         let dst = flow.dst;
-        let id = self.packets.alloc(reply, Location::Source(f as u32));
-        self.ledger.sent += 1;
-        self.forward(dst, id);
+        self.send(f, reply, dst);
     }
 
     /// A packet arrives at `node` from a wire.
@@ -642,6 +632,15 @@ impl Simulation {
         // pfifo_fast's priomap read at a router).
         p.priority = rt_tos2priority(p.dscp);
         self.forward(node, pkt);
+    }
+
+    /// Flow `f` sends `pkt` from `node`: the packet enters the arena, counts as sent (for
+    /// the conservation check) and is routed.
+    #[inline]
+    fn send(&mut self, f: usize, pkt: Packet, node: NodeId) {
+        let id = self.packets.alloc(pkt, Location::Source(f as u32));
+        self.ledger.sent += 1;
+        self.forward(node, id);
     }
 
     /// Routes a packet out of `node`.
