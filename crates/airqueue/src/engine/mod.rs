@@ -4,7 +4,9 @@
 pub mod queue;
 pub mod rng;
 pub mod time;
+pub mod timers;
 
 pub use queue::{EventId, EventQueue};
 pub use rng::{stream, SimRng};
 pub use time::SimTime;
+pub use timers::{TimerId, Timers};

@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 
 /// Identifies a scheduled event so that it can be cancelled.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct EventId(u64);
+pub struct EventId(pub(crate) u64);
 
 struct Entry<E> {
     time: SimTime,
@@ -208,6 +208,30 @@ impl<E: Copy> EventQueue<E> {
         }
         self.fire();
         Some((time, event))
+    }
+
+    /// As [`pop_before`](Self::pop_before), but an event for which `is_live(event, seq)`
+    /// says false (a stale timer event, see [`super::Timers`]) is removed without being
+    /// returned or counted as processed, as a cancelled event is. `is_live` is asked only
+    /// about events before `limit`, once each.
+    #[inline]
+    pub fn pop_before_live(
+        &mut self,
+        limit: SimTime,
+        mut is_live: impl FnMut(&E, EventId) -> bool,
+    ) -> Option<(SimTime, E)> {
+        loop {
+            let (time, event) = self.next_live()?;
+            if time >= limit {
+                return None;
+            }
+            let seq = self.heap.peek().map(|e| e.seq).unwrap_or_default();
+            if is_live(&event, EventId(seq)) {
+                self.fire();
+                return Some((time, event));
+            }
+            self.heap.pop();
+        }
     }
 
     /// The earliest live event, left at the top of the heap: the fired top and cancelled

@@ -47,6 +47,19 @@ pub struct RunResults {
 }
 
 /// A root qdisc as the queue table sees it: on an interface or a virtual device.
+impl RunResults {
+    /// The result tables by name, in a fixed order: `flows`, `queues`, `classes`,
+    /// `timeseries`.
+    pub fn tables(&self) -> [(&'static str, &Table); 4] {
+        [
+            ("flows", &self.flows),
+            ("queues", &self.queues),
+            ("classes", &self.classes),
+            ("timeseries", &self.timeseries),
+        ]
+    }
+}
+
 struct RootQueue<'a> {
     name: &'a str,
     dev: &'a DevInfo,
