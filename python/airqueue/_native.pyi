@@ -27,4 +27,6 @@ def run(
     seed: int | None = None,
     pcap_links: list[str] | None = None,
     pcap_dir: str | None = None,
-) -> dict[str, Any]: ...
+) -> dict[str, Any]:
+    """``summary_json``, ``resolved_json``, ``tables`` (a list of (name, columns): flows,
+    queues, classes, timeseries, then any tables media and systems add) and ``pcap``."""

@@ -21,7 +21,12 @@ META_SCENARIO = b"airqueue.scenario"
 META_VERSION = b"airqueue.version"
 META_SEED = b"airqueue.seed"
 
-#: Files `Result.write` produces, in order.
+#: The tables every run has, in order; media and systems may add more (``Result.more``),
+#: each written as ``<name>.parquet`` after these.
+CORE_TABLES = ("flows", "queues", "classes", "timeseries")
+
+#: Files `Result.write` produces for every run, in order (plus one parquet file per
+#: additional table).
 OUTPUT_FILES = (
     "summary.json",
     "flows.csv",
@@ -64,17 +69,32 @@ class Result:
     scenario: dict[str, Any]
     #: pcap files written by the run (``run(..., pcap=[...])``): link -> (path, packets).
     pcap: dict[str, tuple[Path, int]] = field(default_factory=dict)
+    #: Further tables by name, as media and systems add them (e.g. per-station tables).
+    more: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by name: the core ones (:data:`CORE_TABLES`), then :attr:`more`."""
+        core = {
+            "flows": self.flows,
+            "queues": self.queues,
+            "classes": self.classes,
+            "timeseries": self.timeseries,
+        }
+        return {**core, **self.more}
 
     @classmethod
     def from_native(cls, raw: dict[str, Any]) -> Result:
+        tables = {name: frame_from_columns(cols) for name, cols in raw["tables"]}
         return cls(
             summary=json.loads(raw["summary_json"]),
-            flows=frame_from_columns(raw["flows"]),
-            queues=frame_from_columns(raw["queues"]),
-            classes=frame_from_columns(raw["classes"]),
-            timeseries=frame_from_columns(raw["timeseries"]),
+            flows=tables.pop("flows"),
+            queues=tables.pop("queues"),
+            classes=tables.pop("classes"),
+            timeseries=tables.pop("timeseries"),
             scenario=json.loads(raw["resolved_json"]),
             pcap={link: (Path(path), int(n)) for link, path, n in raw.get("pcap", [])},
+            more=tables,
         )
 
     @classmethod
@@ -82,6 +102,10 @@ class Result:
         """Loads a run written by :meth:`write` (or stored by a sweep) from its folder."""
         d = Path(run_dir)
         scenario = tomllib.loads((d / "scenario.toml").read_text(encoding="utf-8"))
+        core = {name: f"{name}.parquet" for name in CORE_TABLES}
+        more = {
+            p.stem: pd.read_parquet(p) for p in sorted(d.glob("*.parquet")) if p.stem not in core
+        }
         return cls(
             summary=json.loads((d / "summary.json").read_text(encoding="utf-8")),
             flows=pd.read_parquet(d / "flows.parquet"),
@@ -89,6 +113,7 @@ class Result:
             classes=pd.read_parquet(d / "classes.parquet"),
             timeseries=pd.read_parquet(d / "timeseries.parquet"),
             scenario=scenario,
+            more=more,
         )
 
     @property
@@ -110,12 +135,7 @@ class Result:
     def encode(self) -> dict[str, bytes]:
         """Every output file's bytes, by file name (in :data:`OUTPUT_FILES` order). Apart
         from the ``timing`` entry of summary.json, the bytes depend only on scenario and seed."""
-        tables = {
-            "flows": arrow_from_frame(self.flows),
-            "queues": arrow_from_frame(self.queues),
-            "classes": arrow_from_frame(self.classes),
-            "timeseries": arrow_from_frame(self.timeseries),
-        }
+        tables = {name: arrow_from_frame(df) for name, df in self.tables.items()}
         return encode_files(tables, self.summary, self.scenario_toml())
 
     def write(self, out_dir: str | Path) -> Path:
@@ -174,8 +194,9 @@ def encode_files(
     tables: dict[str, pa.Table], summary: dict[str, Any], scenario_toml: str
 ) -> dict[str, bytes]:
     """The bytes of every file of :data:`OUTPUT_FILES` from a run's tables (``flows``,
-    ``queues``, ``classes``, ``timeseries``), summary and resolved scenario text. Parquet
-    files carry the scenario text, version and seed as metadata (:data:`META_SCENARIO`, ...)."""
+    ``queues``, ``classes``, ``timeseries``, and any further ones as ``<name>.parquet``),
+    summary and resolved scenario text. Parquet files carry the scenario text, version and
+    seed as metadata (:data:`META_SCENARIO`, ...)."""
     meta = {
         META_SCENARIO: scenario_toml.encode(),
         META_VERSION: str(summary.get("airqueue_version", "")).encode(),
@@ -183,7 +204,7 @@ def encode_files(
     }
     csv = io.BytesIO()
     pa_csv.write_csv(tables["flows"], csv)
-    return {
+    files = {
         "summary.json": (json.dumps(summary, indent=2) + "\n").encode(),
         "flows.csv": csv.getvalue(),
         "flows.parquet": parquet_bytes(tables["flows"], meta),
@@ -192,6 +213,10 @@ def encode_files(
         "classes.parquet": parquet_bytes(tables["classes"], meta),
         "scenario.toml": scenario_toml.encode(),
     }
+    for name, table in tables.items():
+        if name not in CORE_TABLES:
+            files[f"{name}.parquet"] = parquet_bytes(table, meta)
+    return files
 
 
 def parquet_bytes(data: pd.DataFrame | pa.Table, metadata: dict[bytes, bytes]) -> bytes:

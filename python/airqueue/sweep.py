@@ -272,7 +272,7 @@ def execute(scenario_json: str, seed: int) -> dict[str, Any]:
     what the store records. Encodes straight from the core's columns (no DataFrames)."""
     raw = call_native(_native.run, scenario_json, seed)
     summary = json.loads(raw["summary_json"])
-    tables = {t: arrow_from_columns(raw[t]) for t in ("flows", "queues", "classes", "timeseries")}
+    tables = {name: arrow_from_columns(cols) for name, cols in raw["tables"]}
     scenario_text = tomli_w.dumps(json.loads(raw["resolved_json"]))
     return {
         "files": encode_files(tables, summary, scenario_text),

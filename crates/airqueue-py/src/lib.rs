@@ -108,8 +108,10 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 }
 
 /// Runs a scenario given as JSON text. Returns a dict with `summary_json`, `resolved_json`,
-/// and the tables `flows`, `queues`, `classes`, `timeseries` as lists of (column name, column) where a
-/// column is a NumPy array, a list of str, or (codes array, categories list).
+/// and `tables`: every result table as (name, columns) — `flows`, `queues`, `classes`,
+/// `timeseries`, then whatever tables the scenario's media and systems add — where columns
+/// are (column name, column) and a column is a NumPy array, a list of str, or (codes array,
+/// categories list).
 ///
 /// With `pcap_links` (link names) and `pcap_dir`, writes `<pcap_dir>/<link>.pcap` for each
 /// link and adds `pcap`: a list of (link, path, packets).
@@ -146,12 +148,14 @@ fn run<'py>(
     let captured =
         captured.map_err(|e| PyOSError::new_err(format!("writing the pcap files failed: {e}")))?;
     let d = PyDict::new(py);
-    d.set_item("summary_json", results.summary.to_json())?;
+    let (summary, tables) = results.into_tables();
+    d.set_item("summary_json", summary.to_json())?;
     d.set_item("resolved_json", resolved)?;
-    d.set_item("flows", table_to_py(py, results.flows)?)?;
-    d.set_item("queues", table_to_py(py, results.queues)?)?;
-    d.set_item("classes", table_to_py(py, results.classes)?)?;
-    d.set_item("timeseries", table_to_py(py, results.timeseries)?)?;
+    let named = PyList::empty(py);
+    for (name, t) in tables {
+        named.append((name, table_to_py(py, t)?))?;
+    }
+    d.set_item("tables", named)?;
     let pcap: Vec<(String, std::path::PathBuf, u64)> = captured
         .into_iter()
         .map(|c| (c.link, c.path, c.packets))

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod engine;
+pub mod hook;
 pub mod link;
 pub mod metrics;
 pub mod packet;

@@ -11,16 +11,17 @@ use super::{Packet, PacketId};
 pub enum Location {
     /// Created by a source, not yet handed to the network.
     Source(u32),
-    /// In the qdisc of an egress interface.
-    Qdisc(u32),
-    /// In the qdisc of a virtual device (IMQ-like), by virtual device index.
-    VirtualQdisc(u32),
-    /// Being serialized onto the wire by an interface.
+    /// In a root queue (the qdisc of an interface or of a virtual device), by root index.
+    Queue(u32),
+    /// Held by the medium at the port of an interface: waiting for or in transmission
+    /// (MAC queue, hardware ring, retries).
     Transmitting(u32),
-    /// Propagating on the wire behind an interface.
+    /// Sent by the port of an interface and on its way (a wire, the air).
     Propagating(u32),
     /// Inside a node (between arrival and forwarding).
     Node(u32),
+    /// Held by a node hook (by hook index), see [`crate::hook`].
+    Hook(u32),
 }
 
 struct Slot {

@@ -93,6 +93,9 @@ pub struct Packet {
     /// (`match = { dev = … }`), and a virtual device (IMQ) uses it to hand the packet to
     /// its member interface.
     pub out_iface: u32,
+    /// The link-layer next hop routing chose with `out_iface`: the node this packet is for
+    /// on that interface's medium (its MAC destination; on a wire, the far end).
+    pub next_hop: NodeId,
     pub ttl: u8,
     /// IP datagram length in bytes (headers included): what a qdisc charges.
     pub size_bytes: u32,

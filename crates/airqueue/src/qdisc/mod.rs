@@ -91,8 +91,10 @@ pub use tbf::{Tbf, TbfConf};
 pub use wf2q_plus::{Wf2qPlus, Wf2qPlusConf};
 
 use crate::engine::{stream, SimRng, SimTime};
-use crate::packet::{DropReason, PacketArena, PacketId, ECN_CE};
+use crate::link::{LinkView, Medium, Neighbour};
+use crate::packet::{DropReason, NodeId, PacketArena, PacketId, ECN_CE};
 use crate::scenario::{QdiscConf, ScenarioError};
+use crate::topology::PortRef;
 use classify::NameTable;
 
 /// What `enqueue` did with the offered packet (Linux's NET_XMIT_* codes).
@@ -152,6 +154,18 @@ pub struct QdiscCtx<'a> {
     /// during `enqueue`. See the module documentation.
     pub member: Option<u32>,
     drops: &'a mut DropSink,
+    links: Option<LinkAccess<'a>>,
+}
+
+/// Read-only access to the media below a root queue: what [`QdiscCtx::link`] reads.
+#[derive(Copy, Clone)]
+pub struct LinkAccess<'a> {
+    pub(crate) media: &'a [Box<dyn Medium>],
+    /// Per interface: its medium and port.
+    pub(crate) ports: &'a [PortRef],
+    /// The interface a real device's qdisc sits on (`None` for a virtual device: the
+    /// asking member is `QdiscCtx::member`).
+    pub(crate) iface: Option<u32>,
 }
 
 impl<'a> QdiscCtx<'a> {
@@ -167,6 +181,44 @@ impl<'a> QdiscCtx<'a> {
             dev,
             member: None,
             drops,
+            links: None,
+        }
+    }
+
+    /// The same context, with read access to the link views of the media below.
+    #[inline]
+    pub fn with_links(mut self, links: LinkAccess<'a>) -> Self {
+        self.links = Some(links);
+        self
+    }
+
+    /// What the driver of the asking interface (the device itself, or the asking member of
+    /// a virtual device) reports about the link to `neighbour`: PHY rate, link quality,
+    /// whether it can send there now, the hardware queue's backlog. Only what a real box
+    /// could read (`iw station dump`, an HCI), never the simulator's channel state; see
+    /// [`crate::link`]. `None` when the context has no link access (unit tests) or the node
+    /// is no neighbour.
+    pub fn link(&self, neighbour: NodeId) -> Option<LinkView> {
+        let iface = self.member.or(self.links?.iface)?;
+        self.link_of(iface, neighbour)
+    }
+
+    /// The link view of interface `iface` (e.g. any member of a virtual device) towards
+    /// `neighbour`.
+    pub fn link_of(&self, iface: u32, neighbour: NodeId) -> Option<LinkView> {
+        let l = self.links?;
+        let p = l.ports.get(iface as usize)?;
+        l.media[p.medium as usize].view(p.port as usize, neighbour)
+    }
+
+    /// The neighbours interface `iface` reaches (empty without link access).
+    pub fn neighbours(&self, iface: u32) -> &[Neighbour] {
+        match self.links {
+            Some(l) => match l.ports.get(iface as usize) {
+                Some(p) => l.media[p.medium as usize].neighbours(p.port as usize),
+                None => &[],
+            },
+            None => &[],
         }
     }
 
@@ -267,6 +319,11 @@ pub trait Qdisc: Send {
     fn sample_classes(&self, _out: &mut Vec<ClassSample>) {}
     /// Starts a new measurement period for per-class counters (the warm-up ended).
     fn reset_stats(&mut self) {}
+    /// What the driver of interface `iface` below this discipline reports about a
+    /// neighbour changed ([`QdiscCtx::link_of`] reads the new state). Called before the
+    /// interface asks for packets again; disciplines that read link views refresh what
+    /// they derived from them here.
+    fn link_changed(&mut self, _iface: u32, _ctx: &mut QdiscCtx) {}
 }
 
 /// `q.peek(ctx)` for whoever asks: a discipline that does not serve members only offers its

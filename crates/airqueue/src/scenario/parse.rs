@@ -4,18 +4,19 @@
 use super::error::ScenarioError;
 use super::kind_enum::problem_from_serde;
 use super::spec::{
-    FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario,
+    FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario, SegmentSpec,
     VirtualDevSpec,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 9] = [
     "description",
     "run",
     "nodes",
     "links",
+    "segments",
     "virtual_devs",
     "qdiscs",
     "routes",
@@ -196,6 +197,13 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
         &mut errs,
         parse_entry::<LinkSpec>,
     );
+    let segments = parse_section(
+        &mut root,
+        "segments",
+        "name",
+        &mut errs,
+        parse_entry::<SegmentSpec>,
+    );
     let virtual_devs = parse_section(
         &mut root,
         "virtual_devs",
@@ -224,6 +232,7 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
             run,
             nodes,
             links,
+            segments,
             virtual_devs,
             qdiscs,
             routes,

@@ -24,6 +24,10 @@ pub struct Scenario {
     /// Wired point-to-point links (full duplex) between two nodes.
     #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// Shared half-duplex segments (one frame at a time among all their nodes, ns-3's CSMA
+    /// channel without collisions): a bus several nodes hang on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<SegmentSpec>,
     /// Virtual devices that schedule across several real interfaces of a node (Linux IMQ,
     /// seed 000 §2.1): packets routed out of any member pass the virtual device's qdisc.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -118,6 +122,33 @@ pub struct LinkSpec {
 
 fn default_mtu() -> u32 {
     1500
+}
+
+/// A shared half-duplex segment: every node on it reaches every other, one frame at a time.
+///
+/// The channel is busy from the start of a frame's serialization (size + `overhead` at
+/// `rate`) until its last bit has propagated (`delay` later); ports that want to send wait
+/// for it in the order they asked (FIFO arbitration, ns-3's `CsmaChannel` without
+/// collisions or back-off). Each node gets an interface `<node>.<name>`, with its own qdisc.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentSpec {
+    /// Unique name (among links and segments); the interfaces are `<node>.<name>`.
+    pub name: String,
+    /// The nodes on the segment (at least two, each once).
+    pub nodes: Vec<String>,
+    /// The segment's bit rate, shared by all its nodes, e.g. "100Mbit".
+    pub rate: Rate,
+    /// Propagation delay from any node to any other, e.g. "5us".
+    #[serde(default)]
+    pub delay: Duration,
+    /// Bytes of framing added to every frame's serialization time (38 = Ethernet).
+    #[serde(default)]
+    pub overhead: Bytes,
+    /// Largest IP datagram the segment carries, in bytes.
+    #[serde(default = "default_mtu")]
+    #[schemars(range(min = 68, max = 65535))]
+    pub mtu: u32,
 }
 
 /// A netem-like impairment: extra delay with uniform jitter, and Bernoulli loss.
@@ -234,8 +265,12 @@ pub struct RouteSpec {
     pub node: String,
     /// Destination node.
     pub to: String,
-    /// Link to leave by (one of `node`'s links).
+    /// Link or segment to leave by (one of `node`'s).
     pub via: String,
+    /// The neighbour on `via` to hand packets to (a gateway, as `ip route … via`); needed
+    /// only when `via` is a segment with more than two nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_hop: Option<String>,
 }
 
 /// One flow of traffic from a source node to a destination node.

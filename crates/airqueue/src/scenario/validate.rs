@@ -110,16 +110,21 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     unique("links", s.links.iter().map(|l| l.name.as_str()), &mut errs);
+    check_segments(s, &nodes, &mut errs);
     let mut devs: HashMap<String, &str> = HashMap::new();
     let mut links_of: HashMap<&str, Vec<&str>> = HashMap::new();
-    for l in &s.links {
-        for n in &l.between {
-            devs.insert(format!("{n}.{}", l.name), l.name.as_str());
-            links_of
-                .entry(n.as_str())
-                .or_default()
-                .push(l.name.as_str());
-        }
+    let ends = s
+        .links
+        .iter()
+        .flat_map(|l| l.between.iter().map(move |n| (n, l.name.as_str())))
+        .chain(
+            s.segments
+                .iter()
+                .flat_map(|g| g.nodes.iter().map(move |n| (n, g.name.as_str()))),
+        );
+    for (n, medium) in ends {
+        devs.insert(format!("{n}.{medium}"), medium);
+        links_of.entry(n.as_str()).or_default().push(medium);
     }
 
     // Virtual devices (IMQ-like): a name of their own, members on the same node.
@@ -193,6 +198,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             );
         }
+        check_next_hop(s, r, &label, &mut errs);
     }
 
     // Flows.
@@ -240,6 +246,94 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     }
     unique("flows", s.flows.iter().map(|f| f.name.as_str()), &mut errs);
     errs.into_result()
+}
+
+/// Checks `segments`: names unique among links and segments, known nodes, each once, at
+/// least two, a sane MTU.
+fn check_segments(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
+    for g in &s.segments {
+        let label = format!("segments.{}", g.name);
+        check_name(format!("{label}.name"), &g.name, errs);
+        if s.links.iter().any(|l| l.name == g.name) {
+            errs.push(
+                format!("{label}.name"),
+                format!("\"{}\" is also a link's name; links and segments share one namespace (interfaces are <node>.<name>)", g.name),
+            );
+        }
+        if g.nodes.len() < 2 {
+            errs.push(
+                format!("{label}.nodes"),
+                "a segment joins at least two nodes; list them, e.g. nodes = [\"a\", \"b\", \"c\"]",
+            );
+        }
+        let mut seen = HashSet::new();
+        for n in &g.nodes {
+            if !nodes.contains(n.as_str()) {
+                errs.push(
+                    format!("{label}.nodes"),
+                    format!("\"{n}\" is not a node; add it to [[nodes]] or fix the name"),
+                );
+            }
+            if !seen.insert(n.as_str()) {
+                errs.push(
+                    format!("{label}.nodes"),
+                    format!("\"{n}\" is listed twice; a node has one interface on a segment"),
+                );
+            }
+        }
+        if g.mtu < MIN_MTU || g.mtu > 65535 {
+            errs.push(
+                format!("{label}.mtu"),
+                format!(
+                    "{} is outside {MIN_MTU}…65535 bytes; 1500 is Ethernet's",
+                    g.mtu
+                ),
+            );
+        }
+    }
+    unique("segments", s.segments.iter().map(|g| g.name.as_str()), errs);
+}
+
+/// A route's `next_hop`: required when `via` is a segment with more than two nodes, and
+/// then a node on that segment other than the route's own.
+fn check_next_hop(s: &Scenario, r: &super::spec::RouteSpec, label: &str, errs: &mut ScenarioError) {
+    let segment = s.segments.iter().find(|g| g.name == r.via);
+    match (&r.next_hop, segment) {
+        (None, Some(g)) if g.nodes.len() > 2 => errs.push(
+            format!("{label}.next_hop"),
+            format!(
+                "\"{}\" is a segment with {} nodes; say which one to hand packets to, e.g. next_hop = \"{}\"",
+                g.name,
+                g.nodes.len(),
+                g.nodes.iter().find(|n| **n != r.node).map_or("", |n| n.as_str())
+            ),
+        ),
+        (Some(h), Some(g)) if *h == r.node || !g.nodes.contains(h) => errs.push(
+            format!("{label}.next_hop"),
+            format!(
+                "\"{h}\" is not another node on segment \"{}\"; its nodes are: {}",
+                g.name,
+                g.nodes.join(", ")
+            ),
+        ),
+        (Some(h), None) => {
+            let peer = s
+                .links
+                .iter()
+                .find(|l| l.name == r.via)
+                .and_then(|l| l.between.iter().find(|n| **n != r.node));
+            if peer.is_some_and(|p| p != h) {
+                errs.push(
+                    format!("{label}.next_hop"),
+                    format!(
+                        "\"{h}\" is not at the far end of link \"{}\"; remove next_hop (a link has one neighbour)",
+                        r.via
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Checks `virtual_devs` and returns each member interface with its virtual device.

@@ -1,14 +1,17 @@
 //! Building a runnable network from a validated scenario.
 
 use super::tcp_flow::{config_of, TcpApp, TcpFlow, EPHEMERAL_PORT_BASE, TCP_WIRE_HEADER_BYTES};
-use super::{Endpoint, Event, FlowRt, Interface, Simulation, VirtualDev};
+use super::{
+    Endpoint, Event, FlowRt, HookRt, Interface, RootId, RootQueue, Simulation, TimerOwner,
+};
 use crate::app::{
     video_interval, voice_packets, Pattern, PingSource, UdpSource, WebSession,
     ICMP_ECHO_HEADER_BYTES,
 };
-use crate::engine::{stream, EventQueue, SimTime};
-use crate::link::{Impairment, P2pTransmitter};
-use crate::metrics::{FlowStats, LatencyStats, QueueStats, TimeSeries};
+use crate::engine::{stream, EventQueue, SimTime, Timers};
+use crate::hook::{HookBuild, NodeHook};
+use crate::link::{Impairment, Medium, MediumBuild, P2pLink, Segment};
+use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
 use crate::packet::{
     FiveTuple, NodeId, PacketArena, Protocol, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
@@ -18,7 +21,7 @@ use crate::scenario::{
     AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PingSpec,
     PoissonSpec, Scenario, ScenarioError, TransportSpec, VideoSpec, VoiceSpec,
 };
-use crate::topology::{IfaceId, Node, Routes};
+use crate::topology::{Hop, IfaceId, Node, PortRef, Routes};
 use std::collections::HashMap;
 
 /// First IPv4 address handed out (10.0.0.1).
@@ -38,7 +41,16 @@ pub struct BuildOptions {
     pub qdisc_overrides: Vec<(String, Box<dyn Qdisc>)>,
     /// Writes a pcap file per named link (see [`super::capture`]); off when `None`.
     pub capture: Option<super::CaptureSpec>,
+    /// Node hooks to attach, by node name, in order (tests; the systems that use hooks add
+    /// their scenario keys).
+    pub hooks: Vec<(String, Box<dyn NodeHook>)>,
+    /// Replaces the medium of a link or segment (by name) with one a factory builds from
+    /// its ports' (interface, node) pairs (tests of the medium contract).
+    pub media: Vec<(String, MediumFactory)>,
 }
+
+/// Builds a medium from its ports' (interface, node) pairs, in port order.
+pub type MediumFactory = Box<dyn FnOnce(&[(IfaceId, NodeId)]) -> Box<dyn Medium>>;
 
 impl Simulation {
     /// Builds a simulation from a scenario that has passed [`crate::scenario::validate`].
@@ -61,92 +73,122 @@ impl Simulation {
                 name: n.name.clone(),
                 addr: BASE_ADDR + i as u32,
                 ifaces: Vec::new(),
+                hooks: Vec::new(),
             })
             .collect();
         let flow_names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
 
-        // The names `match` tables may use; interfaces are two per link, in link order.
+        // Interfaces, in medium order: two per link (link order), then one per node of
+        // each segment. `media_ends[m]` lists medium m's (interface, node) per port.
+        struct MediumPlan {
+            rate_bps: u64,
+            mtu: u32,
+            overhead: u32,
+            ends: Vec<(IfaceId, NodeId)>,
+        }
+        let mut plans: Vec<MediumPlan> = Vec::new();
+        let mut dev_names: Vec<String> = Vec::new();
+        let mut iface_medium_name: Vec<&str> = Vec::new();
+        let medium_ends = s
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.name.as_str(),
+                    l.between.to_vec(),
+                    l.rate,
+                    l.mtu,
+                    l.overhead,
+                )
+            })
+            .chain(
+                s.segments
+                    .iter()
+                    .map(|g| (g.name.as_str(), g.nodes.clone(), g.rate, g.mtu, g.overhead)),
+            );
+        for (name, members, rate, mtu, overhead) in medium_ends {
+            let mut ends = Vec::with_capacity(members.len());
+            for n in &members {
+                let id = IfaceId(dev_names.len() as u32);
+                dev_names.push(format!("{n}.{name}"));
+                iface_medium_name.push(name);
+                let node = node_index[n.as_str()];
+                nodes[node.0 as usize].ifaces.push(id);
+                ends.push((id, node));
+            }
+            plans.push(MediumPlan {
+                rate_bps: rate.bps(),
+                mtu,
+                overhead: overhead.0 as u32,
+                ends,
+            });
+        }
+
+        // The names `match` tables may use.
         let names = NameTable {
             flows: flow_names.clone(),
             nodes: nodes.iter().map(|n| (n.name.clone(), n.addr)).collect(),
-            ifaces: s
-                .links
-                .iter()
-                .flat_map(|l| l.between.iter().map(move |n| format!("{n}.{}", l.name)))
-                .collect(),
+            ifaces: dev_names.clone(),
         };
 
-        // Interfaces: two per link, in link order.
+        // Root queues: each interface that is no member of a virtual device has its own
+        // (interface order), then the virtual devices.
         let qdisc_of: HashMap<&str, &crate::scenario::QdiscSpec> =
             s.qdiscs.iter().map(|q| (q.dev.as_str(), q)).collect();
-        let mut ifaces: Vec<Interface> = Vec::with_capacity(s.links.len() * 2);
-        let mut iface_peer: Vec<NodeId> = Vec::new();
-        let mut iface_index: HashMap<String, IfaceId> = HashMap::new();
-        for l in &s.links {
-            for (me, peer) in [(0, 1), (1, 0)] {
-                let node = node_index[l.between[me].as_str()];
-                let peer_node = node_index[l.between[peer].as_str()];
-                let dev_name = format!("{}.{}", l.between[me], l.name);
+        let member_of: HashMap<&str, usize> = s
+            .virtual_devs
+            .iter()
+            .enumerate()
+            .flat_map(|(v, d)| d.members.iter().map(move |m| (m.as_str(), v)))
+            .collect();
+        let mut timers = Timers::new();
+        let mut timer_owners = Vec::new();
+        let mut roots: Vec<RootQueue> = Vec::new();
+        let mut ifaces: Vec<Interface> = Vec::with_capacity(dev_names.len());
+        let mut ports: Vec<PortRef> = vec![PortRef { medium: 0, port: 0 }; dev_names.len()];
+        for (m, plan) in plans.iter().enumerate() {
+            for (p, &(id, node)) in plan.ends.iter().enumerate() {
+                ports[id.0 as usize] = PortRef {
+                    medium: m as u32,
+                    port: p as u32,
+                };
                 let dev = DevInfo {
-                    name: dev_name.clone(),
-                    rate_bps: l.rate.bps(),
-                    mtu: l.mtu,
-                    psched_mtu: l.mtu + l.overhead.0 as u32,
+                    name: dev_names[id.0 as usize].clone(),
+                    rate_bps: plan.rate_bps,
+                    mtu: plan.mtu,
+                    psched_mtu: plan.mtu + plan.overhead,
                 };
-                let spec = qdisc_of.get(dev_name.as_str());
-                let conf = spec.map(|q| q.conf.clone()).unwrap_or_default();
-                let qdisc_name = spec
-                    .map(|q| q.display_name().to_string())
-                    .unwrap_or_else(|| dev_name.clone());
-                let q = match opts
-                    .qdisc_overrides
-                    .iter()
-                    .position(|(d, _)| *d == dev_name)
-                {
-                    Some(i) => opts.qdisc_overrides.swap_remove(i).1,
-                    None => {
-                        let b = BuildCtx {
-                            dev: &dev,
-                            names: &names,
-                            seed,
-                            path: format!("qdiscs.{qdisc_name}"),
-                        };
-                        // On a problem (reported in errs, so the build fails) a placeholder
-                        // keeps the interface numbering intact for the remaining checks.
-                        qdisc::build(&conf, &b, &mut errs)
-                            .unwrap_or_else(|| Box::new(qdisc::Pfifo::new(0)))
-                    }
+                let root = if member_of.contains_key(dev.name.as_str()) {
+                    RootId::MAX // set with the virtual devices below
+                } else {
+                    let r = roots.len() as RootId;
+                    let (name, q) = root_qdisc(&dev, &qdisc_of, &names, seed, &mut opts, &mut errs);
+                    let wakeup = timers.add();
+                    timer_owners.push(TimerOwner::Root(r));
+                    roots.push(RootQueue::new(
+                        dev.clone(),
+                        name,
+                        q,
+                        vec![id],
+                        false,
+                        wakeup,
+                    ));
+                    r
                 };
-                let direction = format!("{}:{}->{}", l.name, l.between[me], l.between[peer]);
-                let impairment = l
-                    .impairment
-                    .as_ref()
-                    .map(|imp| Impairment::new(imp, seed, &direction, &flow_names));
-                let id = IfaceId(ifaces.len() as u32);
-                iface_index.insert(dev_name.clone(), id);
-                nodes[node.0 as usize].ifaces.push(id);
-                iface_peer.push(peer_node);
-                ifaces.push(Interface {
-                    dev,
-                    qdisc_name,
-                    qdisc_kind: q.kind(),
-                    node,
-                    peer: peer_node,
-                    qdisc: q,
-                    tx: P2pTransmitter::new(l.rate.bps(), l.delay.time(), l.overhead.0 as u32),
-                    impairment,
-                    wakeup: None,
-                    stats: QueueStats::default(),
-                    drops_at_last_sample: 0,
-                    vdev: None,
-                });
+                ifaces.push(Interface { dev, node, root });
             }
         }
-
-        // Virtual devices: their members' packets wait in the device's qdisc.
-        let mut vdevs = Vec::with_capacity(s.virtual_devs.len());
-        for (v, spec) in s.virtual_devs.iter().enumerate() {
-            let members: Vec<IfaceId> = spec.members.iter().map(|m| iface_index[m]).collect();
+        let iface_index: HashMap<&str, IfaceId> = dev_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), IfaceId(i as u32)))
+            .collect();
+        for spec in &s.virtual_devs {
+            let members: Vec<IfaceId> = spec
+                .members
+                .iter()
+                .map(|m| iface_index[m.as_str()])
+                .collect();
             let member_devs: Vec<&DevInfo> =
                 members.iter().map(|m| &ifaces[m.0 as usize].dev).collect();
             let dev = DevInfo {
@@ -159,32 +201,14 @@ impl Simulation {
                     .max()
                     .unwrap_or(1514),
             };
+            let r = roots.len() as RootId;
             for m in &members {
-                ifaces[m.0 as usize].vdev = Some(v as u32);
+                ifaces[m.0 as usize].root = r;
             }
-            let qspec = qdisc_of.get(spec.name.as_str());
-            let qdisc_name = qspec
-                .map(|q| q.display_name().to_string())
-                .unwrap_or_else(|| spec.name.clone());
-            let q = match opts
-                .qdisc_overrides
-                .iter()
-                .position(|(d, _)| *d == spec.name)
-            {
-                Some(i) => opts.qdisc_overrides.swap_remove(i).1,
-                None => {
-                    let conf = qspec.map(|q| q.conf.clone()).unwrap_or_default();
-                    let b = BuildCtx {
-                        dev: &dev,
-                        names: &names,
-                        seed,
-                        path: format!("qdiscs.{qdisc_name}"),
-                    };
-                    qdisc::build(&conf, &b, &mut errs)
-                        .unwrap_or_else(|| Box::new(qdisc::Pfifo::new(0)))
-                }
-            };
-            vdevs.push(VirtualDev::new(dev, qdisc_name, members, q));
+            let (name, q) = root_qdisc(&dev, &qdisc_of, &names, seed, &mut opts, &mut errs);
+            let wakeup = timers.add();
+            timer_owners.push(TimerOwner::Root(r));
+            roots.push(RootQueue::new(dev, name, q, members, true, wakeup));
         }
         for (dev, _) in &opts.qdisc_overrides {
             errs.push(
@@ -193,13 +217,100 @@ impl Simulation {
             );
         }
 
-        let mut routes = Routes::shortest_paths(&nodes, &iface_peer);
+        // The media. A link's impairment acts on each direction with streams of its own.
+        let mut media: Vec<Box<dyn Medium>> = Vec::with_capacity(plans.len());
+        for (l, plan) in s.links.iter().zip(&plans) {
+            let direction =
+                |me: usize| format!("{}:{}->{}", l.name, l.between[me], l.between[1 - me]);
+            let imp = |me: usize| {
+                l.impairment
+                    .as_ref()
+                    .map(|imp| Impairment::new(imp, seed, &direction(me), &flow_names))
+            };
+            media.push(Box::new(P2pLink::new(
+                l.name.clone(),
+                plan.rate_bps,
+                l.delay.time(),
+                plan.overhead,
+                [plan.ends[0], plan.ends[1]],
+                [imp(0), imp(1)],
+            )));
+        }
+        for (g, plan) in s.segments.iter().zip(&plans[s.links.len()..]) {
+            media.push(Box::new(Segment::new(
+                g.name.clone(),
+                plan.rate_bps,
+                g.delay.time(),
+                plan.overhead,
+                &plan.ends,
+            )));
+        }
+        for (name, factory) in std::mem::take(&mut opts.media) {
+            match media.iter().position(|m| m.name() == name) {
+                Some(m) => media[m] = factory(&plans[m].ends),
+                None => errs.push(
+                    "(build)",
+                    format!("medium override for unknown link \"{name}\""),
+                ),
+            }
+        }
+        for (m, medium) in media.iter_mut().enumerate() {
+            medium.attach(&mut MediumBuild {
+                medium: m as u32,
+                timers: &mut timers,
+                owners: &mut timer_owners,
+            });
+        }
+
+        // Hooks given by the caller (scenario keys for them come with the systems that use
+        // them).
+        let mut hooks = Vec::with_capacity(opts.hooks.len());
+        for (node_name, mut hook) in std::mem::take(&mut opts.hooks) {
+            let Some(&node) = node_index.get(node_name.as_str()) else {
+                errs.push("(build)", format!("hook for unknown node \"{node_name}\""));
+                continue;
+            };
+            let h = hooks.len() as u32;
+            hook.attach(&mut HookBuild {
+                hook: h,
+                timers: &mut timers,
+                owners: &mut timer_owners,
+            });
+            nodes[node.0 as usize].hooks.push(h);
+            hooks.push(HookRt { node, hook });
+        }
+
+        // Routes over the neighbour graph.
+        let adj: Vec<Vec<Hop>> = nodes
+            .iter()
+            .map(|n| {
+                n.ifaces
+                    .iter()
+                    .flat_map(|&i| {
+                        let p = ports[i.0 as usize];
+                        media[p.medium as usize]
+                            .neighbours(p.port as usize)
+                            .iter()
+                            .map(move |nb| Hop {
+                                iface: i,
+                                via: nb.node,
+                            })
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut routes = Routes::shortest_paths(&adj);
         for r in &s.routes {
-            let dev = format!("{}.{}", r.node, r.via);
+            let iface = iface_index[format!("{}.{}", r.node, r.via).as_str()];
+            let p = ports[iface.0 as usize];
+            let via = match &r.next_hop {
+                Some(h) => node_index[h.as_str()],
+                None => media[p.medium as usize].neighbours(p.port as usize)[0].node,
+            };
             routes.set(
                 node_index[r.node.as_str()],
                 node_index[r.to.as_str()],
-                iface_index[&dev],
+                Hop { iface, via },
             );
         }
 
@@ -213,9 +324,7 @@ impl Simulation {
             // A routing loop made by static routes runs (its packets end in TTL drops, as in
             // IP); only a walk that dead-ends is "no route". The MTU check below then covers
             // the interfaces of the loop.
-            let path = routes
-                .path(src, dst, &iface_peer)
-                .or_else(|| routes.loop_path(src, dst, &iface_peer));
+            let path = routes.path(src, dst).or_else(|| routes.loop_path(src, dst));
             let Some(path) = path else {
                 errs.push(
                     format!("{label}.to"),
@@ -272,12 +381,7 @@ impl Simulation {
         let capture = match &opts.capture {
             None => None,
             Some(spec) => {
-                let iface_link: Vec<&str> = s
-                    .links
-                    .iter()
-                    .flat_map(|l| [l.name.as_str(), l.name.as_str()])
-                    .collect();
-                let c = super::capture::Capture::open(spec, &iface_link)
+                let c = super::capture::Capture::open(spec, &iface_medium_name)
                     .map_err(|(path, message)| ScenarioError::single(path, message))?;
                 Some(Box::new(c))
             }
@@ -292,15 +396,20 @@ impl Simulation {
             sample_interval,
             seed,
             events: EventQueue::with_capacity(1024),
+            timers,
+            timer_owners,
             packets: PacketArena::new(),
             nodes,
             ifaces,
-            vdevs,
+            ports,
+            media,
+            roots,
+            hooks,
             routes,
             // Reserve for the expected rows, capped: long runs grow the buffers as they go.
             timeseries: TimeSeries::with_capacity(
                 samples
-                    .saturating_mul(flows.len() + 3 * (s.links.len() * 2 + s.virtual_devs.len()))
+                    .saturating_mul(flows.len() + 3 * (dev_names.len() + s.virtual_devs.len()))
                     .min(1 << 20),
             ),
             flows,
@@ -312,12 +421,17 @@ impl Simulation {
             wall_seconds: 0.0,
             capture,
             scratch_sizes: Vec::new(),
+            link_fx: Vec::with_capacity(16),
+            hook_fx: Vec::new(),
         };
         sim.schedule_initial_events();
         Ok(sim)
     }
 
     fn schedule_initial_events(&mut self) {
+        for m in 0..self.media.len() {
+            self.with_medium(m as u32, |md, cx| md.start(cx));
+        }
         for i in 0..self.flows.len() {
             let first = match &mut self.flows[i].endpoint {
                 Endpoint::Udp(source) => source.first(),
@@ -342,13 +456,44 @@ impl Simulation {
             self.events.schedule(self.warmup, Event::WarmupEnd);
         }
         self.events.schedule(self.sample_interval, Event::Sample);
-        for q in &mut self.ifaces {
+        for q in &mut self.roots {
             q.stats.reset(SimTime::ZERO);
         }
-        for d in &mut self.vdevs {
-            d.stats.reset(SimTime::ZERO);
-        }
     }
+}
+
+/// The root qdisc of device `dev`: an override given by the caller, or what the scenario's
+/// `[[qdiscs]]` entry for it says (pfifo by default), with its display name.
+fn root_qdisc(
+    dev: &DevInfo,
+    qdisc_of: &HashMap<&str, &crate::scenario::QdiscSpec>,
+    names: &NameTable,
+    seed: u64,
+    opts: &mut BuildOptions,
+    errs: &mut ScenarioError,
+) -> (String, Box<dyn Qdisc>) {
+    let spec = qdisc_of.get(dev.name.as_str());
+    let name = spec
+        .map(|q| q.display_name().to_string())
+        .unwrap_or_else(|| dev.name.clone());
+    if let Some(i) = opts
+        .qdisc_overrides
+        .iter()
+        .position(|(d, _)| *d == dev.name)
+    {
+        return (name, opts.qdisc_overrides.swap_remove(i).1);
+    }
+    let conf = spec.map(|q| q.conf.clone()).unwrap_or_default();
+    let b = BuildCtx {
+        dev,
+        names,
+        seed,
+        path: format!("qdiscs.{name}"),
+    };
+    // On a problem (reported in errs, so the build fails) a placeholder keeps the
+    // numbering intact for the remaining checks.
+    let q = qdisc::build(&conf, &b, errs).unwrap_or_else(|| Box::new(qdisc::Pfifo::new(0)));
+    (name, q)
 }
 
 /// The mean interval of a source given as `rate` or `interval` (validated: exactly one).

@@ -1,10 +1,11 @@
 //! End-of-run results: the summary (JSON) and the flow, queue, class and time-series tables.
 
 use super::conservation::Conservation;
+use super::RootQueue;
 use super::Simulation;
-use crate::metrics::{Column, QueueStats, Table};
+use crate::metrics::{Column, Table};
 use crate::packet::DropReason;
-use crate::qdisc::{ClassReport, DevInfo, Qdisc};
+use crate::qdisc::ClassReport;
 use serde::Serialize;
 
 /// Wall-clock measurements; the only part of a result that differs between identical runs.
@@ -44,31 +45,40 @@ pub struct RunResults {
     /// One row per class of every classful qdisc (nested classes as `outer/inner`).
     pub classes: Table,
     pub timeseries: Table,
+    /// Further named tables (per-station, per-link … as media and systems add them).
+    pub more: Vec<(String, Table)>,
 }
 
 /// A root qdisc as the queue table sees it: on an interface or a virtual device.
 impl RunResults {
-    /// The result tables by name, in a fixed order: `flows`, `queues`, `classes`,
-    /// `timeseries`.
-    pub fn tables(&self) -> [(&'static str, &Table); 4] {
-        [
+    /// Every result table by name, in a fixed order: `flows`, `queues`, `classes`,
+    /// `timeseries`, then the tables media and systems add (`more`). The binding hands
+    /// Python all of them, so a new table is purely additive.
+    pub fn tables(&self) -> Vec<(&str, &Table)> {
+        let core = [
             ("flows", &self.flows),
             ("queues", &self.queues),
             ("classes", &self.classes),
             ("timeseries", &self.timeseries),
-        ]
+        ];
+        core.into_iter()
+            .chain(self.more.iter().map(|(n, t)| (n.as_str(), t)))
+            .collect()
+    }
+
+    /// Takes every table by name (same order as [`tables`](Self::tables)).
+    pub fn into_tables(self) -> (Summary, Vec<(String, Table)>) {
+        let mut all = vec![
+            ("flows".to_string(), self.flows),
+            ("queues".to_string(), self.queues),
+            ("classes".to_string(), self.classes),
+            ("timeseries".to_string(), self.timeseries),
+        ];
+        all.extend(self.more);
+        (self.summary, all)
     }
 }
 
-struct RootQueue<'a> {
-    name: &'a str,
-    dev: &'a DevInfo,
-    kind: &'static str,
-    qdisc: &'a dyn Qdisc,
-    stats: &'a QueueStats,
-}
-
-/// The TCP state of a flow, if it is a TCP flow.
 fn tcp(x: &super::FlowRt) -> Option<&super::tcp_flow::TcpFlow> {
     match &x.endpoint {
         super::Endpoint::Tcp(t) => Some(t),
@@ -113,15 +123,10 @@ impl Simulation {
         let classes = self.class_table();
         let flow_names: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
         // Time-series queue entities: interface i, then virtual device v at ifaces + v.
-        let queue_names: Vec<String> = self
-            .ifaces
-            .iter()
-            .map(|q| q.qdisc_name.clone())
-            .chain(self.vdevs.iter().map(|d| d.qdisc_name.clone()))
-            .collect();
+        let queue_names: Vec<String> = self.roots.iter().map(|q| q.name.clone()).collect();
         // Class entities: `<queue>/<class>`, in `report_classes` order (= `sample_classes`).
         let class_names: Vec<String> = self
-            .root_queues()
+            .roots
             .iter()
             .flat_map(|r| {
                 let mut rows = Vec::new();
@@ -140,33 +145,12 @@ impl Simulation {
             queues,
             classes,
             timeseries,
+            more: Vec::new(),
         }
     }
 
     /// Root qdiscs in table order: interfaces with a qdisc of their own, then virtual
     /// devices (whose members have none).
-    fn root_queues(&self) -> Vec<RootQueue<'_>> {
-        let ifaces = self
-            .ifaces
-            .iter()
-            .filter(|q| q.vdev.is_none())
-            .map(|q| RootQueue {
-                name: &q.qdisc_name,
-                dev: &q.dev,
-                kind: q.qdisc_kind,
-                qdisc: &*q.qdisc,
-                stats: &q.stats,
-            });
-        let virtuals = self.vdevs.iter().map(|d| RootQueue {
-            name: &d.qdisc_name,
-            dev: &d.dev,
-            kind: d.qdisc_kind,
-            qdisc: &*d.qdisc,
-            stats: &d.stats,
-        });
-        ifaces.chain(virtuals).collect()
-    }
-
     fn flow_table(&self) -> Table {
         let f = &self.flows;
         let strs = |g: &dyn Fn(&super::FlowRt) -> String| Column::Str(f.iter().map(g).collect());
@@ -292,7 +276,7 @@ impl Simulation {
     }
 
     fn queue_table(&self) -> Table {
-        let q = self.root_queues();
+        let q = &self.roots;
         let now = self.now;
         let strs = |g: &dyn Fn(&RootQueue) -> String| Column::Str(q.iter().map(g).collect());
         let u64s = |g: &dyn Fn(&RootQueue) -> u64| Column::U64(q.iter().map(g).collect());
@@ -338,9 +322,9 @@ impl Simulation {
     fn class_table(&self) -> Table {
         let mut rows: Vec<(&str, ClassReport)> = Vec::new();
         let mut buf = Vec::new();
-        for r in self.root_queues() {
+        for r in &self.roots {
             r.qdisc.report_classes("", "", &mut buf);
-            rows.extend(buf.drain(..).map(|c| (r.name, c)));
+            rows.extend(buf.drain(..).map(|c| (r.name.as_str(), c)));
         }
         let strs =
             |g: &dyn Fn(&(&str, ClassReport)) -> String| Column::Str(rows.iter().map(g).collect());

@@ -1,10 +1,11 @@
 //! Nodes, interfaces and static routes.
 //!
-//! Each wired link creates one interface on each end (`<node>.<link>`), and each interface
-//! owns the qdisc of its egress direction. Routes are shortest paths in hops, computed by a
-//! breadth-first search from every destination; ties go to the interface created first
-//! (link order in the scenario), so routes never depend on hash order. Static `routes`
-//! entries override the computed next hop at their node.
+//! Each medium creates one interface per port (`<node>.<medium>`). Routes are shortest
+//! paths in hops over the neighbour graph (a port may reach several neighbours), computed
+//! by a breadth-first search from every destination; ties go to the interface created
+//! first (medium order in the scenario) and, on one interface, to the medium's first
+//! neighbour, so routes never depend on hash order. Static `routes` entries override the
+//! computed next hop at their node. Single-neighbour nodes use a default route.
 
 use crate::packet::NodeId;
 
@@ -17,77 +18,160 @@ pub struct Node {
     /// IPv4 address, 10.0.0.0/8 + index + 1.
     pub addr: u32,
     pub ifaces: Vec<IfaceId>,
+    /// Hooks attached to the node (indices into the simulation's hooks), in order.
+    pub hooks: Vec<u32>,
 }
 
-/// Next-hop table: for (node, destination), the interface to leave by.
-pub struct Routes {
-    n: usize,
-    next: Vec<u32>,
+/// Where an interface sits on its medium.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PortRef {
+    /// Index of the medium.
+    pub medium: u32,
+    /// The interface's port on that medium.
+    pub port: u32,
+}
+
+/// A route's next hop: the interface to leave by and the neighbour (link-layer next hop)
+/// on that interface's medium to hand the packet to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Hop {
+    pub iface: IfaceId,
+    pub via: NodeId,
 }
 
 const NONE: u32 = u32::MAX;
+const NO_HOP: Hop = Hop {
+    iface: IfaceId(NONE),
+    via: NodeId(NONE),
+};
+
+/// Next-hop table: for (node, destination), the interface to leave by and the neighbour
+/// to send to.
+///
+/// A node with a single neighbour (a host on one link, a station in a cell) needs no
+/// table: it has a **default route** to that neighbour, as a host's `ip route` has, so a
+/// 10 000-host star stores one row (the hub's) instead of 10⁸ entries. Other nodes have a
+/// full row of shortest paths. A static route at a default-route node gives it a row.
+pub struct Routes {
+    n: usize,
+    /// Per node: the index of its row in `table`, or `NONE` when it uses `default`.
+    row: Vec<u32>,
+    /// Per node without a row: its only neighbour (`NO_HOP` if it has none).
+    default: Vec<Hop>,
+    /// Per node: its connected component; a default route reaches only its own.
+    component: Vec<u32>,
+    table: Vec<Hop>,
+}
 
 impl Routes {
-    /// Shortest-hop routes. `iface_peer[i]` is the node at the far end of interface i.
-    pub fn shortest_paths(nodes: &[Node], iface_peer: &[NodeId]) -> Routes {
-        let n = nodes.len();
-        let mut next = vec![NONE; n * n];
-        let mut dist = vec![u32::MAX; n];
-        let mut frontier = Vec::new();
-        // Links are full duplex, so u reaches v in one hop iff v has an interface towards u.
-        for dst in 0..n {
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst] = 0;
-            frontier.clear();
-            frontier.push(dst);
-            let mut head = 0;
-            while head < frontier.len() {
-                let v = frontier[head];
-                head += 1;
-                for i in &nodes[v].ifaces {
-                    let u = iface_peer[i.0 as usize].0 as usize;
-                    if dist[u] == u32::MAX {
-                        dist[u] = dist[v] + 1;
-                        frontier.push(u);
+    /// Shortest-hop routes over the neighbour graph. `adj[u]` lists node u's neighbours as
+    /// (its interface, the neighbour), in interface order and, per interface, the medium's
+    /// neighbour order; neighbourhood is symmetric (every medium here is). Ties go to the
+    /// first entry of `adj[u]`, so routes never depend on hash order.
+    pub fn shortest_paths(adj: &[Vec<Hop>]) -> Routes {
+        let n = adj.len();
+        let mut row = vec![NONE; n];
+        let mut default = vec![NO_HOP; n];
+        let mut rows = 0u32;
+        for (u, a) in adj.iter().enumerate() {
+            if a.len() == 1 {
+                default[u] = a[0];
+            } else if !a.is_empty() {
+                row[u] = rows;
+                rows += 1;
+            }
+        }
+        let component = components(adj);
+        let mut table = vec![NO_HOP; rows as usize * n];
+        if rows > 0 {
+            let mut dist = vec![u32::MAX; n];
+            let mut frontier = Vec::with_capacity(n);
+            for dst in 0..n {
+                dist.iter_mut().for_each(|d| *d = u32::MAX);
+                dist[dst] = 0;
+                frontier.clear();
+                frontier.push(dst);
+                let mut head = 0;
+                while head < frontier.len() {
+                    let v = frontier[head];
+                    head += 1;
+                    for h in &adj[v] {
+                        let u = h.via.0 as usize;
+                        if dist[u] == u32::MAX {
+                            dist[u] = dist[v] + 1;
+                            frontier.push(u);
+                        }
+                    }
+                }
+                for (u, &r) in row.iter().enumerate() {
+                    if r == NONE || u == dst || dist[u] == u32::MAX {
+                        continue;
+                    }
+                    if let Some(h) = adj[u].iter().find(|h| {
+                        let d = dist[h.via.0 as usize];
+                        d != u32::MAX && d + 1 == dist[u]
+                    }) {
+                        table[r as usize * n + dst] = *h;
                     }
                 }
             }
-            for (u, node) in nodes.iter().enumerate() {
-                if u == dst || dist[u] == u32::MAX {
-                    continue;
-                }
-                if let Some(i) = node.ifaces.iter().find(|i| {
-                    let p = iface_peer[i.0 as usize].0 as usize;
-                    dist[p] != u32::MAX && dist[p] + 1 == dist[u]
-                }) {
-                    next[u * n + dst] = i.0;
-                }
-            }
         }
-        Routes { n, next }
+        Routes {
+            n,
+            row,
+            default,
+            component,
+            table,
+        }
     }
 
     #[inline]
-    pub fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<IfaceId> {
-        let v = self.next[node.0 as usize * self.n + dst.0 as usize];
-        (v != NONE).then_some(IfaceId(v))
+    pub fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<Hop> {
+        if node == dst {
+            return None;
+        }
+        let r = self.row[node.0 as usize];
+        let h = if r == NONE {
+            if self.component[node.0 as usize] != self.component[dst.0 as usize] {
+                return None;
+            }
+            self.default[node.0 as usize]
+        } else {
+            self.table[r as usize * self.n + dst.0 as usize]
+        };
+        (h.iface.0 != NONE).then_some(h)
     }
 
-    pub fn set(&mut self, node: NodeId, dst: NodeId, iface: IfaceId) {
-        self.next[node.0 as usize * self.n + dst.0 as usize] = iface.0;
+    /// Sets a static route; a default-route node gets a full row first.
+    pub fn set(&mut self, node: NodeId, dst: NodeId, hop: Hop) {
+        let u = node.0 as usize;
+        if self.row[u] == NONE {
+            let r = (self.table.len() / self.n) as u32;
+            let d = self.default[u];
+            let c = &self.component;
+            self.table
+                .extend((0..self.n).map(|k| if k == u || c[k] != c[u] { NO_HOP } else { d }));
+            self.row[u] = r;
+        }
+        self.table[self.row[u] as usize * self.n + dst.0 as usize] = hop;
+    }
+
+    /// Nodes that keep a full row (for tests and memory estimates).
+    pub fn rows(&self) -> usize {
+        self.table.len() / self.n.max(1)
     }
 
     /// The interfaces a packet crosses from `src` to `dst` (None if unreachable or looping).
-    pub fn path(&self, src: NodeId, dst: NodeId, iface_peer: &[NodeId]) -> Option<Vec<IfaceId>> {
+    pub fn path(&self, src: NodeId, dst: NodeId) -> Option<Vec<IfaceId>> {
         let mut at = src;
         let mut out = Vec::new();
         while at != dst {
-            let i = self.next_hop(at, dst)?;
-            out.push(i);
+            let h = self.next_hop(at, dst)?;
+            out.push(h.iface);
             if out.len() > self.n {
                 return None;
             }
-            at = iface_peer[i.0 as usize];
+            at = h.via;
         }
         Some(out)
     }
@@ -96,13 +180,8 @@ impl Routes {
     /// static routes can make), the interfaces a packet crosses until the walk revisits a
     /// node; `None` when the walk reaches `dst` or a node without a route. As in IP, such
     /// packets are forwarded around the loop until their TTL expires (drop reason `ttl`),
-    /// so a loop is not "no route" (the build used to reject it as one).
-    pub fn loop_path(
-        &self,
-        src: NodeId,
-        dst: NodeId,
-        iface_peer: &[NodeId],
-    ) -> Option<Vec<IfaceId>> {
+    /// so a loop is not "no route".
+    pub fn loop_path(&self, src: NodeId, dst: NodeId) -> Option<Vec<IfaceId>> {
         let mut seen = vec![false; self.n];
         let mut at = src;
         let mut out = Vec::new();
@@ -110,57 +189,97 @@ impl Routes {
             if std::mem::replace(&mut seen[at.0 as usize], true) {
                 return Some(out);
             }
-            let i = self.next_hop(at, dst)?;
-            out.push(i);
-            at = iface_peer[i.0 as usize];
+            let h = self.next_hop(at, dst)?;
+            out.push(h.iface);
+            at = h.via;
         }
         None
     }
+}
+
+/// The connected component of every node (breadth-first, numbered in node order).
+fn components(adj: &[Vec<Hop>]) -> Vec<u32> {
+    let mut comp = vec![NONE; adj.len()];
+    let mut frontier = Vec::new();
+    let mut next = 0;
+    for start in 0..adj.len() {
+        if comp[start] != NONE {
+            continue;
+        }
+        comp[start] = next;
+        frontier.clear();
+        frontier.push(start);
+        while let Some(v) = frontier.pop() {
+            for h in &adj[v] {
+                let u = h.via.0 as usize;
+                if comp[u] == NONE {
+                    comp[u] = next;
+                    frontier.push(u);
+                }
+            }
+        }
+        next += 1;
+    }
+    comp
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn line(n: usize) -> (Vec<Node>, Vec<NodeId>) {
-        // 0 - 1 - 2 - ... ; link k joins k and k+1, interfaces 2k (at k) and 2k+1 (at k+1).
-        let mut nodes: Vec<Node> = (0..n)
-            .map(|i| Node {
-                name: format!("n{i}"),
-                addr: i as u32,
-                ifaces: vec![],
-            })
-            .collect();
-        let mut peer = vec![];
+    /// 0 - 1 - 2 - ... ; link k joins k and k+1, interfaces 2k (at k) and 2k+1 (at k+1).
+    fn line(n: usize) -> Vec<Vec<Hop>> {
+        let mut adj = vec![Vec::new(); n];
         for k in 0..n - 1 {
-            nodes[k].ifaces.push(IfaceId(peer.len() as u32));
-            peer.push(NodeId(k as u32 + 1));
-            nodes[k + 1].ifaces.push(IfaceId(peer.len() as u32));
-            peer.push(NodeId(k as u32));
+            let (a, b) = (NodeId(k as u32), NodeId(k as u32 + 1));
+            adj[k].push(Hop {
+                iface: IfaceId(2 * k as u32),
+                via: b,
+            });
+            adj[k + 1].push(Hop {
+                iface: IfaceId(2 * k as u32 + 1),
+                via: a,
+            });
         }
-        (nodes, peer)
+        adj
     }
 
     #[test]
     fn routes_follow_the_line() {
-        let (nodes, peer) = line(4);
-        let r = Routes::shortest_paths(&nodes, &peer);
-        assert_eq!(r.next_hop(NodeId(0), NodeId(3)), Some(IfaceId(0)));
-        assert_eq!(r.next_hop(NodeId(3), NodeId(0)), Some(IfaceId(5)));
-        assert_eq!(r.path(NodeId(0), NodeId(3), &peer).unwrap().len(), 3);
+        let r = Routes::shortest_paths(&line(4));
+        assert_eq!(r.next_hop(NodeId(0), NodeId(3)).unwrap().iface, IfaceId(0));
+        assert_eq!(r.next_hop(NodeId(3), NodeId(0)).unwrap().iface, IfaceId(5));
+        assert_eq!(r.next_hop(NodeId(1), NodeId(3)).unwrap().via, NodeId(2));
+        assert_eq!(r.path(NodeId(0), NodeId(3)).unwrap().len(), 3);
         assert_eq!(r.next_hop(NodeId(2), NodeId(2)), None);
+        // The two ends have one neighbour: default routes, no rows.
+        assert_eq!(r.rows(), 2);
     }
 
     #[test]
     fn disconnected_nodes_have_no_route() {
-        let (mut nodes, peer) = line(2);
-        nodes.push(Node {
-            name: "x".into(),
-            addr: 9,
-            ifaces: vec![],
-        });
-        let r = Routes::shortest_paths(&nodes, &peer);
-        assert_eq!(r.next_hop(NodeId(0), NodeId(2)), None);
-        assert!(r.path(NodeId(0), NodeId(2), &peer).is_none());
+        let mut adj = line(3);
+        adj.push(Vec::new());
+        let r = Routes::shortest_paths(&adj);
+        assert_eq!(r.next_hop(NodeId(1), NodeId(3)), None);
+        // A default route does not lead out of its component.
+        assert_eq!(r.next_hop(NodeId(0), NodeId(3)), None);
+        assert!(r.path(NodeId(0), NodeId(3)).is_none());
+        assert_eq!(r.next_hop(NodeId(3), NodeId(0)), None);
+    }
+
+    /// A static route at a default-route node gives it a row that keeps the default for
+    /// every other destination.
+    #[test]
+    fn a_static_route_at_a_host_keeps_its_default_elsewhere() {
+        let mut r = Routes::shortest_paths(&line(3));
+        let hop = Hop {
+            iface: IfaceId(7),
+            via: NodeId(1),
+        };
+        r.set(NodeId(0), NodeId(2), hop);
+        assert_eq!(r.next_hop(NodeId(0), NodeId(2)), Some(hop));
+        assert_eq!(r.next_hop(NodeId(0), NodeId(1)).unwrap().iface, IfaceId(0));
+        assert_eq!(r.next_hop(NodeId(0), NodeId(0)), None);
     }
 }

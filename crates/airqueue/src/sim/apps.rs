@@ -1,0 +1,403 @@
+//! Application glue: the sources and TCP endpoints of the flows turned into packets, and
+//! the packets that reach an end host turned back into what the endpoint hears.
+
+use super::tcp_flow::{self, Side, TcpApp, TcpFlow};
+use super::{Endpoint, Event, Simulation};
+use crate::packet::{
+    FiveTuple, FlowId, Packet, PacketId, Protocol, TcpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
+};
+use crate::transport::tcp::{AckInfo, Segment, TcpFlags};
+
+impl Simulation {
+    pub(super) fn app_send(&mut self, f: usize) {
+        match &mut self.flows[f].endpoint {
+            Endpoint::Udp(_) => self.udp_send(f),
+            Endpoint::Tcp(_) => self.tcp_app_event(f),
+            Endpoint::Ping(_) => self.ping_send(f),
+        }
+    }
+
+    fn udp_send(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let Endpoint::Udp(source) = &mut flow.endpoint else {
+            unreachable!("udp_send on a TCP flow")
+        };
+        let payload = source.payload_bytes;
+        let next = source.next(now);
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            flow_seq: flow.next_seq,
+            tuple: flow.tuple,
+            dst_node: flow.dst,
+            dscp: flow.dscp,
+            priority: flow.priority,
+            ttl: 64,
+            size_bytes: payload + IPV4_HEADER_BYTES + UDP_HEADER_BYTES,
+            payload_bytes: payload,
+            created: now,
+            enqueued: now,
+            ..Packet::default()
+        };
+        flow.next_seq += 1;
+        flow.stats.on_send(payload);
+        let src = flow.src;
+        if let Some(t) = next {
+            self.events.schedule(t, Event::AppSend(f as u32));
+        }
+        self.send(f, pkt, src);
+    }
+
+    fn tcp_mut(&mut self, f: usize) -> &mut TcpFlow {
+        match &mut self.flows[f].endpoint {
+            Endpoint::Tcp(t) => t,
+            _ => unreachable!("flow {f} is not TCP"),
+        }
+    }
+
+    /// The application of a TCP flow acts: a bulk transfer starts, a message source writes
+    /// its next message, a browser requests its next page.
+    fn tcp_app_event(&mut self, f: usize) {
+        let now = self.now;
+        let Endpoint::Tcp(t) = &mut self.flows[f].endpoint else {
+            unreachable!("flow {f} is not TCP")
+        };
+        let unopened = t.conns.is_empty();
+        if !unopened && matches!(t.app, TcpApp::Bulk(_)) {
+            // The flow's `stop`: the bulk application writes nothing more; the file is what
+            // was sent, complete once it has all arrived.
+            let c = &mut t.conns[0];
+            c.sender.finish(now);
+            c.object = c.sender.app_bytes();
+            self.tcp_transmit(f, 0);
+            self.tcp_check_object(f, 0);
+            return;
+        }
+        // (open a connection for this object, bytes to write into connection 0, next write)
+        let (open, write, next) = match &mut t.app {
+            TcpApp::Bulk(bytes) => (unopened.then_some(*bytes), 0, None),
+            TcpApp::Message(arrivals) => (
+                unopened.then_some(Some(0)),
+                u64::from(arrivals.payload_bytes),
+                arrivals.next(now),
+            ),
+            TcpApp::Web(web) => (Some(Some(web.start_page(now))), 0, None),
+        };
+        if let Some(at) = next {
+            self.events.schedule(at, Event::AppSend(f as u32));
+        }
+        if let Some(object) = open {
+            self.tcp_open(f, object);
+        }
+        if write > 0 {
+            self.tcp_mut(f).conns[0].sender.offer(write);
+            self.tcp_transmit(f, 0);
+        }
+    }
+
+    /// Opens a connection of flow `f` for `object` bytes and sends what it has to send.
+    fn tcp_open(&mut self, f: usize, object: Option<u64>) {
+        let now = self.now;
+        let t = self.tcp_mut(f);
+        let slot = t.open(now, object);
+        if let Some(syn) = t.conns[slot].receiver.connect(now) {
+            self.send_ack(f, slot, &syn);
+        }
+        self.tcp_transmit(f, slot);
+    }
+
+    /// Sends every segment the sender of connection `slot` has due now, then re-arms its
+    /// timers.
+    fn tcp_transmit(&mut self, f: usize, slot: usize) {
+        let now = self.now;
+        while let Some(seg) = self.tcp_mut(f).conns[slot].sender.poll_transmit(now) {
+            self.send_segment(f, slot, &seg);
+        }
+        self.tcp_arm(f, slot);
+    }
+
+    fn tcp_arm(&mut self, f: usize, slot: usize) {
+        for side in [Side::Sender, Side::Receiver] {
+            if let Some(at) = self.tcp_mut(f).needs_arming(slot, side) {
+                let at = at.max(self.now);
+                self.events.schedule(
+                    at,
+                    Event::TcpTimer {
+                        flow: f as u32,
+                        conn: slot as u16,
+                        side,
+                    },
+                );
+            }
+        }
+    }
+
+    pub(super) fn tcp_timer(&mut self, f: usize, slot: usize, side: Side) {
+        let now = self.now;
+        let t = self.tcp_mut(f);
+        t.fired(slot, side, now);
+        if !t.conns[slot].open {
+            return; // the connection closed after this event was scheduled
+        }
+        match side {
+            Side::Sender => {
+                t.conns[slot].sender.on_timer(now);
+                self.tcp_transmit(f, slot);
+            }
+            Side::Receiver => {
+                if let Some(ack) = t.conns[slot].receiver.on_timer(now) {
+                    self.send_ack(f, slot, &ack);
+                }
+                self.tcp_arm(f, slot);
+            }
+        }
+    }
+
+    /// Wraps a data segment (or SYN, SYN-ACK) in a packet from `from` to `to`.
+    fn send_segment(&mut self, f: usize, slot: usize, seg: &Segment) {
+        let now = self.now;
+        let (src_port, dst_port) = self.tcp_mut(f).ports(slot, true);
+        let flow = &mut self.flows[f];
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            flow_seq: flow.next_seq,
+            tuple: FiveTuple {
+                src_port,
+                dst_port,
+                ..flow.tuple
+            },
+            dst_node: flow.dst,
+            dscp: flow.dscp,
+            priority: flow.priority,
+            ttl: 64,
+            size_bytes: seg.len + tcp_flow::TCP_WIRE_HEADER_BYTES,
+            payload_bytes: seg.len,
+            tcp: TcpHeader {
+                seq: seg.seq,
+                ack: seg.ack,
+                flags: seg.flags.bits(),
+                window: seg.window,
+            },
+            created: now,
+            enqueued: now,
+            ..Packet::default()
+        };
+        flow.next_seq += 1;
+        if seg.len > 0 {
+            flow.stats.on_send(seg.len);
+        }
+        let src = flow.src;
+        self.send(f, pkt, src);
+    }
+
+    /// Wraps an acknowledgment (or the receiver's SYN) in a packet from `to` back to `from`.
+    fn send_ack(&mut self, f: usize, slot: usize, ack: &AckInfo) {
+        let now = self.now;
+        let (src_port, dst_port) = self.tcp_mut(f).ports(slot, false);
+        let flow = &self.flows[f];
+        let t = flow.tuple;
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            tuple: FiveTuple {
+                src_addr: t.dst_addr,
+                dst_addr: t.src_addr,
+                src_port,
+                dst_port,
+                protocol: Protocol::Tcp,
+            },
+            dst_node: flow.src,
+            dscp: flow.dscp,
+            priority: flow.priority,
+            ttl: 64,
+            size_bytes: tcp_flow::TCP_WIRE_HEADER_BYTES,
+            payload_bytes: 0,
+            tcp: TcpHeader {
+                seq: ack.seq,
+                ack: ack.ack,
+                flags: ack.flags.bits(),
+                window: ack.window,
+            },
+            created: now,
+            enqueued: now,
+            ..Packet::default()
+        };
+        let dst = flow.dst;
+        self.send(f, pkt, dst);
+    }
+
+    /// A TCP packet reached the end host it was addressed to.
+    pub(super) fn tcp_receive(&mut self, pkt: PacketId) {
+        let now = self.now;
+        let p = self.packets.get(pkt);
+        let (f, at, delay, h, len, tuple) = (
+            p.flow.0 as usize,
+            p.dst_node,
+            now - p.created,
+            p.tcp,
+            p.payload_bytes,
+            p.tuple,
+        );
+        self.ledger.delivered += 1;
+        self.packets.free(pkt);
+        let flags = TcpFlags::from_bits(h.flags);
+        let to_receiver = at == self.flows[f].dst;
+        let t = self.tcp_mut(f);
+        let port = t.client_port(tuple.src_port, tuple.dst_port, to_receiver);
+        let Some(slot) = t.slot_of_port(port) else {
+            return; // a late segment of a closed connection: ignored, as by a real stack
+        };
+        if to_receiver {
+            let seg = Segment {
+                seq: h.seq,
+                len,
+                ack: h.ack,
+                flags,
+                window: h.window,
+                is_retransmission: false,
+            };
+            let c = &mut t.conns[slot];
+            let before = c.receiver.delivered_bytes();
+            let reply = c.receiver.on_segment(now, &seg);
+            let delivered = c.receiver.delivered_bytes();
+            self.flows[f]
+                .stats
+                .on_receive((delivered - before) as u32, delay);
+            if let Some(ack) = reply {
+                self.send_ack(f, slot, &ack);
+            }
+            self.tcp_arm(f, slot);
+            self.tcp_check_object(f, slot);
+        } else {
+            let ack = AckInfo {
+                seq: h.seq,
+                ack: h.ack,
+                window: h.window,
+                flags,
+            };
+            let c = &mut t.conns[slot];
+            c.sender.on_ack(now, &ack);
+            let rtt = c.sender.stats().rtt;
+            let new_sample = rtt.samples > c.rtt_samples_seen;
+            c.rtt_samples_seen = rtt.samples;
+            if let (true, Some(r)) = (new_sample, rtt.last) {
+                self.flows[f].rtt.record(r);
+            }
+            self.tcp_transmit(f, slot);
+        }
+        self.tcp_mut(f).close_if_finished(slot);
+    }
+
+    /// Whether connection `slot` has just delivered the last byte of its object; if so the
+    /// application hears of it.
+    fn tcp_check_object(&mut self, f: usize, slot: usize) {
+        let now = self.now;
+        let c = &mut self.tcp_mut(f).conns[slot];
+        let delivered = c.receiver.delivered_bytes();
+        if c.delivered_at.is_none() && c.object.is_some_and(|n| delivered >= n) {
+            c.delivered_at = Some(now);
+            self.tcp_object_delivered(f);
+        }
+    }
+
+    /// A connection of flow `f` delivered its whole object: a bulk file is complete; a
+    /// browser requests what the page needs next, or records the page and starts thinking.
+    fn tcp_object_delivered(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let Endpoint::Tcp(t) = &mut flow.endpoint else {
+            unreachable!("flow {f} is not TCP")
+        };
+        let TcpApp::Web(web) = &mut t.app else {
+            if let TcpApp::Bulk(_) = t.app {
+                t.completion = Some(now);
+            }
+            return;
+        };
+        let mut fetch = std::mem::take(&mut self.scratch_sizes);
+        if let Some(response) = web.object_done(now, &mut fetch) {
+            flow.responses.record(response);
+            let next_page = now + web.think_time();
+            if next_page < flow.stop {
+                self.events.schedule(next_page, Event::AppSend(f as u32));
+            }
+        }
+        for &size in &fetch {
+            self.tcp_open(f, Some(size));
+        }
+        fetch.clear();
+        self.scratch_sizes = fetch;
+    }
+
+    /// Sends flow `f`'s next echo request.
+    fn ping_send(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let Endpoint::Ping(source) = &mut flow.endpoint else {
+            unreachable!("ping_send on a flow that does not ping")
+        };
+        let (data, size) = (source.data_bytes, source.packet_bytes());
+        if let Some(t) = source.next(now) {
+            self.events.schedule(t, Event::AppSend(f as u32));
+        }
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            flow_seq: flow.next_seq,
+            tuple: flow.tuple,
+            dst_node: flow.dst,
+            dscp: flow.dscp,
+            priority: flow.priority,
+            ttl: 64,
+            size_bytes: size,
+            payload_bytes: data,
+            icmp_type: crate::packet::ICMP_ECHO_REQUEST,
+            created: now,
+            enqueued: now,
+            ..Packet::default()
+        };
+        flow.next_seq += 1;
+        flow.stats.on_send(data);
+        let src = flow.src;
+        self.send(f, pkt, src);
+    }
+
+    /// An ICMP echo reached its destination: a request is answered with a reply that
+    /// carries its send time; a reply gives the source a round-trip time.
+    pub(super) fn ping_receive(&mut self, pkt: PacketId) {
+        let now = self.now;
+        let p = self.packets.get(pkt);
+        let (f, at, created, payload, t) = (
+            p.flow.0 as usize,
+            p.dst_node,
+            p.created,
+            p.payload_bytes,
+            p.tuple,
+        );
+        let flow = &mut self.flows[f];
+        if at == flow.src {
+            flow.rtt.record(now - created);
+            self.ledger.delivered += 1;
+            self.packets.free(pkt);
+            return;
+        }
+        flow.stats.on_receive(payload, now - created);
+        // The reply copies the request's other fields (its size, data, creation time).
+        let reply = Packet {
+            tuple: FiveTuple {
+                src_addr: t.dst_addr,
+                dst_addr: t.src_addr,
+                src_port: t.dst_port,
+                dst_port: t.src_port,
+                protocol: t.protocol,
+            },
+            dst_node: flow.src,
+            ttl: 64,
+            icmp_type: crate::packet::ICMP_ECHO_REPLY,
+            enqueued: now,
+            ..*p
+        };
+        self.ledger.delivered += 1;
+        self.packets.free(pkt);
+        let dst = flow.dst;
+        self.send(f, reply, dst);
+    }
+}

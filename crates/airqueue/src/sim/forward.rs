@@ -1,0 +1,148 @@
+//! The IP layer of a node: packets a flow sends enter the arena and are routed; packets a
+//! medium delivers pass the node's hooks, then are delivered (at their destination) or
+//! forwarded (TTL decremented, re-routed); every drop is counted with its reason.
+
+use super::{RootId, Simulation};
+use crate::hook::{HookCtx, HookEffect, HookVerdict};
+use crate::packet::{DropReason, Location, NodeId, Packet, PacketId, Protocol};
+use crate::qdisc::rt_tos2priority;
+use crate::topology::IfaceId;
+
+impl Simulation {
+    /// A medium delivered `pkt` to `node` on interface `iface`: the node's hooks see it
+    /// first, if it has any.
+    #[inline]
+    pub(super) fn receive(&mut self, node: NodeId, pkt: PacketId, iface: IfaceId) {
+        self.packets.set_location(pkt, Location::Node(node.0));
+        if self.nodes[node.0 as usize].hooks.is_empty() {
+            self.arrived(node, pkt);
+        } else {
+            self.run_hooks(node, pkt, iface);
+        }
+    }
+
+    /// The node's hooks, in attachment order, until one holds or drops the packet.
+    fn run_hooks(&mut self, node: NodeId, pkt: PacketId, iface: IfaceId) {
+        for k in 0..self.nodes[node.0 as usize].hooks.len() {
+            let h = self.nodes[node.0 as usize].hooks[k];
+            let mut verdict = HookVerdict::Pass;
+            self.with_hook(h, |hook, cx| verdict = hook.on_arrival(pkt, iface, cx));
+            match verdict {
+                HookVerdict::Pass => {}
+                HookVerdict::Hold => {
+                    self.packets.set_location(pkt, Location::Hook(h));
+                    return;
+                }
+                HookVerdict::Drop(reason) => return self.drop_packet(pkt, reason, None),
+            }
+        }
+        self.arrived(node, pkt);
+    }
+
+    /// Calls hook `h`, then acts on what it reported (releases continue at the node,
+    /// skipping its remaining hooks; drops are counted).
+    pub(super) fn with_hook(
+        &mut self,
+        h: u32,
+        f: impl FnOnce(&mut dyn crate::hook::NodeHook, &mut HookCtx<'_>),
+    ) {
+        let start = self.hook_fx.len();
+        {
+            let mut cx = HookCtx {
+                now: self.now,
+                packets: &mut self.packets,
+                events: &mut self.events,
+                timers: &mut self.timers,
+                out: &mut self.hook_fx,
+            };
+            f(&mut *self.hooks[h as usize].hook, &mut cx);
+        }
+        let node = self.hooks[h as usize].node;
+        let mut k = start;
+        while k < self.hook_fx.len() {
+            let e = self.hook_fx[k];
+            k += 1;
+            match e {
+                HookEffect::Release(pkt) => {
+                    debug_assert_eq!(self.packets.location(pkt), Location::Hook(h));
+                    self.packets.set_location(pkt, Location::Node(node.0));
+                    self.arrived(node, pkt);
+                }
+                HookEffect::Drop(pkt, reason) => self.drop_packet(pkt, reason, None),
+            }
+        }
+        self.hook_fx.truncate(start);
+    }
+
+    /// A packet is at `node`, past its hooks: delivered there, or forwarded.
+    fn arrived(&mut self, node: NodeId, pkt: PacketId) {
+        let p = self.packets.get_mut(pkt);
+        if p.dst_node == node {
+            self.deliver(pkt);
+            return;
+        }
+        // IP forwarding decrements the TTL and drops at zero (RFC 791 / RFC 1812).
+        p.ttl = p.ttl.saturating_sub(1);
+        if p.ttl == 0 {
+            self.drop_packet(pkt, DropReason::Ttl, None);
+            return;
+        }
+        // Linux `ip_forward` sets skb->priority from the TOS byte (what prio's and
+        // pfifo_fast's priomap read at a router).
+        p.priority = rt_tos2priority(p.dscp);
+        self.forward(node, pkt);
+    }
+
+    /// Flow `f` sends `pkt` from `node`: the packet enters the arena, counts as sent (for
+    /// the conservation check) and is routed.
+    #[inline]
+    pub(super) fn send(&mut self, f: usize, pkt: Packet, node: NodeId) {
+        let id = self.packets.alloc(pkt, Location::Source(f as u32));
+        self.ledger.sent += 1;
+        self.forward(node, id);
+    }
+
+    /// Routes a packet out of `node`: it leaves by the route's interface, for the route's
+    /// next hop on that interface's medium.
+    fn forward(&mut self, node: NodeId, pkt: PacketId) {
+        let dst = self.packets.get(pkt).dst_node;
+        match self.routes.next_hop(node, dst) {
+            Some(hop) => {
+                let now = self.now;
+                let p = self.packets.get_mut(pkt);
+                p.enqueued = now;
+                p.out_iface = hop.iface.0;
+                p.next_hop = hop.via;
+                let root = self.ifaces[hop.iface.0 as usize].root;
+                self.enqueue(root, pkt);
+            }
+            None => self.drop_packet(pkt, DropReason::NoRoute, None),
+        }
+    }
+
+    /// A packet reached the end host it is addressed to.
+    fn deliver(&mut self, pkt: PacketId) {
+        let p = self.packets.get(pkt);
+        match p.tuple.protocol {
+            Protocol::Tcp => return self.tcp_receive(pkt),
+            Protocol::Icmp => return self.ping_receive(pkt),
+            Protocol::Udp => {}
+        }
+        let delay = self.now - p.created;
+        let (flow, payload) = (p.flow, p.payload_bytes);
+        self.flows[flow.0 as usize].stats.on_receive(payload, delay);
+        self.ledger.delivered += 1;
+        self.packets.free(pkt);
+    }
+
+    /// Drops a packet for `reason`; `queue` is the root queue whose qdisc dropped it.
+    pub(super) fn drop_packet(&mut self, pkt: PacketId, reason: DropReason, queue: Option<RootId>) {
+        let flow = self.packets.get(pkt).flow;
+        self.flows[flow.0 as usize].stats.on_drop(reason);
+        if let Some(r) = queue {
+            self.roots[r as usize].stats.on_drop(reason);
+        }
+        self.ledger.dropped[reason.index()] += 1;
+        self.packets.free(pkt);
+    }
+}

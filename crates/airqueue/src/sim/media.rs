@@ -1,0 +1,74 @@
+//! The simulation's side of the medium contract (`crate::link`): calling a medium with
+//! its context, and acting on the effects it reports, in order, after it returns.
+
+use super::Simulation;
+use crate::link::{LinkCtx, LinkEffect, Medium};
+use crate::packet::{Location, PacketId};
+
+impl Simulation {
+    /// Calls medium `m`, then acts on its effects. Effects of nested calls (a `Ready` that
+    /// makes a root queue hand the medium its next packet) are acted on depth-first, each
+    /// call's own before the rest of its caller's.
+    #[inline]
+    pub(super) fn with_medium(
+        &mut self,
+        m: u32,
+        f: impl FnOnce(&mut dyn Medium, &mut LinkCtx<'_>),
+    ) {
+        let start = self.link_fx.len();
+        {
+            let mut cx = LinkCtx {
+                now: self.now,
+                medium: m,
+                events: &mut self.events,
+                timers: &mut self.timers,
+                packets: &mut self.packets,
+                out: &mut self.link_fx,
+            };
+            f(&mut *self.media[m as usize], &mut cx);
+        }
+        let mut k = start;
+        while k < self.link_fx.len() {
+            let e = self.link_fx[k];
+            k += 1;
+            self.link_effect(e);
+        }
+        self.link_fx.truncate(start);
+    }
+
+    #[inline]
+    fn link_effect(&mut self, e: LinkEffect) {
+        match e {
+            LinkEffect::Deliver { pkt, to } => {
+                let node = self.ifaces[to.0 as usize].node;
+                self.receive(node, pkt, to);
+            }
+            LinkEffect::Drop { pkt, reason } => self.drop_packet(pkt, reason, None),
+            LinkEffect::TxStart { from, pkt } => {
+                // What tcpdump on this interface sees: the packet as it starts onto the
+                // medium.
+                if let Some(cap) = &mut self.capture {
+                    cap.record(from.0, self.now, self.packets.get(pkt));
+                }
+            }
+            LinkEffect::Ready(iface) => {
+                let r = self.ifaces[iface.0 as usize].root;
+                self.kick(r);
+            }
+            LinkEffect::ViewChanged(iface) => {
+                let r = self.ifaces[iface.0 as usize].root;
+                self.link_changed(r, iface);
+            }
+        }
+    }
+
+    /// A packet event: the packet's location names the port, and so the medium, it is at.
+    pub(super) fn link_packet_event(&mut self, pkt: PacketId) {
+        let (Location::Transmitting(i) | Location::Propagating(i)) = self.packets.location(pkt)
+        else {
+            unreachable!("a packet event for a packet no medium holds")
+        };
+        let m = self.ports[i as usize].medium;
+        self.with_medium(m, |md, cx| md.on_packet_event(pkt, cx));
+    }
+}

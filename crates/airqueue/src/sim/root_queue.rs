@@ -1,0 +1,223 @@
+//! Root queues: one owner for each root qdisc, its statistics, its wake-up and its name,
+//! for real interfaces and virtual devices alike.
+//!
+//! A root queue feeds one or more member interfaces. A real interface's root has one
+//! member (itself) and its qdisc is asked without `QdiscCtx::member`. A virtual device
+//! (IMQ, seed 000 §2.1) is a root with several members: packets routed out of any member
+//! enter its qdisc, and each member's medium port pulls from it *for itself*
+//! (`QdiscCtx::member`, see `qdisc` for the contract). Whenever something may have changed
+//! — a packet arrived, a port can take a packet again, the qdisc's wake-up fired, a link
+//! view changed — [`Simulation::kick`] lets every ready member pull until none takes one
+//! (a packet one member takes can unblock another's turn), then arms the wake-up if a
+//! ready member got nothing while packets wait.
+//!
+//! Linux IMQ differs in one respect: its device "transmits" by re-injecting each dequeued
+//! packet into the member's own device queue (`imq_dev_xmit` → `nf_reinject`), draining
+//! its qdisc as fast as it can. A work-conserving root on imq0 is then almost a
+//! pass-through in front of each member's pfifo_fast, and IMQ schedules only through
+//! shaping below the members' rates (as seed 000's HTB and TBF setups do). Pulling
+//! instead models IMQ with member queues of zero length, which is what schedulers that
+//! act at the IMQ dequeue (BoTh-WiN's "no dequeue for one packet time") assume: the
+//! decision the qdisc makes is the order on the air. To model the second queue, give the
+//! members their own traffic instead of a virtual device.
+//!
+//! A virtual device is a row of the queues table (rate = sum of the members' rates); its
+//! members have no qdisc of their own and are not. The wake-up is a timer slot: a pending
+//! wake-up that is already at the right time is kept rather than re-armed.
+
+use super::{Event, RootId, Simulation};
+use crate::engine::TimerId;
+use crate::metrics::QueueStats;
+use crate::packet::{Location, PacketId};
+use crate::qdisc::{dequeue_for, DevInfo, LinkAccess, Qdisc, QdiscCtx, Verdict};
+use crate::topology::{IfaceId, PortRef};
+
+/// A root qdisc and everything that belongs to it.
+pub struct RootQueue {
+    /// The device its qdisc sees: the interface's, or for a virtual device its name with
+    /// the sum of the members' rates and the largest MTU/psched_mtu among them.
+    pub dev: DevInfo,
+    /// The qdisc's display name (its `[[qdiscs]]` name, or the device's).
+    pub name: String,
+    pub kind: &'static str,
+    pub qdisc: Box<dyn Qdisc>,
+    /// The interfaces it feeds.
+    pub members: Vec<IfaceId>,
+    /// A virtual device (members ask for themselves) rather than a real interface.
+    pub virtual_dev: bool,
+    pub(super) wakeup: TimerId,
+    pub stats: QueueStats,
+    pub(super) drops_at_last_sample: u64,
+}
+
+impl RootQueue {
+    pub fn new(
+        dev: DevInfo,
+        name: String,
+        qdisc: Box<dyn Qdisc>,
+        members: Vec<IfaceId>,
+        virtual_dev: bool,
+        wakeup: TimerId,
+    ) -> Self {
+        RootQueue {
+            dev,
+            name,
+            kind: qdisc.kind(),
+            qdisc,
+            members,
+            virtual_dev,
+            wakeup,
+            stats: QueueStats::default(),
+            drops_at_last_sample: 0,
+        }
+    }
+}
+
+impl Simulation {
+    /// `pkt` (its `out_iface` and `next_hop` set by routing) enters root queue `r`.
+    pub(super) fn enqueue(&mut self, r: RootId, pkt: PacketId) {
+        let now = self.now;
+        self.packets.set_location(pkt, Location::Queue(r));
+        let size = self.packets.size(pkt);
+        let q = &mut self.roots[r as usize];
+        let verdict = {
+            let mut ctx = QdiscCtx::new(now, &mut self.packets, &q.dev, &mut self.drops);
+            q.qdisc.enqueue(pkt, &mut ctx)
+        };
+        if verdict != Verdict::Dropped {
+            q.stats.on_enqueue(size);
+        }
+        let refused = (verdict == Verdict::Dropped) as usize;
+        q.stats
+            .on_drops_after_enqueue(self.drops.pending.len().saturating_sub(refused));
+        q.stats
+            .backlog_changed(now, q.qdisc.len() as u64, q.qdisc.backlog_bytes());
+        self.flush_drops(r);
+        self.kick(r);
+    }
+
+    /// Lets every ready member of root `r` pull packets until none takes one; then, if a
+    /// ready member got nothing while packets wait, arms the qdisc's wake-up.
+    pub(super) fn kick(&mut self, r: RootId) {
+        let members = self.roots[r as usize].members.len();
+        loop {
+            let mut progress = false;
+            let mut starved = false;
+            for k in 0..members {
+                let m = self.roots[r as usize].members[k];
+                let PortRef { medium, port } = self.ports[m.0 as usize];
+                if !self.media[medium as usize].ready(port as usize) {
+                    continue;
+                }
+                match self.dequeue_for_member(r, m) {
+                    Some(pkt) => {
+                        self.with_medium(medium, |md, cx| md.send(port as usize, pkt, cx));
+                        progress = true;
+                    }
+                    None => starved = true,
+                }
+                self.flush_drops(r);
+            }
+            if !progress {
+                if starved {
+                    self.arm_wakeup(r);
+                }
+                return;
+            }
+        }
+    }
+
+    /// One dequeue of root `r` on behalf of member `m`, with the statistics it implies.
+    #[inline]
+    fn dequeue_for_member(&mut self, r: RootId, m: IfaceId) -> Option<PacketId> {
+        let now = self.now;
+        let q = &mut self.roots[r as usize];
+        let links = LinkAccess {
+            media: &self.media,
+            ports: &self.ports,
+            iface: (!q.virtual_dev).then_some(m.0),
+        };
+        let got = {
+            let mut ctx =
+                QdiscCtx::new(now, &mut self.packets, &q.dev, &mut self.drops).with_links(links);
+            if q.virtual_dev {
+                ctx = ctx.for_member(m.0);
+            }
+            dequeue_for(&mut *q.qdisc, &mut ctx)
+        };
+        q.stats.on_drops_after_enqueue(self.drops.pending.len());
+        q.stats
+            .backlog_changed(now, q.qdisc.len() as u64, q.qdisc.backlog_bytes());
+        let pkt = got?;
+        let p = self.packets.get(pkt);
+        assert_eq!(
+            p.out_iface, m.0,
+            "qdisc {} of {} gave interface {} a packet for another interface",
+            q.kind, q.dev.name, self.ifaces[m.0 as usize].dev.name
+        );
+        q.stats.on_dequeue(p.size_bytes, now - p.enqueued);
+        Some(pkt)
+    }
+
+    /// Arms root `r`'s wake-up at its qdisc's `next_wakeup`, keeping a pending one that is
+    /// already right (a throttled shaper is asked again at every arrival).
+    fn arm_wakeup(&mut self, r: RootId) {
+        let now = self.now;
+        let q = &self.roots[r as usize];
+        if q.qdisc.is_empty() {
+            return;
+        }
+        if let Some(t) = q.qdisc.next_wakeup(now) {
+            let t = t.max(now);
+            if self.timers.armed_at(q.wakeup) != Some(t) {
+                let id = q.wakeup;
+                self.timers.arm(&mut self.events, id, t, Event::Timer(id.0));
+            }
+        }
+    }
+
+    /// What the driver below member `iface` of root `r` reports changed: the qdisc hears
+    /// of it, then the members are asked again.
+    pub(super) fn link_changed(&mut self, r: RootId, iface: IfaceId) {
+        let now = self.now;
+        let q = &mut self.roots[r as usize];
+        let links = LinkAccess {
+            media: &self.media,
+            ports: &self.ports,
+            iface: (!q.virtual_dev).then_some(iface.0),
+        };
+        {
+            let mut ctx =
+                QdiscCtx::new(now, &mut self.packets, &q.dev, &mut self.drops).with_links(links);
+            q.qdisc.link_changed(iface.0, &mut ctx);
+        }
+        self.flush_drops(r);
+        self.kick(r);
+    }
+
+    /// Books the drops and CE marks a qdisc call recorded (usually none: twice per packet
+    /// per hop, so the empty case returns at once).
+    #[inline]
+    fn flush_drops(&mut self, r: RootId) {
+        if self.drops.marks != 0 || !self.drops.is_empty() {
+            self.flush_drops_slow(r);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush_drops_slow(&mut self, r: RootId) {
+        let marks = self.drops.take_marks();
+        self.roots[r as usize].stats.marks += marks;
+        if self.drops.is_empty() {
+            return;
+        }
+        // Swap the buffer out and back so that no allocation happens per drop.
+        let mut pending = std::mem::take(&mut self.drops.pending);
+        for &(pkt, reason) in &pending {
+            self.drop_packet(pkt, reason, Some(r));
+        }
+        pending.clear();
+        self.drops.pending = pending;
+    }
+}
