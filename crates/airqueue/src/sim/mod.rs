@@ -754,8 +754,10 @@ impl Simulation {
         let mut lost = false;
         let mut reorders = false;
         if let Some(imp) = &mut ifc.impairment {
-            let flow = self.packets.get(pkt).flow;
-            lost = imp.lost(flow);
+            let p = self.packets.get(pkt);
+            let flow = p.flow;
+            let wire_bits = (p.size_bytes as u64 + ifc.tx.overhead_bytes as u64) * 8;
+            lost = imp.lost(flow, wire_bits);
             if !lost {
                 delay += imp.extra_delay(flow);
             }
