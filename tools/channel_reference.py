@@ -102,6 +102,28 @@ def threshold(name, target=mp.mpf("1e-5")):
     return (lo + hi) / 2
 
 
+def mobility():
+    """PER of a 12 224-bit CCK 11 frame, 25 mW, Friis at 2437 MHz, 22 MHz + 7 dB noise
+    figure: distance and time (from 1 m at 0.7 m/s) where it crosses 1 % and 99 %."""
+    c, f = 299792458, mp.mpf("2.437e9")
+    noise = 10 * mp.log10(mp.mpf("1.380649e-23") * 290 * mp.mpf("22e6") * 1000) + 7
+
+    def per(d):
+        loss = 20 * mp.log10(4 * mp.pi * d * f / c)
+        snr = mp.mpf(10) ** ((14 - loss - noise) / 10)
+        return 1 - (1 - ber("Cck11", snr)) ** 12224
+
+    for target in (mp.mpf("0.01"), mp.mpf("0.99")):
+        lo, hi = mp.mpf(1), mp.mpf(3000)
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            if per(mid) < target:
+                lo = mid
+            else:
+                hi = mid
+        print(f"    // PER {target}: {mp.nstr(lo, 8)} m, t = {mp.nstr((lo - 1) / 0.7, 8)} s")
+
+
 def main():
     print("    pub const POINTS: [(Modulation, f64, &[(f64, f64)]); 13] = [")
     for name, pts in CASES.items():
@@ -115,6 +137,7 @@ def main():
     for name in CASES:
         print(f"        ({name}, {mp.nstr(threshold(name), 8)}),")
     print("    ];")
+    mobility()
 
 
 if __name__ == "__main__":
