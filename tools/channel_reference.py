@@ -125,7 +125,7 @@ def mobility():
 
 
 def main():
-    print("    pub const POINTS: [(Modulation, f64, &[(f64, f64)]); 13] = [")
+    print("    pub const POINTS: [Points; 13] = [")
     for name, pts in CASES.items():
         rel = "1e-6" if name.startswith("Cck") else "1e-9"
         vals = ", ".join(

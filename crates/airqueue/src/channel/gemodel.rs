@@ -138,6 +138,10 @@ mod tests {
         let rate = losses as f64 / n as f64;
         let pi = prm.stationary_bad();
         let lambda = 1.0 - prm.p - prm.r;
+        eprintln!(
+            "simple gilbert: loss {rate:.5} vs {pi:.5}, bound {:.5}",
+            chain_bound(pi, lambda, n as f64)
+        );
         assert!(
             (rate - pi).abs() <= chain_bound(pi, lambda, n as f64),
             "{rate} vs {pi}"
@@ -146,6 +150,11 @@ mod tests {
         let k = bursts.len() as f64;
         let mean = bursts.iter().sum::<u64>() as f64 / k;
         let sd = ((1.0 - prm.r) / (prm.r * prm.r) / k).sqrt();
+        eprintln!(
+            "simple gilbert: mean burst {mean:.4} vs {}, bound {:.4}",
+            1.0 / prm.r,
+            3.29 * sd
+        );
         assert!(
             (mean - prm.mean_bad_run()).abs() <= 3.29 * sd,
             "{mean} vs {}",
@@ -174,6 +183,10 @@ mod tests {
         let state_sd = chain_bound(pi, lambda, n as f64) / 3.29 * spread;
         let bern_sd = (prm.loss_rate() * (1.0 - prm.loss_rate()) / n as f64).sqrt();
         let bound = 3.29 * (state_sd * state_sd + bern_sd * bern_sd).sqrt();
+        eprintln!(
+            "gemodel 4: loss {rate:.5} vs {:.5}, bound {bound:.5}",
+            prm.loss_rate()
+        );
         assert!(
             (rate - prm.loss_rate()).abs() <= bound,
             "{rate} vs {}",

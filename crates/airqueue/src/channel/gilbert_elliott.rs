@@ -316,6 +316,10 @@ mod tests {
                 d = d.max(((i + 1) as f64 / n as f64 - f).abs());
             }
             let pv = kolmogorov_p_value(d, n);
+            eprintln!(
+                "sojourns: mean {m:.0} ns vs {mean:.0} ns ({:+.3} %), KS D = {d:.5}, p = {pv:.3}",
+                (m / mean - 1.0) * 100.0
+            );
             assert!(pv > 0.01, "KS D = {d}, p = {pv}");
         }
     }
@@ -339,6 +343,10 @@ mod tests {
             }
             let sim = ok as f64 / sent as f64;
             let closed = expected_success(bg, bb, 437.5, 55.8, 2712.0);
+            eprintln!(
+                "per-packet success: {sim:.5} vs {closed:.5} ({:+.3} %), {sent} packets",
+                (sim / closed - 1.0) * 100.0
+            );
             assert!((sim - closed).abs() / closed < 0.02, "{sim} vs {closed}");
         }
     }

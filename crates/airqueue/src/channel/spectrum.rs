@@ -320,6 +320,11 @@ mod tests {
         }
         let p = 22.0 / 79.0;
         let sd = (n as f64 * p * (1.0 - p)).sqrt();
+        eprintln!(
+            "hops hitting the WLAN: {hit} of {n} = {:.5} vs 22/79 = {p:.5}, z = {:+.2}",
+            hit as f64 / n as f64,
+            (hit as f64 - n as f64 * p) / sd
+        );
         assert!(
             (hit as f64 - n as f64 * p).abs() <= 3.29 * sd,
             "{hit} of {n}"
