@@ -121,11 +121,13 @@ fn default_mtu() -> u32 {
     1500
 }
 
-/// A netem-like impairment: extra delay with uniform jitter, and Bernoulli loss.
+/// A netem-like impairment: extra delay with uniform jitter, Bernoulli loss or netem's
+/// Gilbert-Elliott `gemodel`, and bit errors (`ber`). See docs/channels.md.
 ///
-/// As in netem without `rate`, jitter may reorder packets. Losses and jitter draw from
+/// As in netem without `rate`, jitter may reorder packets. `loss` and jitter draw from
 /// per-(link, direction, flow) random streams, so adding a flow never changes another
-/// flow's losses.
+/// flow's losses; `gemodel` and `ber` describe the wire and draw from one stream per link
+/// direction.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImpairmentSpec {
