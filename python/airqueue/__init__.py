@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import _native
+from . import _native, channel
 from .errors import InternalError, ScenarioError
 from .result import Result
 from .scenario import Scenario, call_native, load_scenario
@@ -32,6 +32,7 @@ __all__ = [
     "ScenarioError",
     "SweepResult",
     "__version__",
+    "channel",
     "load_scenario",
     "run",
     "schema",

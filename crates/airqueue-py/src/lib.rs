@@ -5,6 +5,7 @@
 //! The run itself releases the GIL. No panic crosses into Python: a scenario problem raises
 //! `ScenarioError` with every (path, message) pair; anything else raises `InternalError`.
 
+use airqueue::channel;
 use airqueue::metrics::{Column, Table};
 use airqueue::scenario::{self, ScenarioError as CoreScenarioError};
 use airqueue::sim::{BuildOptions, CaptureSpec, Simulation};
@@ -164,6 +165,120 @@ fn run<'py>(
     Ok(d)
 }
 
+// ---- Channel models (airqueue.channel): the core's closed forms, so that analysis and
+// simulation share one formula.
+
+/// PER = 1 − (1 − ber)^bits.
+#[pyfunction]
+fn channel_per(ber: f64, bits: f64) -> f64 {
+    channel::per(ber, bits)
+}
+
+/// s^hops.
+#[pyfunction]
+fn channel_success_over_hops(per_hop_success: f64, hops: u32) -> f64 {
+    channel::success_over_hops(per_hop_success, hops)
+}
+
+/// (P_good, P_bad) of a Gilbert-Elliott chain with mean sojourns `mean_good`, `mean_bad`.
+#[pyfunction]
+fn channel_ge_stationary(mean_good: f64, mean_bad: f64) -> (f64, f64) {
+    channel::stationary(mean_good, mean_bad)
+}
+
+/// (1 − PER_G) P_g + (1 − PER_B) P_b.
+#[pyfunction]
+fn channel_ge_success(
+    ber_good: f64,
+    ber_bad: f64,
+    mean_good: f64,
+    mean_bad: f64,
+    bits: f64,
+) -> f64 {
+    channel::expected_success(ber_good, ber_bad, mean_good, mean_bad, bits)
+}
+
+/// netem gemodel: (π_bad, loss rate, mean bad run in packets).
+#[pyfunction]
+fn channel_gemodel_stationary(p: f64, r: f64, loss_bad: f64, loss_good: f64) -> (f64, f64, f64) {
+    let g = channel::GeModelParams {
+        p,
+        r,
+        loss_bad,
+        loss_good,
+    };
+    (g.stationary_bad(), g.loss_rate(), g.mean_bad_run())
+}
+
+fn modulation(name: &str) -> PyResult<channel::Modulation> {
+    channel::Modulation::parse(name).map_err(PyValueError::new_err)
+}
+
+/// Effective BER of `modulation` at `snr_db`.
+#[pyfunction]
+fn channel_ber(modulation_name: &str, snr_db: f64) -> PyResult<f64> {
+    Ok(modulation(modulation_name)?.ber(channel::db_to_ratio(snr_db)))
+}
+
+/// SNR in dB at which `modulation`'s BER falls to `ber`.
+#[pyfunction]
+fn channel_snr_for_ber(modulation_name: &str, ber: f64) -> PyResult<f64> {
+    let m = modulation(modulation_name)?;
+    Ok(10.0 * channel::snr_for_ber(m, ber).log10())
+}
+
+/// The modulation names.
+#[pyfunction]
+fn channel_modulations() -> Vec<String> {
+    channel::Modulation::ALL.iter().map(|m| m.name()).collect()
+}
+
+#[pyfunction]
+fn channel_friis_db(distance_m: f64, frequency_hz: f64) -> f64 {
+    channel::friis_loss_db(distance_m, frequency_hz)
+}
+
+#[pyfunction]
+fn channel_log_distance_db(
+    distance_m: f64,
+    reference_m: f64,
+    reference_loss_db: f64,
+    exponent: f64,
+) -> f64 {
+    channel::log_distance_loss_db(distance_m, reference_m, reference_loss_db, exponent)
+}
+
+#[pyfunction]
+fn channel_noise_floor_dbm(bandwidth_hz: f64, noise_figure_db: f64) -> f64 {
+    channel::noise_floor_dbm(bandwidth_hz, noise_figure_db)
+}
+
+/// Fraction of band a = [a_low, a_high) covered by band b (MHz).
+#[pyfunction]
+fn channel_overlap(a_low: f64, a_high: f64, b_low: f64, b_high: f64) -> f64 {
+    let a = channel::Band {
+        low_mhz: a_low,
+        high_mhz: a_high,
+    };
+    let b = channel::Band {
+        low_mhz: b_low,
+        high_mhz: b_high,
+    };
+    channel::overlap_fraction(&a, &b)
+}
+
+#[pyfunction]
+fn channel_bluetooth_hop(k: u8) -> (f64, f64) {
+    let b = channel::Band::bluetooth_hop(k);
+    (b.low_mhz, b.high_mhz)
+}
+
+#[pyfunction]
+fn channel_wlan_11b(c: u8) -> (f64, f64) {
+    let b = channel::Band::wlan_11b(c);
+    (b.low_mhz, b.high_mhz)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -172,5 +287,19 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_per, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_success_over_hops, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_ge_stationary, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_ge_success, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_gemodel_stationary, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_ber, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_snr_for_ber, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_modulations, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_friis_db, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_log_distance_db, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_noise_floor_dbm, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_overlap, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_bluetooth_hop, m)?)?;
+    m.add_function(wrap_pyfunction!(channel_wlan_11b, m)?)?;
     Ok(())
 }

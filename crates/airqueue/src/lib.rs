@@ -7,6 +7,7 @@
 //! [`metrics`] (columnar results), [`scenario`] (the format) and [`sim`] (the run loop).
 
 pub mod app;
+pub mod channel;
 pub mod engine;
 pub mod hook;
 pub mod link;

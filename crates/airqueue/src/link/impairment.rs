@@ -1,14 +1,22 @@
-//! A netem-like impairment on a wired link direction: extra delay with uniform jitter, and
-//! Bernoulli loss (netem `delay D J` and `loss random P`).
+//! A netem-like impairment on a wired link direction: extra delay with uniform jitter,
+//! Bernoulli loss (netem `delay D J` and `loss random P`), netem's Gilbert-Elliott loss
+//! model (`loss gemodel p r 1-h 1-k`) and bit errors at a constant BER.
 //!
 //! Every flow has its own loss stream and its own jitter stream on each impaired link
 //! direction, derived from (seed, link, direction, flow name): adding a flow, or turning
-//! jitter on, never changes which packets of another flow are lost. The loss is decided when
-//! the packet has finished serialization (it used the wire, then was corrupted), which is
-//! where a lossy cable or radio loses it; netem decides at enqueue, a difference that only
-//! shifts queue occupancy. Jitter follows netem's default uniform table on [D−J, D+J]
-//! (floored at zero) and, as netem without `rate`, may reorder packets.
+//! jitter on, never changes which packets of another flow are lost. The Gilbert-Elliott
+//! chain and the bit errors describe the wire itself, so each has one stream per link
+//! direction (`link:<link>:<a>-><b>:gemodel`, `…:ber`), advanced by every packet of every
+//! flow; a model that is off draws nothing, so scenarios without it are unchanged.
+//!
+//! The loss is decided when the packet has finished serialization (it used the wire, then
+//! was corrupted), which is where a lossy cable or radio loses it; netem decides at
+//! enqueue, a difference that only shifts queue occupancy. Jitter follows netem's default
+//! uniform table on [D−J, D+J] (floored at zero) and, as netem without `rate`, may reorder
+//! packets. Bit errors apply to the bits on the wire, (size + link overhead) × 8: PER =
+//! 1 − (1 − BER)^bits (`channel::bit_error`).
 
+use crate::channel::{BitErrorModel, BitErrors, GeModel};
 use crate::engine::{stream, SimRng, SimTime};
 use crate::packet::FlowId;
 use crate::scenario::ImpairmentSpec;
@@ -24,6 +32,8 @@ pub struct Impairment {
     jitter: SimTime,
     loss: f64,
     per_flow: Vec<FlowStreams>,
+    gemodel: Option<GeModel>,
+    bit_errors: BitErrorModel,
 }
 
 impl Impairment {
@@ -36,11 +46,24 @@ impl Impairment {
                 jitter: stream(seed, &format!("link:{direction}:jitter:flow:{f}")),
             })
             .collect();
+        let gemodel = spec.gemodel.as_ref().map(|g| {
+            GeModel::new(
+                g.params(),
+                stream(seed, &format!("link:{direction}:gemodel")),
+            )
+        });
+        let kind = if spec.ber.0 > 0.0 {
+            BitErrors::Ber(spec.ber.0)
+        } else {
+            BitErrors::None
+        };
         Impairment {
             delay: spec.delay.time(),
             jitter: spec.jitter.time(),
             loss: spec.loss.0,
             per_flow,
+            gemodel,
+            bit_errors: BitErrorModel::new(kind, stream(seed, &format!("link:{direction}:ber"))),
         }
     }
 
@@ -50,10 +73,18 @@ impl Impairment {
         self.jitter.0 > 0
     }
 
-    /// Whether this packet of `flow` is lost.
+    /// Whether this packet of `flow`, `wire_bits` bits on the wire, is lost. Each model
+    /// that is on draws for every packet (the Gilbert-Elliott chain advances even when
+    /// another model already lost the packet), so its stream does not depend on the others.
     #[inline]
-    pub fn lost(&mut self, flow: FlowId) -> bool {
-        self.loss > 0.0 && self.per_flow[flow.0 as usize].loss.random::<f64>() < self.loss
+    pub fn lost(&mut self, flow: FlowId, wire_bits: u64) -> bool {
+        let mut lost =
+            self.loss > 0.0 && self.per_flow[flow.0 as usize].loss.random::<f64>() < self.loss;
+        if let Some(ge) = &mut self.gemodel {
+            lost |= ge.lost();
+        }
+        lost |= self.bit_errors.lost(wire_bits);
+        lost
     }
 
     /// Extra one-way delay for this packet of `flow`.

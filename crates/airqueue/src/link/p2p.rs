@@ -97,8 +97,10 @@ impl P2pLink {
         let mut lost = false;
         let mut reorders = false;
         if let Some(imp) = &mut d.impairment {
-            let flow = cx.packets.get(pkt).flow;
-            lost = imp.lost(flow);
+            let p = cx.packets.get(pkt);
+            let flow = p.flow;
+            let wire_bits = (u64::from(p.size_bytes) + u64::from(self.overhead_bytes)) * 8;
+            lost = imp.lost(flow, wire_bits);
             if !lost {
                 delay += imp.extra_delay(flow);
             }

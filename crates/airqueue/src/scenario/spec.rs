@@ -5,6 +5,7 @@
 //! of `tc`, `ip link`, iperf and the seed papers.
 
 pub use super::units::{Bytes, Duration, Probability, Rate};
+pub use crate::channel::GeModelConf;
 use crate::engine::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -151,11 +152,13 @@ pub struct SegmentSpec {
     pub mtu: u32,
 }
 
-/// A netem-like impairment: extra delay with uniform jitter, and Bernoulli loss.
+/// A netem-like impairment: extra delay with uniform jitter, Bernoulli loss or netem's
+/// Gilbert-Elliott `gemodel`, and bit errors (`ber`). See docs/channels.md.
 ///
-/// As in netem without `rate`, jitter may reorder packets. Losses and jitter draw from
+/// As in netem without `rate`, jitter may reorder packets. `loss` and jitter draw from
 /// per-(link, direction, flow) random streams, so adding a flow never changes another
-/// flow's losses.
+/// flow's losses; `gemodel` and `ber` describe the wire and draw from one stream per link
+/// direction.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImpairmentSpec {
@@ -169,6 +172,20 @@ pub struct ImpairmentSpec {
     /// Independent (Bernoulli) loss probability per packet, e.g. 0.01 or "1%" (netem `loss random`).
     #[serde(default)]
     pub loss: Probability,
+    /// Bit error rate on the wire: a packet is corrupted (and dropped as `impairment`) with
+    /// probability 1 − (1 − ber)^bits, bits = (size + link overhead) × 8, e.g. 1e-6. One
+    /// random stream per link direction (`link:<link>:<a>-><b>:ber`). Default 0 (off).
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub ber: Probability,
+    /// netem's Gilbert-Elliott loss model (`loss gemodel p r 1-h 1-k`), one chain per link
+    /// direction advanced once per packet (`link:<link>:<a>-><b>:gemodel`); an alternative
+    /// to `loss`, e.g. `gemodel = { p = 0.01, r = 0.1 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemodel: Option<GeModelConf>,
+}
+
+fn is_zero_probability(p: &Probability) -> bool {
+    p.0 == 0.0
 }
 
 /// A virtual device in front of several real interfaces of one node (Linux IMQ). Its root

@@ -108,6 +108,14 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             );
         }
+        if let Some(imp) = &l.impairment {
+            if imp.gemodel.is_some() && imp.loss.0 > 0.0 {
+                errs.push(
+                    format!("links.{}.impairment.gemodel", l.name),
+                    "loss and gemodel are alternative loss models (netem takes one); keep one of them",
+                );
+            }
+        }
     }
     unique("links", s.links.iter().map(|l| l.name.as_str()), &mut errs);
     check_segments(s, &nodes, &mut errs);
