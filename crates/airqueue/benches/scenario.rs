@@ -12,6 +12,9 @@
 //!   the workload we compare with ns-3.
 //! - `tcp_dumbbell_1gbit`: the same with a 1 Gbit bottleneck (10 Gbit access, pfifo 1000,
 //!   8 MiB receive windows so that cwnd, not rwnd, limits the flows), 10 s.
+//! - `build/star_10000`: `Simulation::build` of a 10 000-host star (one hub, a link per
+//!   host, one flow): interfaces, media, root queues and routes. Hosts keep default
+//!   routes, so only the hub has a routing row (issue 10: well under a second).
 
 mod common;
 
@@ -56,6 +59,28 @@ fn scenarios(c: &mut Criterion) {
     }
 }
 
+/// A star of `n` hosts around one router, one flow across it.
+fn star(n: usize) -> String {
+    let mut s =
+        String::from("[run]\nduration = \"1s\"\n[[nodes]]\nname = \"hub\"\nkind = \"router\"\n");
+    for i in 0..n {
+        s += &format!("[[nodes]]\nname = \"h{i}\"\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "[[links]]\nname = \"l{i}\"\nbetween = [\"hub\", \"h{i}\"]\nrate = \"100Mbit\"\ndelay = \"1ms\"\n"
+        );
+    }
+    s + "[[flows]]\nname = \"x\"\nfrom = \"h0\"\nto = \"h1\"\napp = { kind = \"cbr\", size = 972, interval = \"1ms\" }\n"
+}
+
+fn build_star(c: &mut Criterion) {
+    let s = load_toml_str(&star(10_000)).expect("the star is valid");
+    let mut g = c.benchmark_group("build");
+    g.bench_function("star_10000", |b| b.iter(|| build(&s)));
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
@@ -66,6 +91,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = scenarios
+    targets = scenarios, build_star
 }
 criterion_main!(benches);

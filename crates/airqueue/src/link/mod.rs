@@ -124,6 +124,8 @@ pub struct LinkCtx<'a> {
     pub(crate) timers: &'a mut Timers,
     pub packets: &'a mut PacketArena,
     pub(crate) out: &'a mut Vec<LinkEffect>,
+    /// Whether a capture records transmission starts (otherwise `tx_start` is free).
+    pub(crate) capturing: bool,
 }
 
 impl<'a> LinkCtx<'a> {
@@ -172,6 +174,15 @@ impl<'a> LinkCtx<'a> {
     #[inline]
     pub fn emit(&mut self, e: LinkEffect) {
         self.out.push(e);
+    }
+
+    /// `pkt` starts onto the medium from `from`: reported as [`LinkEffect::TxStart`] when
+    /// a capture records it, and nothing otherwise (the hot path pays nothing).
+    #[inline]
+    pub fn tx_start(&mut self, from: IfaceId, pkt: PacketId) {
+        if self.capturing {
+            self.out.push(LinkEffect::TxStart { from, pkt });
+        }
     }
 
     /// Puts `pkt` at `loc` (one of this medium's locations) in the packet ledger.

@@ -170,7 +170,7 @@ impl Medium for P2pLink {
         let iface = self.ports[port];
         debug_assert!(self.ready(port));
         // What tcpdump on this interface sees: the packet as it starts onto the wire.
-        cx.emit(LinkEffect::TxStart { from: iface, pkt });
+        cx.tx_start(iface, pkt);
         let size = cx.packets.get(pkt).size_bytes;
         self.dirs[port].sending = Some(pkt);
         cx.locate(pkt, Location::Transmitting(iface.0));

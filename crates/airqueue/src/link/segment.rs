@@ -93,10 +93,7 @@ impl Segment {
             pkt,
             propagating: false,
         });
-        cx.emit(LinkEffect::TxStart {
-            from: self.ports[port as usize],
-            pkt,
-        });
+        cx.tx_start(self.ports[port as usize], pkt);
         let size = cx.packets.get(pkt).size_bytes;
         cx.schedule(cx.now + self.tx_time(size), SERIALIZED);
     }

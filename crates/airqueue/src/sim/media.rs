@@ -24,6 +24,7 @@ impl Simulation {
                 timers: &mut self.timers,
                 packets: &mut self.packets,
                 out: &mut self.link_fx,
+                capturing: self.capture.is_some(),
             };
             f(&mut *self.media[m as usize], &mut cx);
         }
