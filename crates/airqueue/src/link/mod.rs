@@ -211,6 +211,59 @@ impl MediumBuild<'_> {
     }
 }
 
+/// A medium as the simulation holds it: the wired link, the most common one and on the
+/// hot path of every wired scenario, without dynamic dispatch (its methods inline into
+/// the run loop); any other medium behind the [`Medium`] trait object. Both obey the same
+/// contract; this is only how calls reach them. The wired link is stored inline on purpose
+/// (no pointer to follow on the hot path); the others are behind a box anyway.
+#[allow(clippy::large_enum_variant)]
+pub enum AnyMedium {
+    P2p(P2pLink),
+    Dyn(Box<dyn Medium>),
+}
+
+impl AnyMedium {
+    #[inline]
+    pub fn get(&self) -> &dyn Medium {
+        match self {
+            AnyMedium::P2p(l) => l,
+            AnyMedium::Dyn(m) => &**m,
+        }
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self) -> &mut dyn Medium {
+        match self {
+            AnyMedium::P2p(l) => l,
+            AnyMedium::Dyn(m) => &mut **m,
+        }
+    }
+
+    #[inline]
+    pub fn ready(&self, port: usize) -> bool {
+        match self {
+            AnyMedium::P2p(l) => l.ready(port),
+            AnyMedium::Dyn(m) => m.ready(port),
+        }
+    }
+
+    #[inline]
+    pub fn send(&mut self, port: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
+        match self {
+            AnyMedium::P2p(l) => l.send(port, pkt, cx),
+            AnyMedium::Dyn(m) => m.send(port, pkt, cx),
+        }
+    }
+
+    #[inline]
+    pub fn on_event(&mut self, key: u16, cx: &mut LinkCtx<'_>) {
+        match self {
+            AnyMedium::P2p(l) => l.on_event(key, cx),
+            AnyMedium::Dyn(m) => m.on_event(key, cx),
+        }
+    }
+}
+
 /// A medium: see the module documentation for the contract.
 pub trait Medium {
     /// The scenario's kind name (`"p2p"`, `"segment"`).

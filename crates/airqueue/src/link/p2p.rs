@@ -74,7 +74,7 @@ impl P2pLink {
     }
 
     /// Serialization time of a `size_bytes` packet.
-    #[inline]
+    #[inline(always)]
     pub fn tx_time(&self, size_bytes: u32) -> SimTime {
         SimTime::transmission((size_bytes + self.overhead_bytes) as u64, self.rate_bps)
     }
@@ -86,6 +86,7 @@ impl P2pLink {
 
     /// Serialization of port `port`'s packet ends: the impairment decides its fate, it
     /// propagates, and the port can take the next packet.
+    #[inline(always)]
     fn tx_done(&mut self, port: usize, cx: &mut LinkCtx<'_>) {
         let iface = self.ports[port];
         let d = &mut self.dirs[port];
@@ -131,6 +132,7 @@ impl P2pLink {
 
     /// The packet at the head of the wire behind `port` arrives; the next one (if any) gets
     /// the arrival event, under the sequence number reserved when it entered the wire.
+    #[inline(always)]
     fn arrive(&mut self, port: usize, cx: &mut LinkCtx<'_>) {
         let d = &mut self.dirs[port];
         let pkt = d.wire.pop();
@@ -160,12 +162,12 @@ impl Medium for P2pLink {
         &self.neighbours[port]
     }
 
-    #[inline]
+    #[inline(always)]
     fn ready(&self, port: usize) -> bool {
         self.dirs[port].sending.is_none()
     }
 
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, port: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
         let iface = self.ports[port];
         debug_assert!(self.ready(port));
@@ -178,7 +180,7 @@ impl Medium for P2pLink {
         cx.schedule(done, 2 * port as u16 + TX_DONE);
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_event(&mut self, key: u16, cx: &mut LinkCtx<'_>) {
         let port = (key / 2) as usize;
         if key % 2 == TX_DONE {

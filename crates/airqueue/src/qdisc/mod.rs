@@ -91,7 +91,7 @@ pub use tbf::{Tbf, TbfConf};
 pub use wf2q_plus::{Wf2qPlus, Wf2qPlusConf};
 
 use crate::engine::{stream, SimRng, SimTime};
-use crate::link::{LinkView, Medium, Neighbour};
+use crate::link::{AnyMedium, LinkView, Neighbour};
 use crate::packet::{DropReason, NodeId, PacketArena, PacketId, ECN_CE};
 use crate::scenario::{QdiscConf, ScenarioError};
 use crate::topology::PortRef;
@@ -160,7 +160,7 @@ pub struct QdiscCtx<'a> {
 /// Read-only access to the media below a root queue: what [`QdiscCtx::link`] reads.
 #[derive(Copy, Clone)]
 pub struct LinkAccess<'a> {
-    pub(crate) media: &'a [Box<dyn Medium>],
+    pub(crate) media: &'a [AnyMedium],
     /// Per interface: its medium and port.
     pub(crate) ports: &'a [PortRef],
     /// The interface a real device's qdisc sits on (`None` for a virtual device: the
@@ -208,14 +208,16 @@ impl<'a> QdiscCtx<'a> {
     pub fn link_of(&self, iface: u32, neighbour: NodeId) -> Option<LinkView> {
         let l = self.links?;
         let p = l.ports.get(iface as usize)?;
-        l.media[p.medium as usize].view(p.port as usize, neighbour)
+        l.media[p.medium as usize]
+            .get()
+            .view(p.port as usize, neighbour)
     }
 
     /// The neighbours interface `iface` reaches (empty without link access).
     pub fn neighbours(&self, iface: u32) -> &[Neighbour] {
         match self.links {
             Some(l) => match l.ports.get(iface as usize) {
-                Some(p) => l.media[p.medium as usize].neighbours(p.port as usize),
+                Some(p) => l.media[p.medium as usize].get().neighbours(p.port as usize),
                 None => &[],
             },
             None => &[],

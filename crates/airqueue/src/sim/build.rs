@@ -10,7 +10,7 @@ use crate::app::{
 };
 use crate::engine::{stream, EventQueue, SimTime, Timers};
 use crate::hook::{HookBuild, NodeHook};
-use crate::link::{Impairment, Medium, MediumBuild, P2pLink, Segment};
+use crate::link::{AnyMedium, Impairment, Medium, MediumBuild, P2pLink, Segment};
 use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
 use crate::packet::{
     FiveTuple, NodeId, PacketArena, Protocol, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
@@ -165,12 +165,17 @@ impl Simulation {
                     let (name, q) = root_qdisc(&dev, &qdisc_of, &names, seed, &mut opts, &mut errs);
                     let wakeup = timers.add();
                     timer_owners.push(TimerOwner::Root(r));
+                    let port = PortRef {
+                        medium: m as u32,
+                        port: p as u32,
+                    };
                     roots.push(RootQueue::new(
                         dev.clone(),
                         name,
                         q,
                         vec![id],
                         false,
+                        port,
                         wakeup,
                     ));
                     r
@@ -208,7 +213,8 @@ impl Simulation {
             let (name, q) = root_qdisc(&dev, &qdisc_of, &names, seed, &mut opts, &mut errs);
             let wakeup = timers.add();
             timer_owners.push(TimerOwner::Root(r));
-            roots.push(RootQueue::new(dev, name, q, members, true, wakeup));
+            let port = ports[members[0].0 as usize];
+            roots.push(RootQueue::new(dev, name, q, members, true, port, wakeup));
         }
         for (dev, _) in &opts.qdisc_overrides {
             errs.push(
@@ -218,7 +224,7 @@ impl Simulation {
         }
 
         // The media. A link's impairment acts on each direction with streams of its own.
-        let mut media: Vec<Box<dyn Medium>> = Vec::with_capacity(plans.len());
+        let mut media: Vec<AnyMedium> = Vec::with_capacity(plans.len());
         for (l, plan) in s.links.iter().zip(&plans) {
             let direction =
                 |me: usize| format!("{}:{}->{}", l.name, l.between[me], l.between[1 - me]);
@@ -227,7 +233,7 @@ impl Simulation {
                     .as_ref()
                     .map(|imp| Impairment::new(imp, seed, &direction(me), &flow_names))
             };
-            media.push(Box::new(P2pLink::new(
+            media.push(AnyMedium::P2p(P2pLink::new(
                 l.name.clone(),
                 plan.rate_bps,
                 l.delay.time(),
@@ -237,17 +243,17 @@ impl Simulation {
             )));
         }
         for (g, plan) in s.segments.iter().zip(&plans[s.links.len()..]) {
-            media.push(Box::new(Segment::new(
+            media.push(AnyMedium::Dyn(Box::new(Segment::new(
                 g.name.clone(),
                 plan.rate_bps,
                 g.delay.time(),
                 plan.overhead,
                 &plan.ends,
-            )));
+            ))));
         }
         for (name, factory) in std::mem::take(&mut opts.media) {
-            match media.iter().position(|m| m.name() == name) {
-                Some(m) => media[m] = factory(&plans[m].ends),
+            match media.iter().position(|m| m.get().name() == name) {
+                Some(m) => media[m] = AnyMedium::Dyn(factory(&plans[m].ends)),
                 None => errs.push(
                     "(build)",
                     format!("medium override for unknown link \"{name}\""),
@@ -255,7 +261,7 @@ impl Simulation {
             }
         }
         for (m, medium) in media.iter_mut().enumerate() {
-            medium.attach(&mut MediumBuild {
+            medium.get_mut().attach(&mut MediumBuild {
                 medium: m as u32,
                 timers: &mut timers,
                 owners: &mut timer_owners,
@@ -289,6 +295,7 @@ impl Simulation {
                     .flat_map(|&i| {
                         let p = ports[i.0 as usize];
                         media[p.medium as usize]
+                            .get()
                             .neighbours(p.port as usize)
                             .iter()
                             .map(move |nb| Hop {
@@ -305,7 +312,7 @@ impl Simulation {
             let p = ports[iface.0 as usize];
             let via = match &r.next_hop {
                 Some(h) => node_index[h.as_str()],
-                None => media[p.medium as usize].neighbours(p.port as usize)[0].node,
+                None => media[p.medium as usize].get().neighbours(p.port as usize)[0].node,
             };
             routes.set(
                 node_index[r.node.as_str()],
@@ -430,7 +437,7 @@ impl Simulation {
 
     fn schedule_initial_events(&mut self) {
         for m in 0..self.media.len() {
-            self.with_medium(m as u32, |md, cx| md.start(cx));
+            self.with_medium(m as u32, |md, cx| md.get_mut().start(cx));
         }
         for i in 0..self.flows.len() {
             let first = match &mut self.flows[i].endpoint {

@@ -57,7 +57,7 @@ impl Simulation {
                 format!("transmitter of {}", self.ifaces[i as usize].dev.name)
             }
             Location::Propagating(i) => {
-                let m = &self.media[self.ports[i as usize].medium as usize];
+                let m = self.media[self.ports[i as usize].medium as usize].get();
                 let what = if m.kind() == "p2p" { "wire" } else { m.kind() };
                 format!("{what} behind {}", self.ifaces[i as usize].dev.name)
             }
@@ -81,7 +81,7 @@ impl Simulation {
         }
         let mut media_held = Vec::new();
         for m in &self.media {
-            m.held(&mut media_held);
+            m.get().held(&mut media_held);
         }
         for (loc, n) in media_held {
             *held.entry(loc).or_default() += n;
@@ -135,7 +135,7 @@ impl Simulation {
         }
         let mut found = Vec::new();
         for (m, p) in self.media.iter().zip(&pending) {
-            m.audit(p, &mut found);
+            m.get().audit(p, &mut found);
         }
         found
             .into_iter()
@@ -245,14 +245,14 @@ app = { kind = "cbr", size = 972, interval = "1ms" }
 
     /// The interface of the router's end of the bottleneck (port 0 of medium 1).
     fn bottleneck(sim: &Simulation) -> u32 {
-        let m = &sim.media[1];
+        let m = sim.media[1].get();
         assert_eq!(m.name(), "bottleneck");
         m.ports()[0].0
     }
 
     fn on_wire(sim: &Simulation, i: u32) -> u64 {
         let mut held = Vec::new();
-        sim.media[1].held(&mut held);
+        sim.media[1].get().held(&mut held);
         held.iter()
             .find(|(l, _)| *l == Location::Propagating(i))
             .map_or(0, |x| x.1)

@@ -11,7 +11,7 @@ use crate::topology::IfaceId;
 impl Simulation {
     /// A medium delivered `pkt` to `node` on interface `iface`: the node's hooks see it
     /// first, if it has any.
-    #[inline]
+    #[inline(always)]
     pub(super) fn receive(&mut self, node: NodeId, pkt: PacketId, iface: IfaceId) {
         self.packets.set_location(pkt, Location::Node(node.0));
         if self.nodes[node.0 as usize].hooks.is_empty() {
@@ -75,6 +75,7 @@ impl Simulation {
     }
 
     /// A packet is at `node`, past its hooks: delivered there, or forwarded.
+    #[inline(always)]
     fn arrived(&mut self, node: NodeId, pkt: PacketId) {
         let p = self.packets.get_mut(pkt);
         if p.dst_node == node {
@@ -104,6 +105,7 @@ impl Simulation {
 
     /// Routes a packet out of `node`: it leaves by the route's interface, for the route's
     /// next hop on that interface's medium.
+    #[inline(always)]
     fn forward(&mut self, node: NodeId, pkt: PacketId) {
         let dst = self.packets.get(pkt).dst_node;
         match self.routes.next_hop(node, dst) {

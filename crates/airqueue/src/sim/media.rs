@@ -2,19 +2,15 @@
 //! its context, and acting on the effects it reports, in order, after it returns.
 
 use super::Simulation;
-use crate::link::{LinkCtx, LinkEffect, Medium};
+use crate::link::{AnyMedium, LinkCtx, LinkEffect};
 use crate::packet::{Location, PacketId};
 
 impl Simulation {
     /// Calls medium `m`, then acts on its effects. Effects of nested calls (a `Ready` that
     /// makes a root queue hand the medium its next packet) are acted on depth-first, each
     /// call's own before the rest of its caller's.
-    #[inline]
-    pub(super) fn with_medium(
-        &mut self,
-        m: u32,
-        f: impl FnOnce(&mut dyn Medium, &mut LinkCtx<'_>),
-    ) {
+    #[inline(always)]
+    pub(super) fn with_medium(&mut self, m: u32, f: impl FnOnce(&mut AnyMedium, &mut LinkCtx<'_>)) {
         let start = self.link_fx.len();
         {
             let mut cx = LinkCtx {
@@ -26,7 +22,7 @@ impl Simulation {
                 out: &mut self.link_fx,
                 capturing: self.capture.is_some(),
             };
-            f(&mut *self.media[m as usize], &mut cx);
+            f(&mut self.media[m as usize], &mut cx);
         }
         let mut k = start;
         while k < self.link_fx.len() {
@@ -37,7 +33,7 @@ impl Simulation {
         self.link_fx.truncate(start);
     }
 
-    #[inline]
+    #[inline(always)]
     fn link_effect(&mut self, e: LinkEffect) {
         match e {
             LinkEffect::Deliver { pkt, to } => {
@@ -70,6 +66,6 @@ impl Simulation {
             unreachable!("a packet event for a packet no medium holds")
         };
         let m = self.ports[i as usize].medium;
-        self.with_medium(m, |md, cx| md.on_packet_event(pkt, cx));
+        self.with_medium(m, |md, cx| md.get_mut().on_packet_event(pkt, cx));
     }
 }

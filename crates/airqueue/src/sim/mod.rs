@@ -32,7 +32,7 @@ pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
 use crate::app::{PingSource, UdpSource};
 use crate::engine::{EventQueue, SimTime, TimerId, Timers};
 use crate::hook::{HookEffect, NodeHook};
-use crate::link::{LinkEffect, Medium};
+use crate::link::{AnyMedium, LinkEffect};
 use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
 use crate::packet::{FiveTuple, NodeId, PacketArena, PacketId};
 use crate::qdisc::{ClassSample, DevInfo, DropSink};
@@ -151,7 +151,7 @@ pub struct Simulation {
     /// Per interface: its medium and port.
     ports: Vec<PortRef>,
     /// The media: wired links and segments, in scenario order.
-    pub media: Vec<Box<dyn Medium>>,
+    pub media: Vec<AnyMedium>,
     /// Root queues: interfaces with their own qdisc (interface order), then virtual
     /// devices.
     pub roots: Vec<RootQueue>,
@@ -229,7 +229,7 @@ impl Simulation {
         self.events.events_processed()
     }
 
-    #[inline]
+    #[inline(always)]
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::AppSend(f) => self.app_send(f as usize),
@@ -254,7 +254,7 @@ impl Simulation {
         match self.timer_owners[id as usize] {
             TimerOwner::Root(r) => self.kick(r),
             TimerOwner::Medium { medium, key } => {
-                self.with_medium(medium, |m, cx| m.on_timer(key, cx));
+                self.with_medium(medium, |m, cx| m.get_mut().on_timer(key, cx));
             }
             TimerOwner::Hook { hook, key } => self.with_hook(hook, |h, cx| h.on_timer(key, cx)),
         }

@@ -45,6 +45,8 @@ pub struct RootQueue {
     pub members: Vec<IfaceId>,
     /// A virtual device (members ask for themselves) rather than a real interface.
     pub virtual_dev: bool,
+    /// A real interface's port (its only member's), looked up once.
+    pub(super) port: PortRef,
     pub(super) wakeup: TimerId,
     pub stats: QueueStats,
     pub(super) drops_at_last_sample: u64,
@@ -57,6 +59,7 @@ impl RootQueue {
         qdisc: Box<dyn Qdisc>,
         members: Vec<IfaceId>,
         virtual_dev: bool,
+        port: PortRef,
         wakeup: TimerId,
     ) -> Self {
         RootQueue {
@@ -66,6 +69,7 @@ impl RootQueue {
             qdisc,
             members,
             virtual_dev,
+            port,
             wakeup,
             stats: QueueStats::default(),
             drops_at_last_sample: 0,
@@ -75,6 +79,7 @@ impl RootQueue {
 
 impl Simulation {
     /// `pkt` (its `out_iface` and `next_hop` set by routing) enters root queue `r`.
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, r: RootId, pkt: PacketId) {
         let now = self.now;
         self.packets.set_location(pkt, Location::Queue(r));
@@ -98,8 +103,13 @@ impl Simulation {
 
     /// Lets every ready member of root `r` pull packets until none takes one; then, if a
     /// ready member got nothing while packets wait, arms the qdisc's wake-up.
+    #[inline(always)]
     pub(super) fn kick(&mut self, r: RootId) {
-        let members = self.roots[r as usize].members.len();
+        let q = &self.roots[r as usize];
+        if !q.virtual_dev {
+            return self.kick_interface(r);
+        }
+        let members = q.members.len();
         loop {
             let mut progress = false;
             let mut starved = false;
@@ -109,7 +119,7 @@ impl Simulation {
                 if !self.media[medium as usize].ready(port as usize) {
                     continue;
                 }
-                match self.dequeue_for_member(r, m) {
+                match self.dequeue_for_member(r, Some(m)) {
                     Some(pkt) => {
                         self.with_medium(medium, |md, cx| md.send(port as usize, pkt, cx));
                         progress = true;
@@ -127,22 +137,43 @@ impl Simulation {
         }
     }
 
-    /// One dequeue of root `r` on behalf of member `m`, with the statistics it implies.
-    #[inline]
-    fn dequeue_for_member(&mut self, r: RootId, m: IfaceId) -> Option<PacketId> {
+    /// [`kick`](Self::kick) for a real interface `m` (the root's only member): its port
+    /// pulls while it can take packets; if it is left wanting while packets wait, the
+    /// wake-up is armed. The same steps as the general loop, without its bookkeeping.
+    #[inline(always)]
+    fn kick_interface(&mut self, r: RootId) {
+        let PortRef { medium, port } = self.roots[r as usize].port;
+        while self.media[medium as usize].ready(port as usize) {
+            let got = self.dequeue_for_member(r, None);
+            match got {
+                Some(pkt) => {
+                    self.with_medium(medium, |md, cx| md.send(port as usize, pkt, cx));
+                    self.flush_drops(r);
+                }
+                None => {
+                    self.flush_drops(r);
+                    self.arm_wakeup(r);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// One dequeue of root `r` (a virtual device: on behalf of member `m`), with the
+    /// statistics it implies.
+    #[inline(always)]
+    fn dequeue_for_member(&mut self, r: RootId, m: Option<IfaceId>) -> Option<PacketId> {
         let now = self.now;
         let q = &mut self.roots[r as usize];
         let links = LinkAccess {
             media: &self.media,
             ports: &self.ports,
-            iface: (!q.virtual_dev).then_some(m.0),
+            iface: m.is_none().then_some(q.members[0].0),
         };
         let got = {
             let mut ctx =
                 QdiscCtx::new(now, &mut self.packets, &q.dev, &mut self.drops).with_links(links);
-            if q.virtual_dev {
-                ctx = ctx.for_member(m.0);
-            }
+            ctx.member = m.map(|m| m.0);
             dequeue_for(&mut *q.qdisc, &mut ctx)
         };
         q.stats.on_drops_after_enqueue(self.drops.pending.len());
@@ -150,11 +181,13 @@ impl Simulation {
             .backlog_changed(now, q.qdisc.len() as u64, q.qdisc.backlog_bytes());
         let pkt = got?;
         let p = self.packets.get(pkt);
-        assert_eq!(
-            p.out_iface, m.0,
-            "qdisc {} of {} gave interface {} a packet for another interface",
-            q.kind, q.dev.name, self.ifaces[m.0 as usize].dev.name
-        );
+        if let Some(m) = m {
+            assert_eq!(
+                p.out_iface, m.0,
+                "qdisc {} of virtual device {} gave member {} a packet for another interface",
+                q.kind, q.dev.name, self.ifaces[m.0 as usize].dev.name
+            );
+        }
         q.stats.on_dequeue(p.size_bytes, now - p.enqueued);
         Some(pkt)
     }

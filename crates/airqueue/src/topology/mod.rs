@@ -125,7 +125,7 @@ impl Routes {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<Hop> {
         if node == dst {
             return None;
