@@ -284,9 +284,10 @@ crate::kind_enum! {
     pub enum TransportSpec as "transport" {
         /// UDP: datagrams leave as the application writes them (28 B of IPv4+UDP headers added).
         "udp" => Udp(UdpSpec),
-        /// TCP: Tahoe, Reno or NewReno (RFC 5681, RFC 6582) with the RFC 6298 retransmission
-        /// timer and delayed ACKs; data from `from` to `to`, over one connection (`bulk`,
-        /// `message`) or one per object (`web`).
+        /// TCP: Tahoe, Reno, NewReno (RFC 5681, RFC 6582) or CUBIC (RFC 9438) with the RFC 6298
+        /// retransmission timer, delayed ACKs, optional ECN (RFC 3168) and window scaling (RFC
+        /// 7323); data from `from` to `to`, over one connection (`bulk`, `message`) or one per
+        /// object (`web`).
         "tcp" => Tcp(Box<TcpSpec>),
     }
 }
@@ -307,7 +308,8 @@ pub struct UdpSpec {}
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
-    /// Congestion control: "tahoe", "reno" or "newreno".
+    /// Congestion control: "tahoe", "reno", "newreno" or "cubic" (RFC 9438 growth and β = 0.7
+    /// over NewReno's loss recovery).
     #[serde(default)]
     pub variant: TcpVariant,
     /// Maximum segment size in bytes (payload per segment). Segments carry 52 B of headers
@@ -352,6 +354,21 @@ pub struct TcpSpec {
     /// Record cwnd, ssthresh and smoothed RTT in the time series every `run.sample_interval`.
     #[serde(default)]
     pub trace: bool,
+    /// Congestion-window validation: grow cwnd only when the last send round was limited by
+    /// cwnd (not by the receive window or the application), as Linux does (RFC 7661 §4.3), so
+    /// an rwnd- or application-limited sender's cwnd stays near what it really uses. `false`
+    /// restores the classic model in which cwnd grows on every ACK.
+    #[serde(default = "default_true")]
+    pub cwnd_validation: bool,
+    /// ECN (RFC 3168): data segments are ECN-capable (ECT(0)), so AQMs with `ecn` on mark them
+    /// CE instead of dropping; the receiver echoes ECE until CWR; the sender reduces its window
+    /// at most once per window of data.
+    #[serde(default)]
+    pub ecn: bool,
+    /// Window scaling (RFC 7323 §2). Off: the advertised window cannot exceed 65 535 bytes,
+    /// whatever `rcv_buffer` says, so throughput is at most 65 535 B per RTT.
+    #[serde(default = "default_true")]
+    pub window_scaling: bool,
 }
 
 impl Default for TcpSpec {
@@ -369,6 +386,9 @@ impl Default for TcpSpec {
             rcv_buffer: default_rcv_buffer(),
             handshake: None,
             trace: false,
+            cwnd_validation: true,
+            ecn: false,
+            window_scaling: true,
         }
     }
 }
@@ -407,6 +427,7 @@ pub enum TcpVariant {
     Reno,
     #[default]
     Newreno,
+    Cubic,
 }
 
 /// Inter-arrival distribution of an on/off source's periods.

@@ -369,7 +369,8 @@ impl Simulation {
     /// Wraps a data segment (or SYN, SYN-ACK) in a packet from `from` to `to`.
     fn send_segment(&mut self, f: usize, slot: usize, seg: &Segment) {
         let now = self.now;
-        let (src_port, dst_port) = self.tcp_mut(f).ports(slot, true);
+        let t = self.tcp_mut(f);
+        let ((src_port, dst_port), ecn) = (t.ports(slot, true), t.ip_ecn(slot, seg));
         let flow = &mut self.flows[f];
         let pkt = Packet {
             flow: FlowId(f as u32),
@@ -385,6 +386,7 @@ impl Simulation {
             ttl: 64,
             size_bytes: seg.len + tcp_flow::TCP_WIRE_HEADER_BYTES,
             payload_bytes: seg.len,
+            ecn,
             tcp: TcpHeader {
                 seq: seg.seq,
                 ack: seg.ack,
@@ -442,13 +444,14 @@ impl Simulation {
     fn tcp_receive(&mut self, pkt: PacketId) {
         let now = self.now;
         let p = self.packets.get(pkt);
-        let (f, at, delay, h, len, tuple) = (
+        let (f, at, delay, h, len, tuple, ce) = (
             p.flow.0 as usize,
             p.dst_node,
             now - p.created,
             p.tcp,
             p.payload_bytes,
             p.tuple,
+            p.ecn == tcp_flow::ECN_CE,
         );
         self.ledger.delivered += 1;
         self.packets.free(pkt);
@@ -470,7 +473,7 @@ impl Simulation {
             };
             let c = &mut t.conns[slot];
             let before = c.receiver.delivered_bytes();
-            let reply = c.receiver.on_segment(now, &seg);
+            let reply = c.receiver.on_segment_ecn(now, &seg, ce);
             let delivered = c.receiver.delivered_bytes();
             self.flows[f]
                 .stats

@@ -27,12 +27,17 @@ use crate::app::{UdpSource, WebSession};
 use crate::engine::SimTime;
 use crate::scenario::{TcpSpec, TcpVariant};
 use crate::transport::tcp::{
-    AppData, CongestionVariant, Opener, SenderStats, TcpConfig, TcpReceiver, TcpSender,
-    SSTHRESH_INFINITE,
+    AppData, CongestionVariant, LimitedTime, Opener, Segment, SenderStats, TcpConfig, TcpReceiver,
+    TcpSender, SSTHRESH_INFINITE,
 };
 
 /// IPv4 + TCP + timestamp option bytes on every segment.
 pub const TCP_WIRE_HEADER_BYTES: u32 = 20 + 20 + 12;
+
+/// ECT(0) in the IP header's ECN field (RFC 3168 §5).
+pub const ECN_ECT0: u8 = 2;
+/// CE in the IP header's ECN field (RFC 3168 §5).
+pub const ECN_CE: u8 = 3;
 
 /// First port of the IANA dynamic range, where client ports come from.
 pub const EPHEMERAL_PORT_BASE: u16 = 49152;
@@ -66,6 +71,12 @@ pub struct TcpCounters {
     pub timeouts: u64,
     /// Connections opened.
     pub connections: u64,
+    /// ECN-Echo window reductions (RFC 3168).
+    pub ecn_reductions: u64,
+    /// Time the senders were application-, receive-window- and cwnd-limited.
+    pub app_limited: SimTime,
+    pub rwnd_limited: SimTime,
+    pub cwnd_limited: SimTime,
 }
 
 impl TcpCounters {
@@ -73,6 +84,22 @@ impl TcpCounters {
         self.retransmissions += s.retransmissions;
         self.fast_retransmits += s.fast_retransmits;
         self.timeouts += s.timeouts;
+        self.ecn_reductions += s.ecn_reductions;
+    }
+    fn add_limited(&mut self, l: LimitedTime) {
+        self.app_limited += l.app;
+        self.rwnd_limited += l.rwnd;
+        self.cwnd_limited += l.cwnd;
+    }
+    /// Fraction of the limited time spent receive-window-limited (NaN if none was
+    /// recorded).
+    pub fn rwnd_limited_fraction(&self) -> f64 {
+        let total = self.app_limited + self.rwnd_limited + self.cwnd_limited;
+        if total == SimTime::ZERO {
+            f64::NAN
+        } else {
+            self.rwnd_limited.as_secs_f64() / total.as_secs_f64()
+        }
     }
     /// Counts since `earlier`.
     pub fn since(&self, earlier: &TcpCounters) -> TcpCounters {
@@ -81,6 +108,10 @@ impl TcpCounters {
             fast_retransmits: self.fast_retransmits - earlier.fast_retransmits,
             timeouts: self.timeouts - earlier.timeouts,
             connections: self.connections - earlier.connections,
+            ecn_reductions: self.ecn_reductions - earlier.ecn_reductions,
+            app_limited: self.app_limited - earlier.app_limited,
+            rwnd_limited: self.rwnd_limited - earlier.rwnd_limited,
+            cwnd_limited: self.cwnd_limited - earlier.cwnd_limited,
         }
     }
 }
@@ -140,6 +171,7 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
             TcpVariant::Tahoe => CongestionVariant::Tahoe,
             TcpVariant::Reno => CongestionVariant::Reno,
             TcpVariant::Newreno => CongestionVariant::NewReno,
+            TcpVariant::Cubic => CongestionVariant::Cubic,
         },
         mss: t.mss,
         initial_cwnd_segments: t.initial_window,
@@ -156,6 +188,9 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         } else {
             Opener::Sender
         },
+        cwnd_validation: t.cwnd_validation,
+        ecn: t.ecn,
+        window_scaling: t.window_scaling,
         ..TcpConfig::default()
     };
     match t.initial_ssthresh {
@@ -233,6 +268,7 @@ impl TcpFlow {
         }
         c.open = false;
         self.retired.add(c.sender.stats());
+        self.retired.add_limited(c.sender.limited_time());
         true
     }
 
@@ -267,6 +303,7 @@ impl TcpFlow {
         let mut c = self.retired;
         for conn in self.conns.iter().filter(|c| c.open) {
             c.add(conn.sender.stats());
+            c.add_limited(conn.sender.limited_time());
         }
         c
     }
@@ -287,6 +324,16 @@ impl TcpFlow {
         match self.app {
             TcpApp::Web(_) => None,
             _ => self.conns.first(),
+        }
+    }
+
+    /// The IP ECN field of a segment the sender of connection `slot` sends: ECT(0) on new
+    /// data when ECN is on (RFC 3168 §6.1.5), Not-ECT otherwise.
+    pub fn ip_ecn(&self, slot: usize, seg: &Segment) -> u8 {
+        if self.conns[slot].sender.ect(seg) {
+            ECN_ECT0
+        } else {
+            0
         }
     }
 

@@ -14,12 +14,14 @@ use crate::engine::SimTime;
 
 #[derive(Debug)]
 enum Event {
-    Data(Segment),
+    /// A segment and whether it arrives CE-marked.
+    Data(Segment, bool),
     Ack(AckInfo),
     Offer(u64),
 }
 
 pub(crate) struct Wire {
+    cfg: TcpConfig,
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
     pub now: SimTime,
@@ -36,6 +38,9 @@ pub(crate) struct Wire {
     drop_acks: Vec<(u64, u32)>,
     /// Extra one-way delay for the first transmission of the segment at this seq.
     extra_delay: Vec<(u64, SimTime)>,
+    /// Mark CE on the nth (1-based) transmission of the data segment at this seq, if the
+    /// sender sent it ECN-capable (as an AQM marks only ECT packets).
+    ce_data: Vec<(u64, u32)>,
     data_tx: HashMap<u64, u32>,
     ack_tx: HashMap<u64, u32>,
     /// Every segment the sender emitted, with its send time (dropped ones included).
@@ -50,6 +55,7 @@ pub(crate) struct Wire {
 impl Wire {
     pub fn new(cfg: TcpConfig, app: AppData, one_way: SimTime) -> Wire {
         Wire {
+            cfg: cfg.clone(),
             sender: TcpSender::new(&cfg, app),
             receiver: TcpReceiver::new(&cfg),
             now: SimTime::ZERO,
@@ -62,6 +68,7 @@ impl Wire {
             drop_data: Vec::new(),
             drop_acks: Vec::new(),
             extra_delay: Vec::new(),
+            ce_data: Vec::new(),
             data_tx: HashMap::new(),
             ack_tx: HashMap::new(),
             sent: Vec::new(),
@@ -71,12 +78,20 @@ impl Wire {
         }
     }
 
+    /// The configuration both endpoints were built with.
+    pub fn sender_config(&self) -> TcpConfig {
+        self.cfg.clone()
+    }
     pub fn drop_data(&mut self, seq: u64, nth: u32) -> &mut Self {
         self.drop_data.push((seq, nth));
         self
     }
     pub fn drop_ack(&mut self, ack: u64, nth: u32) -> &mut Self {
         self.drop_acks.push((ack, nth));
+        self
+    }
+    pub fn mark_ce(&mut self, seq: u64, nth: u32) -> &mut Self {
+        self.ce_data.push((seq, nth));
         self
     }
     pub fn delay_data(&mut self, seq: u64, extra: SimTime) -> &mut Self {
@@ -136,8 +151,8 @@ impl Wire {
             if net == Some(t) {
                 let (_, ev) = self.queue.pop_first().unwrap();
                 match ev {
-                    Event::Data(seg) => {
-                        if let Some(ack) = self.receiver.on_segment(t, &seg) {
+                    Event::Data(seg, ce) => {
+                        if let Some(ack) = self.receiver.on_segment_ecn(t, &seg, ce) {
                             self.send_ack(ack);
                         }
                     }
@@ -173,6 +188,7 @@ impl Wire {
         self.sent.push((self.now, seg));
         let counted = seg.len > 0 || seg.flags.contains(TcpFlags::SYN);
         let mut extra = SimTime::ZERO;
+        let mut ce = false;
         if counted {
             let n = self.data_tx.entry(seg.seq).or_insert(0);
             *n += 1;
@@ -181,6 +197,7 @@ impl Wire {
                 self.dropped.push((self.now, seg));
                 return;
             }
+            ce = self.sender.ect(&seg) && self.ce_data.contains(&(seg.seq, n));
             if n == 1 {
                 if let Some(&(_, d)) = self.extra_delay.iter().find(|(s, _)| *s == seg.seq) {
                     extra = d;
@@ -190,7 +207,7 @@ impl Wire {
         let start = self.now.max(self.link_free);
         self.link_free = start + self.data_gap;
         let at = self.link_free + self.one_way + extra;
-        self.push(at, Event::Data(seg));
+        self.push(at, Event::Data(seg, ce));
     }
 
     fn send_ack(&mut self, ack: AckInfo) {

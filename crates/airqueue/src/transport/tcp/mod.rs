@@ -49,7 +49,9 @@ use crate::engine::SimTime;
 pub use congestion::{Congestion, CongestionVariant, DupAckAction, NewAckAction};
 pub use receiver::{ReceiverState, ReceiverStats, TcpReceiver};
 pub use rto::RtoEstimator;
-pub use sender::{CwndStats, RttStats, SenderState, SenderStats, TcpSender, TraceSample};
+pub use sender::{
+    CwndStats, LimitedTime, RttStats, SenderState, SenderStats, TcpSender, TraceSample,
+};
 
 /// "Infinite" initial ssthresh (RFC 5681 §3.1: "arbitrarily high").
 pub const SSTHRESH_INFINITE: u64 = u64::MAX;
@@ -103,7 +105,27 @@ pub struct TcpConfig {
     pub handshake: bool,
     /// Which end sends the SYN when `handshake` is on. Default [`Opener::Sender`].
     pub opener: Opener,
+    /// Congestion-window validation: grow cwnd only after a send round that cwnd limited
+    /// (Linux's `tcp_is_cwnd_limited`; RFC 7661 §4.3 "non-validated" cwnd is not
+    /// increased), so a receive-window- or application-limited sender's cwnd stays near
+    /// what it uses. Default off here (the classic model the thesis and the reference
+    /// tests use); scenarios turn it on by default (`transport.cwnd_validation`).
+    pub cwnd_validation: bool,
+    /// ECN (RFC 3168): data segments are ECN-capable (ECT(0) on first transmissions,
+    /// §6.1.5), the receiver echoes a CE mark with ECE until it sees CWR (§6.1.3), the
+    /// sender reduces its window at most once per window of data and sets CWR (§6.1.2).
+    /// Both ends share the configuration, so negotiation (ECE|CWR on the SYN, ECE on the
+    /// SYN-ACK, §6.1.1) always succeeds when on. Default off.
+    pub ecn: bool,
+    /// RFC 7323 §2 window scaling: with it the receiver advertises its whole buffer
+    /// (windows are byte counts here, the scale factor's rounding to 2^shift is not
+    /// modelled); without it the 16-bit window field caps the advertised window at
+    /// 65 535 bytes. Default on (Linux's `tcp_window_scaling`).
+    pub window_scaling: bool,
 }
+
+/// The largest window a TCP header can advertise without window scaling (RFC 7323 §2).
+pub const MAX_UNSCALED_WINDOW: u32 = 65_535;
 
 /// The end that opens the connection (sends the SYN) when the handshake is on.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -137,11 +159,24 @@ impl Default for TcpConfig {
             rcv_buffer: 64 * 1024,
             handshake: false,
             opener: Opener::Sender,
+            cwnd_validation: false,
+            ecn: false,
+            window_scaling: true,
         }
     }
 }
 
 impl TcpConfig {
+    /// The largest window the receiver can advertise: its buffer, capped at 65 535 bytes
+    /// without window scaling (RFC 7323 §2).
+    pub fn max_advertised_window(&self) -> u32 {
+        if self.window_scaling {
+            self.rcv_buffer
+        } else {
+            self.rcv_buffer.min(MAX_UNSCALED_WINDOW)
+        }
+    }
+
     /// Sets the initial ssthresh to `segments` · MSS (the thesis: 64).
     pub fn with_initial_ssthresh_segments(mut self, segments: u32) -> Self {
         self.initial_ssthresh = u64::from(segments) * u64::from(self.mss);
@@ -217,6 +252,10 @@ impl TcpFlags {
     pub const FIN: TcpFlags = TcpFlags(0x01);
     pub const SYN: TcpFlags = TcpFlags(0x02);
     pub const ACK: TcpFlags = TcpFlags(0x10);
+    /// ECN-Echo (RFC 3168 §6.1).
+    pub const ECE: TcpFlags = TcpFlags(0x40);
+    /// Congestion Window Reduced (RFC 3168 §6.1).
+    pub const CWR: TcpFlags = TcpFlags(0x80);
 
     /// The wire byte (FIN=0x01, SYN=0x02, ACK=0x10, as in `packet::TcpHeader::flags`).
     pub const fn bits(self) -> u8 {
@@ -240,7 +279,13 @@ impl BitOr for TcpFlags {
 
 impl fmt::Debug for TcpFlags {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names = [(0x02, "SYN"), (0x10, "ACK"), (0x01, "FIN")];
+        let names = [
+            (0x02, "SYN"),
+            (0x10, "ACK"),
+            (0x01, "FIN"),
+            (0x40, "ECE"),
+            (0x80, "CWR"),
+        ];
         let mut first = true;
         for (bit, name) in names {
             if self.0 & bit != 0 {
@@ -251,7 +296,7 @@ impl fmt::Debug for TcpFlags {
                 first = false;
             }
         }
-        let rest = self.0 & !0x13;
+        let rest = self.0 & !0xd3;
         if rest != 0 || first {
             if !first {
                 f.write_str("|")?;

@@ -25,6 +25,18 @@
 //! the gap is partly filled. A segment is accepted if it ends at or before the advertised
 //! right edge (which never exceeds `rcv_nxt + rcv_buffer`, so the buffer cannot overflow).
 //!
+//! # ECN (RFC 3168 §6.1.3)
+//!
+//! With [`TcpConfig::ecn`], a data segment that arrives with CE in its IP header
+//! ([`TcpReceiver::on_segment_ecn`]) makes the receiver set ECE on every ACK it sends
+//! until a data segment carrying CWR arrives (a CWR segment that is itself CE-marked sets
+//! it again). Delayed ACKs are unchanged.
+//!
+//! # Window scaling (RFC 7323 §2)
+//!
+//! Without [`TcpConfig::window_scaling`] the advertised window is capped at 65 535 bytes,
+//! what the 16-bit header field holds.
+//!
 //! # Handshake
 //!
 //! With [`TcpConfig::handshake`] the receiver waits for a SYN (data before it is ignored),
@@ -84,6 +96,10 @@ pub struct ReceiverStats {
     pub beyond_window_segments: u64,
     /// Largest number of out-of-order bytes held at once.
     pub max_out_of_order_bytes: u64,
+    /// Segments that arrived CE-marked (ECN on).
+    pub ce_segments: u64,
+    /// ACKs sent with ECE.
+    pub ece_acks_sent: u64,
 }
 
 /// The receiving endpoint. See the module documentation.
@@ -112,6 +128,9 @@ pub struct TcpReceiver {
     delack_deadline: Option<SimTime>,
     last_ack_sent: Option<u64>,
     stats: ReceiverStats,
+    ecn: bool,
+    /// Echo ECE on the ACKs until CWR arrives.
+    ece: bool,
 }
 
 impl TcpReceiver {
@@ -124,7 +143,7 @@ impl TcpReceiver {
         if let Err(e) = cfg.validate() {
             panic!("{e}");
         }
-        let buffer = u64::from(cfg.rcv_buffer);
+        let buffer = u64::from(cfg.max_advertised_window());
         TcpReceiver {
             buffer,
             handshake: cfg.handshake,
@@ -148,6 +167,8 @@ impl TcpReceiver {
             delack_deadline: None,
             last_ack_sent: None,
             stats: ReceiverStats::default(),
+            ecn: cfg.ecn,
+            ece: false,
         }
     }
 
@@ -169,8 +190,28 @@ impl TcpReceiver {
             seq: 0,
             ack: 0,
             window: self.buffer.min(u64::from(u32::MAX)) as u32,
-            flags: TcpFlags::SYN,
+            // RFC 3168 §6.1.1: an ECN-setup SYN.
+            flags: if self.ecn {
+                TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR
+            } else {
+                TcpFlags::SYN
+            },
         }
+    }
+
+    /// [`TcpReceiver::on_segment`] for a segment whose IP header carried CE (`ce`) or not
+    /// (RFC 3168 §6.1.3; without [`TcpConfig::ecn`] the mark is ignored).
+    pub fn on_segment_ecn(&mut self, now: SimTime, seg: &Segment, ce: bool) -> Option<AckInfo> {
+        if self.ecn {
+            if seg.flags.contains(TcpFlags::CWR) && !seg.flags.contains(TcpFlags::SYN) {
+                self.ece = false;
+            }
+            if ce {
+                self.stats.ce_segments += 1;
+                self.ece = true;
+            }
+        }
+        self.on_segment(now, seg)
     }
 
     /// Processes a segment from the sender. Returns the ACK to send now, or `None` (the
@@ -225,7 +266,11 @@ impl TcpReceiver {
         }
         if self.state == ReceiverState::SynReceived {
             self.stats.syn_acks_sent += 1;
-            let ack = self.make_ack(0, TcpFlags::SYN | TcpFlags::ACK);
+            let mut flags = TcpFlags::SYN | TcpFlags::ACK;
+            if self.ecn {
+                flags = flags | TcpFlags::ECE; // RFC 3168 §6.1.1: ECN-setup SYN-ACK
+            }
+            let ack = self.make_ack(0, flags);
             return Some(ack);
         }
         // A stale SYN once established: just acknowledge.
@@ -329,7 +374,13 @@ impl TcpReceiver {
     }
 
     fn ack_now(&mut self) -> AckInfo {
-        self.make_ack(self.snd_seq, TcpFlags::ACK)
+        let flags = if self.ece {
+            self.stats.ece_acks_sent += 1;
+            TcpFlags::ACK | TcpFlags::ECE
+        } else {
+            TcpFlags::ACK
+        };
+        self.make_ack(self.snd_seq, flags)
     }
 
     fn make_ack(&mut self, seq: u64, flags: TcpFlags) -> AckInfo {

@@ -48,6 +48,28 @@
 //! retransmission), and a retransmitted segment is never timed. The RTO's back-off is
 //! therefore kept until a segment sent once only is acknowledged.
 //!
+//! # Limited time and congestion-window validation
+//!
+//! Each time the sender stops sending (a `poll_transmit` that returns `None` on an
+//! established connection) it notes why: no data to send (application-limited), the
+//! next segment does not fit in cwnd (cwnd-limited; also when the peer's window would
+//! not have allowed it either), or it fits in cwnd but not in the peer's window
+//! (receive-window-limited). The time until the next such stop is charged to that state
+//! ([`TcpSender::limited_time`]). With [`TcpConfig::cwnd_validation`] the congestion
+//! controller grows cwnd on an ACK only if the last stop was cwnd-limited, so the window
+//! cannot climb past what the sender actually puts in flight (RFC 7661 §4.3; Linux
+//! `tcp_is_cwnd_limited`). Bound: an rwnd-limited sender's cwnd stays within about two
+//! segments of the peer's window.
+//!
+//! # ECN (RFC 3168 §6.1)
+//!
+//! With [`TcpConfig::ecn`], an ACK carrying ECE outside loss recovery reduces the window
+//! ([`Congestion::on_ecn_echo`]) if it acknowledges beyond `snd_max` at the previous
+//! reduction (at most once per window, §6.1.2), does not grow it, and the next new data
+//! segment carries CWR. Which segments are ECN-capable (ECT) is the caller's business:
+//! [`TcpSender::ect`] says so per segment (new data only, §6.1.5). Departure: a loss in
+//! the same window as an ECN reduction reduces the window again (Linux would not).
+//!
 //! # Counters and traces
 //!
 //! [`SenderStats`] counts segments, retransmissions, fast retransmits, timeouts, RTT
@@ -158,8 +180,37 @@ pub struct SenderStats {
     pub stale_acks: u64,
     /// Data bytes cumulatively acknowledged.
     pub bytes_acked: u64,
+    /// ECN-Echo window reductions (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
+    /// ACKs that carried ECE.
+    pub ece_acks: u64,
     pub rtt: RttStats,
     pub cwnd: CwndStats,
+}
+
+/// Why the sender stopped sending (see the module documentation).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Limit {
+    Unknown,
+    App,
+    Rwnd,
+    Cwnd,
+}
+
+/// Time spent application-, receive-window- and cwnd-limited since the connection was
+/// established, up to the sender's last stop.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LimitedTime {
+    pub app: SimTime,
+    pub rwnd: SimTime,
+    pub cwnd: SimTime,
+}
+
+impl LimitedTime {
+    /// The sum of the three.
+    pub fn total(&self) -> SimTime {
+        self.app + self.rwnd + self.cwnd
+    }
 }
 
 /// One trace record: taken after every ACK and timeout when tracing is on.
@@ -212,6 +263,15 @@ pub struct TcpSender {
     integral_cwnd: u64,
     stats: SenderStats,
     trace: Option<Vec<TraceSample>>,
+    // Cwnd validation, limited time, ECN.
+    cwnd_validation: bool,
+    limit: Limit,
+    limit_since: SimTime,
+    limited: LimitedTime,
+    ecn: bool,
+    /// `snd_max` at the last ECN reduction: the next one needs an ACK beyond it.
+    ecn_end: Option<u64>,
+    cwr_pending: bool,
 }
 
 impl TcpSender {
@@ -245,8 +305,8 @@ impl TcpSender {
             infinite,
             // Until the first ACK, assume the peer's buffer is the configured one (both
             // ends share the configuration; with the handshake the SYN-ACK overrides it).
-            rwnd: u64::from(cfg.rcv_buffer),
-            last_ack_window: cfg.rcv_buffer,
+            rwnd: u64::from(cfg.max_advertised_window()),
+            last_ack_window: cfg.max_advertised_window(),
             timer: None,
             rtt_timing: None,
             rto_una: None,
@@ -261,6 +321,13 @@ impl TcpSender {
             integral_cwnd: u64::from(cfg.initial_cwnd_segments) * u64::from(cfg.mss),
             stats: SenderStats::default(),
             trace: None,
+            cwnd_validation: cfg.cwnd_validation,
+            limit: Limit::Unknown,
+            limit_since: SimTime::ZERO,
+            limited: LimitedTime::default(),
+            ecn: cfg.ecn,
+            ecn_end: None,
+            cwr_pending: false,
         }
     }
 
@@ -280,6 +347,7 @@ impl TcpSender {
             self.syn_pending = true;
         } else {
             self.state = SenderState::Established;
+            self.limit_since = now;
             self.check_complete(now);
         }
     }
@@ -341,12 +409,19 @@ impl TcpSender {
                 }
                 let mut len = self.mss.min(self.app_end.saturating_sub(self.snd_nxt));
                 if len == 0 {
+                    self.note_limit(now, Limit::App);
                     return None;
                 }
                 let flight = self.snd_nxt - self.snd_una;
                 let window = self.cc.cwnd().min(self.rwnd);
                 if flight + len > window {
                     if flight > 0 || window == 0 {
+                        let why = if flight + len > self.cc.cwnd() {
+                            Limit::Cwnd
+                        } else {
+                            Limit::Rwnd
+                        };
+                        self.note_limit(now, why);
                         return None;
                     }
                     // Nothing in flight and the peer's window is below one segment: send
@@ -356,6 +431,35 @@ impl TcpSender {
                 Some(self.emit_data(now, self.snd_nxt, len))
             }
         }
+    }
+
+    /// The sender stopped at `now` for `why`: charge the time since the previous stop to
+    /// the previous reason, and tell the controller whether growth is allowed.
+    fn note_limit(&mut self, now: SimTime, why: Limit) {
+        let span = now.saturating_sub(self.limit_since);
+        match self.limit {
+            Limit::Unknown => {}
+            Limit::App => self.limited.app += span,
+            Limit::Rwnd => self.limited.rwnd += span,
+            Limit::Cwnd => self.limited.cwnd += span,
+        }
+        self.limit = why;
+        self.limit_since = now;
+        self.cc
+            .set_cwnd_limited(!self.cwnd_validation || why == Limit::Cwnd);
+    }
+
+    /// Time spent application-, receive-window- and cwnd-limited so far (up to the last
+    /// time the sender stopped sending).
+    pub fn limited_time(&self) -> LimitedTime {
+        self.limited
+    }
+
+    /// Whether `seg` goes out ECN-capable (ECT(0) in the IP header): data segments sent for
+    /// the first time when ECN is on (RFC 3168 §6.1.5: never a retransmission, a SYN or a
+    /// pure ACK).
+    pub fn ect(&self, seg: &Segment) -> bool {
+        self.ecn && seg.len > 0 && !seg.is_retransmission
     }
 
     /// The SYN (sender opens) or the SYN-ACK (receiver opened): both occupy sequence
@@ -375,11 +479,20 @@ impl TcpSender {
         if self.timer.is_none() {
             self.timer = Some(now + self.rto.rto());
         }
-        let (ack, flags) = if self.state == SenderState::SynReceived {
+        let (ack, mut flags) = if self.state == SenderState::SynReceived {
             (1, TcpFlags::SYN | TcpFlags::ACK)
         } else {
             (0, TcpFlags::SYN)
         };
+        if self.ecn {
+            // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE|CWR, the SYN-ACK ECE.
+            flags = flags
+                | if self.state == SenderState::SynReceived {
+                    TcpFlags::ECE
+                } else {
+                    TcpFlags::ECE | TcpFlags::CWR
+                };
+        }
         Segment {
             seq: 0,
             len: 0,
@@ -409,11 +522,17 @@ impl TcpSender {
         if self.timer.is_none() {
             self.timer = Some(now + self.rto.rto()); // RFC 6298 (5.1)
         }
+        let mut flags = TcpFlags::ACK;
+        if self.cwr_pending && !retransmission {
+            // RFC 3168 §6.1.2: CWR on the first new data segment after the reduction.
+            self.cwr_pending = false;
+            flags = flags | TcpFlags::CWR;
+        }
         Segment {
             seq,
             len: len as u32,
             ack: u64::from(self.handshake),
-            flags: TcpFlags::ACK,
+            flags,
             window: self.rcv_buffer,
             is_retransmission: retransmission,
         }
@@ -468,6 +587,7 @@ impl TcpSender {
         }
         let active = self.state == SenderState::SynSent;
         self.state = SenderState::Established;
+        self.limit_since = now;
         self.snd_una = 1;
         self.snd_nxt = 1;
         self.timer = None; // RFC 6298 (5.2): nothing outstanding
@@ -495,6 +615,9 @@ impl TcpSender {
         if ack.ack < self.snd_una || ack.ack > self.snd_max {
             self.stats.stale_acks += 1;
             return;
+        }
+        if self.ecn && ack.flags.contains(TcpFlags::ECE) {
+            self.on_ecn_echo(ack.ack);
         }
         if ack.ack == self.snd_una {
             let duplicate = self.snd_max > self.snd_una
@@ -534,6 +657,7 @@ impl TcpSender {
                 self.take_rtt_sample(now - sent);
             }
         }
+        self.cc.set_clock(now, self.rto.srtt());
         let action = self.cc.on_new_ack(ack.ack, acked);
         if action.partial_ack {
             self.stats.partial_acks += 1;
@@ -549,6 +673,20 @@ impl TcpSender {
         }
         self.check_complete(now);
         self.record(now);
+    }
+
+    /// An ACK carrying ECE (RFC 3168 §6.1.2): reduce once per window, not during loss
+    /// recovery, and not grow on this ACK.
+    fn on_ecn_echo(&mut self, ack: u64) {
+        self.stats.ece_acks += 1;
+        if self.cc.in_recovery() || self.ecn_end.is_some_and(|end| ack <= end) {
+            return;
+        }
+        self.cc.on_ecn_echo();
+        self.stats.ecn_reductions += 1;
+        self.ecn_end = Some(self.snd_max);
+        self.cwr_pending = true;
+        self.cc.set_cwnd_limited(false);
     }
 
     fn take_rtt_sample(&mut self, r: SimTime) {
@@ -1468,5 +1606,152 @@ mod tests {
             Some(2_250.0)
         );
         assert_eq!(s.stats().bytes_acked, 3_000);
+    }
+
+    // ---- Cwnd validation, limited time, ECN, window scaling. ----
+
+    fn thesis_rwnd_limited(cwnd_validation: bool) -> Wire {
+        // rwnd = 8 MSS, ssthresh 64 MSS, no loss: the flow is receive-window-limited.
+        let c = TcpConfig {
+            mss: 1460,
+            cwnd_validation,
+            ..TcpConfig::default()
+        }
+        .with_rcv_buffer_segments(8)
+        .with_initial_ssthresh_segments(64);
+        let mut w = Wire::new(c, AppData::Bytes(2000 * 1460), ms(20));
+        w.sender.set_trace(true);
+        w.run_to_completion(SimTime::from_secs(60));
+        w
+    }
+
+    #[test]
+    fn cwnd_validation_keeps_an_rwnd_limited_cwnd_within_two_segments_of_the_window() {
+        // RFC 7661 §4.3 / Linux tcp_is_cwnd_limited: growth only after a cwnd-limited send
+        // round. The window is 8 segments; cwnd may pass it only by what the last growth
+        // step added while it was still the limit (one SMSS per ACK): bound 8 + 2 segments
+        // at every ACK. Without validation (the classic model) cwnd climbs past 5 windows
+        // (measured: 88 segments at the end of this transfer).
+        let w = thesis_rwnd_limited(true);
+        assert_eq!(w.max_flight, 8 * 1460);
+        let max = w.sender.trace().iter().map(|t| t.cwnd).max().unwrap();
+        assert!(max <= 10 * 1460, "cwnd reached {} segments", max / 1460);
+        assert!(max >= 8 * 1460, "cwnd grew to the window");
+        let classic = thesis_rwnd_limited(false);
+        assert!(
+            classic.sender.cwnd() > 5 * 8 * 1460,
+            "{}",
+            classic.sender.cwnd()
+        );
+        // Same transfer, same timing: validation changes nothing the wire sees here.
+        assert_eq!(w.sender.completion_time(), classic.sender.completion_time());
+        // The limited time: after the first few RTTs, receive-window-limited.
+        let l = w.sender.limited_time();
+        let frac = l.rwnd.as_secs_f64() / l.total().as_secs_f64();
+        assert!(frac > 0.9, "rwnd-limited fraction {frac}: {l:?}");
+    }
+
+    #[test]
+    fn limited_time_is_charged_to_cwnd_then_to_the_application() {
+        // A 20-segment file over a large window: cwnd-limited during slow start, then
+        // nothing left to send (application-limited) while the tail is acknowledged.
+        let c = TcpConfig {
+            mss: 1000,
+            rcv_buffer: 1 << 20,
+            cwnd_validation: true,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(c, AppData::Bytes(20_000), ms(50));
+        w.run_to_completion(SimTime::from_secs(10));
+        let l = w.sender.limited_time();
+        assert_eq!(l.rwnd, SimTime::ZERO);
+        assert!(l.cwnd >= ms(300), "{l:?}");
+        assert!(l.app > SimTime::ZERO, "{l:?}");
+    }
+
+    #[test]
+    fn ecn_reduces_once_per_window_and_signals_cwr() {
+        // RFC 3168 §6.1.2-§6.1.3: three CE marks in one window cause one reduction
+        // (cwnd halved, no retransmission); the receiver echoes ECE until the CWR segment
+        // arrives; a mark in a later window reduces again.
+        let c = TcpConfig {
+            mss: 1000,
+            rcv_buffer: 1 << 20,
+            initial_cwnd_segments: 10,
+            delayed_ack: false,
+            ecn: true,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(c, AppData::Infinite, ms(50));
+        w.mark_ce(20_000, 1).mark_ce(21_000, 1).mark_ce(22_000, 1);
+        w.sender.set_trace(true);
+        w.run_until(ms(1_000));
+        let st = w.sender.stats().clone();
+        assert_eq!(st.ecn_reductions, 1);
+        assert_eq!(st.retransmissions, 0);
+        assert_eq!(w.receiver.stats().ce_segments, 3);
+        // The reduction: the ACK of segment 20 arrives at 300 ms (sent at 200 ms in the
+        // third round, cwnd then 20 + 1 segments); cwnd halves there.
+        let tr = w.sender.trace();
+        let i = tr
+            .iter()
+            .position(|t| t.ssthresh != SSTHRESH_INFINITE)
+            .unwrap();
+        assert_eq!(tr[i].cwnd, tr[i - 1].cwnd / 2);
+        assert_eq!(tr[i].ssthresh, tr[i].cwnd);
+        // Exactly one CWR segment, new data; ECE stopped once it arrived.
+        let cwr: Vec<_> = w
+            .sent
+            .iter()
+            .filter(|(_, s)| s.flags.contains(TcpFlags::CWR))
+            .collect();
+        assert_eq!(cwr.len(), 1);
+        assert!(!cwr[0].1.is_retransmission);
+        let cwr_arrival = cwr[0].0 + ms(50);
+        assert!(w
+            .acks
+            .iter()
+            .filter(|(t, _)| *t > cwr_arrival + ms(50))
+            .all(|(_, a)| !a.flags.contains(TcpFlags::ECE)));
+        // A later window: a second reduction.
+        let mut w2 = Wire::new(w.sender_config(), AppData::Infinite, ms(50));
+        w2.mark_ce(20_000, 1).mark_ce(200_000, 1);
+        w2.run_until(SimTime::from_secs(3));
+        assert_eq!(w2.sender.stats().ecn_reductions, 2);
+    }
+
+    #[test]
+    fn without_ecn_marks_are_ignored_and_segments_are_not_ect() {
+        let c = TcpConfig {
+            mss: 1000,
+            rcv_buffer: 1 << 20,
+            initial_cwnd_segments: 10,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(c, AppData::Infinite, ms(50));
+        w.mark_ce(2_000, 1);
+        w.run_until(ms(500));
+        assert_eq!(w.sender.stats().ecn_reductions, 0);
+        assert_eq!(w.receiver.stats().ce_segments, 0);
+        assert!(w.sent.iter().all(|(_, s)| !w.sender.ect(s)));
+    }
+
+    #[test]
+    fn without_window_scaling_the_window_stops_at_65535_bytes() {
+        // RFC 7323 §2: the 16-bit window field; with scaling the whole 1 MiB buffer.
+        for (scaling, cap) in [(false, 65_535), (true, 1 << 20)] {
+            let c = TcpConfig {
+                mss: 1000,
+                rcv_buffer: 1 << 20,
+                initial_cwnd_segments: 10,
+                window_scaling: scaling,
+                ..TcpConfig::default()
+            };
+            let mut w = Wire::new(c, AppData::Infinite, ms(50));
+            w.run_until(SimTime::from_secs(5));
+            assert!(w.max_flight <= cap, "{}", w.max_flight);
+            assert!(w.max_flight + 1000 > cap, "{}", w.max_flight);
+            assert!(w.acks.iter().all(|(_, a)| u64::from(a.window) <= cap));
+        }
     }
 }
