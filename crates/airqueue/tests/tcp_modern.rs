@@ -267,3 +267,25 @@ fn cwnd_validation_keeps_an_rwnd_limited_flow_s_cwnd_at_its_window_and_the_table
     );
     assert_eq!(old.f("goodput_bps"), f.f("goodput_bps"));
 }
+
+#[test]
+fn tcp_tx_and_rx_packets_count_data_segments_only() {
+    // The flow table's definition for TCP: tx_packets = data segments sent (retransmissions
+    // included; SYNs and pure ACKs not), rx_packets = data segments that reached the
+    // receiver (duplicates included). A 100 000-B file with the handshake over a clean
+    // path: ⌈100 000 / 1448⌉ = 70 each way, rx_bytes = the file.
+    let r = ScenarioToml::new("10s")
+        .nodes(&["sender", "receiver"])
+        .link("path", "sender", "receiver", "10Mbit", "10ms", "")
+        .flow(
+            "tcp",
+            "sender",
+            "receiver",
+            "{ kind = \"bulk\", bytes = 100000 }",
+            "transport = { kind = \"tcp\", handshake = true }",
+        )
+        .run();
+    let f = flow(&r, "tcp");
+    assert_eq!((f.u("tx_packets"), f.u("rx_packets")), (70, 70));
+    assert_eq!((f.u("tx_bytes"), f.u("rx_bytes")), (100_000, 100_000));
+}

@@ -475,9 +475,13 @@ impl Simulation {
             let before = c.receiver.delivered_bytes();
             let reply = c.receiver.on_segment_ecn(now, &seg, ce);
             let delivered = c.receiver.delivered_bytes();
-            self.flows[f]
-                .stats
-                .on_receive((delivered - before) as u32, delay);
+            // rx_packets: data segments (SYNs and the handshake's ACK are not counted, as
+            // tx_packets does not count them); rx_bytes: new in-order bytes.
+            if len > 0 {
+                self.flows[f]
+                    .stats
+                    .on_receive((delivered - before) as u32, delay);
+            }
             if let Some(ack) = reply {
                 self.send_ack(f, slot, &ack);
             }

@@ -26,12 +26,19 @@
 //! * RFC 1122 §4.2.3.2 / RFC 9293 §3.8.6.3: delayed ACKs; RFC 1122 §4.2.2.16 / RFC 9293
 //!   §3.8.6.2.2: no window shrinking — [`receiver`].
 //! * RFC 9293 §3.5: the three-way handshake (optional here).
+//! * RFC 9438: CUBIC ([`CongestionVariant::Cubic`]) — [`congestion`].
+//! * RFC 7661 §4.3 / Linux `tcp_is_cwnd_limited`: congestion-window validation
+//!   ([`TcpConfig::cwnd_validation`]) — [`congestion`], [`sender`].
+//! * RFC 3168 §6.1: ECN ([`TcpConfig::ecn`]) — [`sender`], [`receiver`].
+//! * RFC 7323 §2: window scaling, as a cap of 65 535 B on the advertised window when off
+//!   ([`TcpConfig::window_scaling`]) — [`receiver`].
 //!
 //! Not modelled: connection teardown (FIN/RST; completion is "all data acknowledged"),
-//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), congestion-window
-//! validation (RFC 7661), SACK, timestamps and window scaling (windows are plain byte
-//! counts), zero-window probing (this receiver never advertises less than one segment
-//! when its buffer holds at least one).
+//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), SACK (RFC 2018, RFC
+//! 6675), RTT samples from timestamps (RFC 7323 §4; RTT timing is RFC 6298's one segment
+//! at a time), the window scale factor's 2^shift granularity (windows are plain byte
+//! counts), HyStart++ (RFC 9406), zero-window probing (this receiver never advertises less
+//! than one segment when its buffer holds at least one).
 
 pub mod congestion;
 pub mod receiver;
