@@ -408,11 +408,14 @@ impl Simulation {
     /// Wraps an acknowledgment (or the receiver's SYN) in a packet from `to` back to `from`.
     fn send_ack(&mut self, f: usize, slot: usize, ack: &AckInfo) {
         let now = self.now;
-        let (src_port, dst_port) = self.tcp_mut(f).ports(slot, false);
+        let tcp = self.tcp_mut(f);
+        let ((src_port, dst_port), (sack_id, sack_bytes)) =
+            (tcp.ports(slot, false), tcp.stash_sack(slot));
         let flow = &self.flows[f];
         let t = flow.tuple;
         let pkt = Packet {
             flow: FlowId(f as u32),
+            flow_seq: sack_id,
             tuple: FiveTuple {
                 src_addr: t.dst_addr,
                 dst_addr: t.src_addr,
@@ -424,7 +427,7 @@ impl Simulation {
             dscp: flow.dscp,
             priority: flow.priority,
             ttl: 64,
-            size_bytes: tcp_flow::TCP_WIRE_HEADER_BYTES,
+            size_bytes: tcp_flow::TCP_WIRE_HEADER_BYTES + sack_bytes,
             payload_bytes: 0,
             tcp: TcpHeader {
                 seq: ack.seq,
@@ -444,7 +447,7 @@ impl Simulation {
     fn tcp_receive(&mut self, pkt: PacketId) {
         let now = self.now;
         let p = self.packets.get(pkt);
-        let (f, at, delay, h, len, tuple, ce) = (
+        let (f, at, delay, h, len, tuple, ce, sack_id) = (
             p.flow.0 as usize,
             p.dst_node,
             now - p.created,
@@ -452,6 +455,7 @@ impl Simulation {
             p.payload_bytes,
             p.tuple,
             p.ecn == tcp_flow::ECN_CE,
+            p.flow_seq,
         );
         self.ledger.delivered += 1;
         self.packets.free(pkt);
@@ -494,8 +498,9 @@ impl Simulation {
                 window: h.window,
                 flags,
             };
+            let sack = t.take_sack(slot, sack_id);
             let c = &mut t.conns[slot];
-            c.sender.on_ack(now, &ack);
+            c.sender.on_ack_sack(now, &ack, &sack);
             let rtt = c.sender.stats().rtt;
             let new_sample = rtt.samples > c.rtt_samples_seen;
             c.rtt_samples_seen = rtt.samples;

@@ -256,14 +256,11 @@ impl Simulation {
             "cwnd_limited_frac",
             f64s(&|x| frac(x, |c| c.cwnd_limited.as_secs_f64())),
         );
+        // 1 when the flow spent most of its time receive-window-limited: its rate was set by
+        // `transport.rcv_buffer`, not by the network (the CLI prints a warning for it).
         t.push(
-            "warning",
-            strs(&|x| match counters(x) {
-                Some(c) if c.rwnd_limited_fraction() > 0.5 => {
-                    "rwnd-limited: raise transport.rcv_buffer".to_string()
-                }
-                _ => String::new(),
-            }),
+            "rwnd_limited_warning",
+            u64s(&|x| counters(x).map_or(0, |c| u64::from(c.rwnd_limited_fraction() > 0.5))),
         );
         t.push(
             "cwnd_mean_bytes",

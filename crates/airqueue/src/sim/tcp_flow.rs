@@ -27,9 +27,10 @@ use crate::app::{UdpSource, WebSession};
 use crate::engine::SimTime;
 use crate::scenario::{TcpSpec, TcpVariant};
 use crate::transport::tcp::{
-    AppData, CongestionVariant, LimitedTime, Opener, Segment, SenderStats, TcpConfig, TcpReceiver,
-    TcpSender, SSTHRESH_INFINITE,
+    AppData, CongestionVariant, LimitedTime, Opener, SackBlocks, Segment, SenderStats, TcpConfig,
+    TcpReceiver, TcpSender, SSTHRESH_INFINITE,
 };
+use std::collections::VecDeque;
 
 /// IPv4 + TCP + timestamp option bytes on every segment.
 pub const TCP_WIRE_HEADER_BYTES: u32 = 20 + 20 + 12;
@@ -132,6 +133,9 @@ pub struct TcpConn {
     pub rtt_samples_seen: u64,
     /// False once closed: the slot may be reused.
     pub open: bool,
+    /// SACK blocks of the ACKs in flight, by ACK number (see [`TcpFlow::stash_sack`]).
+    sacks_in_flight: VecDeque<(u64, SackBlocks)>,
+    next_sack_id: u64,
 }
 
 impl TcpConn {
@@ -191,6 +195,7 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         cwnd_validation: t.cwnd_validation,
         ecn: t.ecn,
         window_scaling: t.window_scaling,
+        sack: t.sack,
         ..TcpConfig::default()
     };
     match t.initial_ssthresh {
@@ -245,6 +250,8 @@ impl TcpFlow {
             delivered_at: None,
             rtt_samples_seen: 0,
             open: true,
+            sacks_in_flight: VecDeque::new(),
+            next_sack_id: 1,
         };
         self.retired.connections += 1;
         match self.conns.iter().position(|c| !c.open) {
@@ -335,6 +342,42 @@ impl TcpFlow {
         } else {
             0
         }
+    }
+
+    /// The SACK blocks of the ACK the receiver of connection `slot` has just made travel
+    /// beside its packet: they are kept here under a number the packet carries (its
+    /// `flow_seq`, 0 for none), and the option's bytes are added to the packet. Returns
+    /// `(number, extra wire bytes)`: NOP, NOP, kind, length and 8 B per block (RFC 2018 §3).
+    pub fn stash_sack(&mut self, slot: usize) -> (u64, u32) {
+        let c = &mut self.conns[slot];
+        let blocks = c.receiver.sack_blocks();
+        if blocks.is_empty() {
+            return (0, 0);
+        }
+        let id = c.next_sack_id;
+        c.next_sack_id += 1;
+        c.sacks_in_flight.push_back((id, blocks));
+        (id, 2 + blocks.option_bytes())
+    }
+
+    /// The SACK blocks stashed under `id` for an ACK of connection `slot` that arrived
+    /// (ACKs of a connection arrive in order; entries of ACKs lost on the way are
+    /// dropped as later ones arrive).
+    pub fn take_sack(&mut self, slot: usize, id: u64) -> SackBlocks {
+        if id == 0 {
+            return SackBlocks::NONE;
+        }
+        let q = &mut self.conns[slot].sacks_in_flight;
+        while let Some(&(front, blocks)) = q.front() {
+            if front > id {
+                break;
+            }
+            q.pop_front();
+            if front == id {
+                return blocks;
+            }
+        }
+        SackBlocks::NONE
     }
 
     /// The deadline an endpoint of the connection in `slot` currently wants.

@@ -201,12 +201,6 @@ impl Row<'_> {
     pub fn f(&self, col: &str) -> f64 {
         self.table.f64s(col)[self.index]
     }
-    pub fn s(&self, col: &str) -> String {
-        match self.table.column(col) {
-            Some(airqueue::metrics::Column::Str(v)) => v[self.index].clone(),
-            _ => panic!("no string column {col}"),
-        }
-    }
 }
 
 /// The flow-table row of flow `name`.

@@ -189,6 +189,8 @@ pub struct Congestion {
     now: SimTime,
     srtt: Option<SimTime>,
     cubic: Cubic,
+    /// RFC 6675 loss recovery in progress: its RecoveryPoint (exclusive).
+    sack_recovery_end: Option<u64>,
 }
 
 impl Congestion {
@@ -210,6 +212,7 @@ impl Congestion {
             now: SimTime::ZERO,
             srtt: None,
             cubic: Cubic::default(),
+            sack_recovery_end: None,
         }
     }
 
@@ -254,9 +257,31 @@ impl Congestion {
     pub fn dupacks(&self) -> u32 {
         self.dupacks
     }
-    /// Whether Reno/NewReno fast recovery is in progress.
+    /// Whether Reno/NewReno fast recovery or SACK loss recovery is in progress.
     pub fn in_recovery(&self) -> bool {
-        self.recovery.is_some()
+        self.recovery.is_some() || self.sack_recovery_end.is_some()
+    }
+    /// Whether RFC 6675 (SACK) loss recovery is in progress.
+    pub fn in_sack_recovery(&self) -> bool {
+        self.sack_recovery_end.is_some()
+    }
+
+    /// A duplicate ACK with SACK in use: counted only (RFC 6675 §5; the sender decides on
+    /// recovery from the count and the scoreboard).
+    pub fn count_duplicate_ack(&mut self) {
+        self.dupacks = self.dupacks.saturating_add(1);
+    }
+
+    /// RFC 6675 §5 step (4.2): loss recovery starts with `flight_size` outstanding and
+    /// RecoveryPoint = `snd_max`: ssthresh = cwnd = max(FlightSize/2, 2·SMSS) (CUBIC:
+    /// FlightSize·β, RFC 9438 §4.6). No inflation: the sender counts `pipe` instead.
+    pub fn on_sack_loss(&mut self, flight_size: u64, snd_max: u64) {
+        self.cubic_congestion_event(false);
+        self.ssthresh = self.loss_ssthresh(flight_size);
+        self.cwnd = self.ssthresh;
+        self.bytes_acked = 0;
+        self.recover_end = Some(snd_max);
+        self.sack_recovery_end = Some(snd_max);
     }
     /// RFC 5681 §3.1: slow start while cwnd < ssthresh, congestion avoidance otherwise
     /// (at equality we choose congestion avoidance, as Linux and the thesis do).
@@ -329,6 +354,15 @@ impl Congestion {
             partial_ack: false,
             exited_recovery: false,
         };
+        if let Some(end) = self.sack_recovery_end {
+            // RFC 6675 §5 (A)/(B): no growth during recovery; it ends when the cumulative
+            // ACK reaches RecoveryPoint, with cwnd = ssthresh already.
+            if ack >= end {
+                self.sack_recovery_end = None;
+                action.exited_recovery = true;
+            }
+            return action;
+        }
         match self.recovery {
             Some(rec) if self.variant.newreno_recovery() && ack < rec.recover_end => {
                 // RFC 6582 §3.2 step 3, partial acknowledgment: retransmit the first
@@ -518,6 +552,7 @@ impl Congestion {
         self.bytes_acked = 0;
         self.dupacks = 0;
         self.recovery = None;
+        self.sack_recovery_end = None;
         if self.variant.newreno_recovery() {
             self.recover_end = Some(snd_max);
         }

@@ -9,14 +9,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{AckInfo, AppData, Segment, TcpConfig, TcpFlags, TcpReceiver, TcpSender};
+use super::{AckInfo, AppData, SackBlocks, Segment, TcpConfig, TcpFlags, TcpReceiver, TcpSender};
 use crate::engine::SimTime;
 
 #[derive(Debug)]
 enum Event {
     /// A segment and whether it arrives CE-marked.
     Data(Segment, bool),
-    Ack(AckInfo),
+    /// An ACK and the SACK blocks it carries.
+    Ack(AckInfo, SackBlocks),
     Offer(u64),
 }
 
@@ -48,6 +49,8 @@ pub(crate) struct Wire {
     pub dropped: Vec<(SimTime, Segment)>,
     /// Every ACK delivered to the sender, with its arrival time.
     pub acks: Vec<(SimTime, AckInfo)>,
+    /// The SACK blocks of each of `acks`.
+    pub sacks: Vec<SackBlocks>,
     /// Largest `snd_nxt − snd_una` seen after a burst of transmissions.
     pub max_flight: u64,
 }
@@ -74,6 +77,7 @@ impl Wire {
             sent: Vec::new(),
             dropped: Vec::new(),
             acks: Vec::new(),
+            sacks: Vec::new(),
             max_flight: 0,
         }
     }
@@ -156,9 +160,10 @@ impl Wire {
                             self.send_ack(ack);
                         }
                     }
-                    Event::Ack(ack) => {
+                    Event::Ack(ack, sack) => {
                         self.acks.push((t, ack));
-                        self.sender.on_ack(t, &ack);
+                        self.sacks.push(sack);
+                        self.sender.on_ack_sack(t, &ack, &sack);
                         self.flush_sender();
                     }
                     Event::Offer(bytes) => {
@@ -216,7 +221,8 @@ impl Wire {
         if self.drop_acks.contains(&(ack.ack, *n)) {
             return;
         }
-        self.push(self.now + self.one_way, Event::Ack(ack));
+        let sack = self.receiver.sack_blocks();
+        self.push(self.now + self.one_way, Event::Ack(ack, sack));
     }
 
     /// Send times of the data segments (first transmissions and retransmissions).

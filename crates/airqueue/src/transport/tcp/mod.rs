@@ -29,13 +29,15 @@
 //! * RFC 9438: CUBIC ([`CongestionVariant::Cubic`]) — [`congestion`].
 //! * RFC 7661 §4.3 / Linux `tcp_is_cwnd_limited`: congestion-window validation
 //!   ([`TcpConfig::cwnd_validation`]) — [`congestion`], [`sender`].
+//! * RFC 2018, RFC 6675: SACK and its loss recovery ([`TcpConfig::sack`]) — [`sack`],
+//!   [`sender`], [`receiver`].
 //! * RFC 3168 §6.1: ECN ([`TcpConfig::ecn`]) — [`sender`], [`receiver`].
 //! * RFC 7323 §2: window scaling, as a cap of 65 535 B on the advertised window when off
 //!   ([`TcpConfig::window_scaling`]) — [`receiver`].
 //!
 //! Not modelled: connection teardown (FIN/RST; completion is "all data acknowledged"),
-//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), SACK (RFC 2018, RFC
-//! 6675), RTT samples from timestamps (RFC 7323 §4; RTT timing is RFC 6298's one segment
+//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), D-SACK and the
+//! rescue retransmission of RFC 6675 (NextSeg rule 4), RTT samples from timestamps (RFC 7323 §4; RTT timing is RFC 6298's one segment
 //! at a time), the window scale factor's 2^shift granularity (windows are plain byte
 //! counts), HyStart++ (RFC 9406), zero-window probing (this receiver never advertises less
 //! than one segment when its buffer holds at least one).
@@ -43,6 +45,7 @@
 pub mod congestion;
 pub mod receiver;
 pub mod rto;
+pub mod sack;
 pub mod sender;
 
 #[cfg(test)]
@@ -56,6 +59,7 @@ use crate::engine::SimTime;
 pub use congestion::{Congestion, CongestionVariant, DupAckAction, NewAckAction};
 pub use receiver::{ReceiverState, ReceiverStats, TcpReceiver};
 pub use rto::RtoEstimator;
+pub use sack::{SackBlocks, Scoreboard, MAX_SACK_BLOCKS};
 pub use sender::{
     CwndStats, LimitedTime, RttStats, SenderState, SenderStats, TcpSender, TraceSample,
 };
@@ -129,6 +133,11 @@ pub struct TcpConfig {
     /// modelled); without it the 16-bit window field caps the advertised window at
     /// 65 535 bytes. Default on (Linux's `tcp_window_scaling`).
     pub window_scaling: bool,
+    /// Selective acknowledgments (RFC 2018) with RFC 6675 loss recovery: the receiver
+    /// reports out-of-order blocks ([`TcpReceiver::sack_blocks`]), the sender keeps a
+    /// scoreboard and, in recovery, sends by `pipe` instead of NewReno's inflated window.
+    /// NewReno and CUBIC only. Default off.
+    pub sack: bool,
 }
 
 /// The largest window a TCP header can advertise without window scaling (RFC 7323 §2).
@@ -169,6 +178,7 @@ impl Default for TcpConfig {
             cwnd_validation: false,
             ecn: false,
             window_scaling: true,
+            sack: false,
         }
     }
 }
@@ -216,6 +226,9 @@ impl TcpConfig {
         }
         if self.initial_rto == SimTime::ZERO {
             return err("initial RTO must be positive");
+        }
+        if self.sack && !self.variant.newreno_recovery() {
+            return err("SACK loss recovery needs variant NewReno or CUBIC");
         }
         if self.rcv_buffer < self.mss {
             return err("receive buffer must hold at least one MSS");

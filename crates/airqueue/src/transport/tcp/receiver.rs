@@ -32,6 +32,13 @@
 //! until a data segment carrying CWR arrives (a CWR segment that is itself CE-marked sets
 //! it again). Delayed ACKs are unchanged.
 //!
+//! # SACK (RFC 2018 §4)
+//!
+//! With [`TcpConfig::sack`], every ACK sent while out-of-order data is held carries up to
+//! three blocks ([`TcpReceiver::sack_blocks`], read right after the call that returned
+//! the ACK): first the block containing the most recently received segment, then the
+//! blocks of the previous ACK still held (as they have grown), then the highest others.
+//!
 //! # Window scaling (RFC 7323 §2)
 //!
 //! Without [`TcpConfig::window_scaling`] the advertised window is capped at 65 535 bytes,
@@ -51,6 +58,7 @@
 //! handshake (and, in a web client, would carry the request), and again for every repeated
 //! SYN-ACK.
 
+use super::sack::SackBlocks;
 use super::{AckInfo, Opener, Segment, TcpConfig, TcpFlags};
 use crate::engine::SimTime;
 
@@ -131,6 +139,11 @@ pub struct TcpReceiver {
     ecn: bool,
     /// Echo ECE on the ACKs until CWR arrives.
     ece: bool,
+    sack: bool,
+    /// Start of the most recent out-of-order segment (RFC 2018 §4's first block).
+    last_ooo: Option<u64>,
+    /// The SACK blocks of the last ACK made.
+    last_blocks: SackBlocks,
 }
 
 impl TcpReceiver {
@@ -169,6 +182,9 @@ impl TcpReceiver {
             stats: ReceiverStats::default(),
             ecn: cfg.ecn,
             ece: false,
+            sack: cfg.sack,
+            last_ooo: None,
+            last_blocks: SackBlocks::NONE,
         }
     }
 
@@ -290,6 +306,7 @@ impl TcpReceiver {
         if start > self.rcv_nxt {
             self.stats.out_of_order_segments += 1;
             self.insert_out_of_order(start, end);
+            self.last_ooo = Some(start);
             return Some(self.ack_now());
         }
         let filled_gap = !self.ooo.is_empty();
@@ -393,12 +410,52 @@ impl TcpReceiver {
             self.stats.dupacks_sent += 1;
         }
         self.last_ack_sent = Some(self.rcv_nxt);
+        if self.sack {
+            self.last_blocks = self.make_sack_blocks();
+        }
         AckInfo {
             seq,
             ack: self.rcv_nxt,
             window: window.min(u64::from(u32::MAX)) as u32,
             flags,
         }
+    }
+
+    /// RFC 2018 §4: the block holding the latest out-of-order segment, the previously
+    /// reported blocks still held, then the highest remaining ones.
+    fn make_sack_blocks(&self) -> SackBlocks {
+        let mut b = SackBlocks::NONE;
+        if self.ooo.is_empty() {
+            return b;
+        }
+        let containing = |seq: u64| {
+            let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+            self.ooo.get(i).copied().filter(|&(s, _)| s <= seq)
+        };
+        let add = |b: &mut SackBlocks, r: (u64, u64)| {
+            if !b.as_slice().contains(&r) {
+                b.push(r);
+            }
+        };
+        if let Some(r) = self.last_ooo.and_then(containing) {
+            add(&mut b, r);
+        }
+        for &(s, _) in self.last_blocks.as_slice() {
+            if let Some(r) = containing(s) {
+                add(&mut b, r);
+            }
+        }
+        for &r in self.ooo.iter().rev() {
+            add(&mut b, r);
+        }
+        b
+    }
+
+    /// The SACK blocks of the ACK most recently returned (empty without
+    /// [`TcpConfig::sack`] or when no out-of-order data is held). Read it right after the
+    /// call that returned the ACK.
+    pub fn sack_blocks(&self) -> SackBlocks {
+        self.last_blocks
     }
 
     /// The window the next ACK will advertise: free buffer space, without moving the

@@ -70,6 +70,19 @@
 //! [`TcpSender::ect`] says so per segment (new data only, §6.1.5). Departure: a loss in
 //! the same window as an ECN reduction reduces the window again (Linux would not).
 //!
+//! # SACK loss recovery (RFC 6675 §5)
+//!
+//! With [`TcpConfig::sack`] the ACKs' blocks ([`TcpSender::on_ack_sack`]) feed a
+//! [`Scoreboard`]. Recovery starts at the DupThresh-th duplicate ACK or as soon as the
+//! first unacknowledged byte is lost by the scoreboard's `IsLost` (§5 step 4), subject to
+//! the same `recover` check as NewReno after a timeout (§5.1): ssthresh = cwnd = half the
+//! flight (CUBIC: ·β), the first hole is retransmitted at once, and from then on, while
+//! cwnd − pipe ≥ 1 SMSS, the sender sends by NextSeg: a lost hole above `HighRxt`, else
+//! new data (within the peer's window), else a hole that is not yet lost (§4 rules 1-3).
+//! Recovery ends when the cumulative ACK reaches RecoveryPoint (`snd_max` at its start);
+//! cwnd does not grow during it. A timeout clears the scoreboard (RFC 2018 §8: the
+//! receiver may renege) and goes back N as without SACK.
+//!
 //! # Counters and traces
 //!
 //! [`SenderStats`] counts segments, retransmissions, fast retransmits, timeouts, RTT
@@ -82,6 +95,7 @@
 
 use super::congestion::{Congestion, DupAckAction};
 use super::rto::{RtoEstimator, SYN_TIMEOUT_FALLBACK_RTO};
+use super::sack::{SackBlocks, Scoreboard};
 use super::{AckInfo, AppData, Opener, Segment, TcpConfig, TcpFlags};
 use crate::engine::SimTime;
 
@@ -272,6 +286,18 @@ pub struct TcpSender {
     /// `snd_max` at the last ECN reduction: the next one needs an ACK beyond it.
     ecn_end: Option<u64>,
     cwr_pending: bool,
+    // SACK (RFC 6675).
+    sack: bool,
+    scoreboard: Scoreboard,
+    dup_thresh: u32,
+    /// HighRxt + 1: one past the highest byte retransmitted in this recovery.
+    high_rxt: u64,
+    /// The IsLost boundary of the scoreboard at the last ACK.
+    lost: u64,
+    /// RFC 6675 `pipe`, set at each ACK during recovery and raised by each segment sent.
+    pipe: u64,
+    /// Recovery has just started: retransmit the first hole regardless of pipe (§5 4.3).
+    sack_rtx_head: bool,
 }
 
 impl TcpSender {
@@ -328,6 +354,17 @@ impl TcpSender {
             ecn: cfg.ecn,
             ecn_end: None,
             cwr_pending: false,
+            sack: cfg.sack,
+            scoreboard: if cfg.sack {
+                Scoreboard::new()
+            } else {
+                Scoreboard::default()
+            },
+            dup_thresh: cfg.dupack_threshold,
+            high_rxt: 0,
+            lost: 0,
+            pipe: 0,
+            sack_rtx_head: false,
         }
     }
 
@@ -407,6 +444,9 @@ impl TcpSender {
                         return Some(self.emit_data(now, self.snd_una, len));
                     }
                 }
+                if self.cc.in_sack_recovery() {
+                    return self.sack_transmit(now);
+                }
                 let mut len = self.mss.min(self.app_end.saturating_sub(self.snd_nxt));
                 if len == 0 {
                     self.note_limit(now, Limit::App);
@@ -431,6 +471,44 @@ impl TcpSender {
                 Some(self.emit_data(now, self.snd_nxt, len))
             }
         }
+    }
+
+    /// RFC 6675 §5 (C): one segment by NextSeg while cwnd − pipe ≥ 1 SMSS.
+    fn sack_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        let from = self.high_rxt.max(self.snd_una);
+        if self.sack_rtx_head {
+            // §5 (4.3): the first unacknowledged segment, at once.
+            self.sack_rtx_head = false;
+            if let Some((s, room, _)) = self.scoreboard.next_hole(self.snd_una, self.lost) {
+                return Some(self.sack_retransmit(now, s, room));
+            }
+        }
+        if self.pipe + self.mss > self.cc.cwnd() {
+            self.note_limit(now, Limit::Cwnd);
+            return None;
+        }
+        let hole = self.scoreboard.next_hole(from, self.lost);
+        if let Some((s, room, true)) = hole {
+            return Some(self.sack_retransmit(now, s, room)); // rule (1)
+        }
+        // Rule (2): new data the peer's window admits.
+        let len = self.mss.min(self.app_end.saturating_sub(self.snd_max));
+        if len > 0 && self.snd_max + len - self.snd_una <= self.rwnd {
+            self.pipe += len;
+            return Some(self.emit_data(now, self.snd_max, len));
+        }
+        if let Some((s, room, false)) = hole {
+            return Some(self.sack_retransmit(now, s, room)); // rule (3)
+        }
+        self.note_limit(now, if len > 0 { Limit::Rwnd } else { Limit::App });
+        None
+    }
+
+    fn sack_retransmit(&mut self, now: SimTime, seq: u64, room: u64) -> Segment {
+        let len = self.mss.min(room);
+        self.high_rxt = self.high_rxt.max(seq + len);
+        self.pipe += len;
+        self.emit_data(now, seq, len)
     }
 
     /// The sender stopped at `now` for `why`: charge the time since the previous stop to
@@ -541,13 +619,90 @@ impl TcpSender {
     /// Processes an acknowledgment from the receiver. Then drain
     /// [`TcpSender::poll_transmit`] and re-read [`TcpSender::next_timer`].
     pub fn on_ack(&mut self, now: SimTime, ack: &AckInfo) {
+        self.on_ack_sack(now, ack, &SackBlocks::NONE);
+    }
+
+    /// [`TcpSender::on_ack`] for an ACK that carried the SACK blocks `sack` (ignored
+    /// without [`TcpConfig::sack`]).
+    pub fn on_ack_sack(&mut self, now: SimTime, ack: &AckInfo, sack: &SackBlocks) {
         self.stats.acks_received += 1;
         match self.state {
             SenderState::Closed => {}
             SenderState::SynSent => self.on_syn_ack(now, ack),
             SenderState::Listen | SenderState::SynReceived => self.on_passive_open(now, ack),
+            SenderState::Established if self.sack => self.on_established_ack_sack(now, ack, sack),
             SenderState::Established => self.on_established_ack(now, ack),
         }
+    }
+
+    /// An ACK on an established connection with SACK on (RFC 6675 §5).
+    fn on_established_ack_sack(&mut self, now: SimTime, ack: &AckInfo, sack: &SackBlocks) {
+        if ack.flags.contains(TcpFlags::SYN) {
+            self.ack_pending = self.opener == Opener::Sender;
+            return;
+        }
+        if ack.ack < self.snd_una || ack.ack > self.snd_max {
+            self.stats.stale_acks += 1;
+            return;
+        }
+        if self.ecn && ack.flags.contains(TcpFlags::ECE) {
+            self.on_ecn_echo(ack.ack);
+        }
+        let new_data = ack.ack > self.snd_una;
+        let duplicate =
+            !new_data && self.snd_max > self.snd_una && ack.window == self.last_ack_window;
+        self.rwnd = u64::from(ack.window);
+        self.last_ack_window = ack.window;
+        let acked = ack.ack - self.snd_una;
+        if new_data {
+            self.snd_una = ack.ack;
+            self.snd_nxt = self.snd_nxt.max(self.snd_una);
+            self.stats.bytes_acked += acked;
+            if let Some((end, sent)) = self.rtt_timing {
+                if ack.ack >= end {
+                    self.rtt_timing = None;
+                    self.take_rtt_sample(now - sent);
+                }
+            }
+        }
+        self.scoreboard.update(self.snd_una, self.snd_max, sack);
+        self.lost = self
+            .scoreboard
+            .loss_boundary(self.snd_una, self.dup_thresh, self.mss);
+        if new_data {
+            self.cc.set_clock(now, self.rto.srtt());
+            self.cc.on_new_ack(ack.ack, acked);
+            if self.snd_una == self.snd_max {
+                self.timer = None; // RFC 6298 (5.2)
+            } else {
+                self.timer = Some(now + self.rto.rto()); // RFC 6298 (5.3)
+            }
+        } else if duplicate {
+            self.stats.dupacks_received += 1;
+            if !self.cc.in_recovery() {
+                self.cc.count_duplicate_ack();
+            }
+        }
+        // §5 (4): enter recovery.
+        if !self.cc.in_recovery()
+            && self.snd_una < self.snd_max
+            && (self.cc.dupacks() >= self.dup_thresh || self.lost > self.snd_una)
+            && self.cc.may_fast_retransmit(ack.ack)
+        {
+            self.stats.fast_retransmits += 1;
+            self.cc
+                .on_sack_loss(self.snd_max - self.snd_una, self.snd_max);
+            self.high_rxt = self.snd_una;
+            self.sack_rtx_head = true;
+        }
+        if self.cc.in_sack_recovery() {
+            self.high_rxt = self.high_rxt.max(self.snd_una);
+            self.pipe = self
+                .scoreboard
+                .pipe(self.snd_una, self.snd_max, self.lost, self.high_rxt);
+        }
+        self.check_complete(now);
+        self.record(now);
     }
 
     /// The receiver opens ([`Opener::Receiver`], RFC 9293 §3.5 seen from the passive
@@ -731,6 +886,9 @@ impl TcpSender {
                 self.cc
                     .on_timeout(self.snd_max - self.snd_una, self.snd_max, hold);
                 self.rto_una = Some(self.snd_una);
+                // RFC 2018 §8: forget what was SACKed (the receiver may renege).
+                self.scoreboard.clear();
+                self.sack_rtx_head = false;
                 // RFC 6298 (5.4)-(5.6): go back to snd_una, back off, restart.
                 self.snd_nxt = self.snd_una;
                 self.retransmit_head = false;
@@ -1752,6 +1910,100 @@ mod tests {
             assert!(w.max_flight <= cap, "{}", w.max_flight);
             assert!(w.max_flight + 1000 > cap, "{}", w.max_flight);
             assert!(w.acks.iter().all(|(_, a)| u64::from(a.window) <= cap));
+        }
+    }
+
+    // ---- SACK (RFC 2018, RFC 6675). ----
+
+    fn three_losses(
+        variant: CongestionVariant,
+        sack: bool,
+    ) -> (SimTime, SenderStats, Vec<(SimTime, u64)>, Wire) {
+        // The setting of `three_losses_in_one_window_…`: rwnd 8 MSS, ssthresh 64 MSS, no
+        // delayed ACKs; segments 20, 22 and 24 of one window of 8 are lost.
+        let c = TcpConfig {
+            variant,
+            mss: 1000,
+            delayed_ack: false,
+            sack,
+            ..TcpConfig::default()
+        }
+        .with_rcv_buffer_segments(8)
+        .with_initial_ssthresh_segments(64);
+        let mut w = Wire::new(c, AppData::Bytes(60_000), ms(50));
+        w.drop_data(20_000, 1)
+            .drop_data(22_000, 1)
+            .drop_data(24_000, 1);
+        let done = w.run_to_completion(SimTime::from_secs(60));
+        assert_eq!(w.receiver.delivered_bytes(), 60_000);
+        assert!(w.max_flight <= 8_000, "rwnd respected");
+        let resent = w
+            .data_sends()
+            .filter(|(_, s)| s.is_retransmission)
+            .map(|(t, s)| (*t, s.seq / 1000))
+            .collect();
+        (done, w.sender.stats().clone(), resent, w)
+    }
+
+    #[test]
+    fn sack_recovers_three_losses_in_one_window_in_about_one_rtt_without_a_timeout() {
+        // RFC 6675 §5 (and its §3 example of a window with several holes): the SACK blocks
+        // of the duplicate ACKs mark all three holes lost (IsLost: three blocks, or more
+        // than 2 SMSS SACKed above), so the three retransmissions leave within the RTT of
+        // the fast retransmit (NewReno needs one RTT per hole: 600, 700, 800 ms), with one
+        // window reduction and no timeout; the transfer ends two RTTs earlier.
+        for variant in [CongestionVariant::NewReno, CongestionVariant::Cubic] {
+            let (done, st, resent, w) = three_losses(variant, true);
+            let seqs: Vec<u64> = resent.iter().map(|r| r.1).collect();
+            assert_eq!(seqs, [20, 22, 24], "{variant:?}");
+            let first = resent[0].0;
+            assert_eq!(first, ms(600));
+            assert!(resent.iter().all(|r| r.0 < first + ms(100)), "{resent:?}");
+            assert_eq!(
+                (st.fast_retransmits, st.timeouts, st.retransmissions),
+                (1, 0, 3)
+            );
+            // Two RTTs earlier than NewReno without SACK (its holes 2 and 3 cost one RTT
+            // each); CUBIC's smaller reduction (β = 0.7) saves one more RTT after recovery.
+            let (nr_done, _, _, _) = three_losses(CongestionVariant::NewReno, false);
+            let saved = if variant == CongestionVariant::Cubic {
+                300
+            } else {
+                200
+            };
+            assert_eq!(nr_done - done, ms(saved), "{variant:?}");
+            // The receiver reported the holes: at most 3 blocks, the newest first.
+            assert!(w.sacks.iter().any(|b| b.as_slice().len() == 3));
+            assert!(w.sender.stats().partial_acks == 0);
+        }
+    }
+
+    #[test]
+    fn without_sack_the_receiver_reports_no_blocks_and_newreno_is_unchanged() {
+        let (done, st, resent, w) = three_losses(CongestionVariant::NewReno, false);
+        assert!(w.sacks.iter().all(|b| b.is_empty()));
+        assert_eq!(resent, [(ms(600), 20), (ms(700), 22), (ms(800), 24)]);
+        assert_eq!(
+            (st.fast_retransmits, st.partial_acks, st.timeouts),
+            (1, 2, 0)
+        );
+        assert!(done > ms(800));
+    }
+
+    #[test]
+    fn sack_is_for_newreno_and_cubic_only() {
+        for (variant, ok) in [
+            (CongestionVariant::Tahoe, false),
+            (CongestionVariant::Reno, false),
+            (CongestionVariant::NewReno, true),
+            (CongestionVariant::Cubic, true),
+        ] {
+            let c = TcpConfig {
+                variant,
+                sack: true,
+                ..TcpConfig::default()
+            };
+            assert_eq!(c.validate().is_ok(), ok, "{variant:?}");
         }
     }
 }
