@@ -239,8 +239,9 @@ def rwnd_warnings(flows: Any) -> list[str]:
     hit = flows[flows["rwnd_limited_warning"] == 1]
     return [
         f"warning: flow {row.flow} was receive-window-limited "
-        f"{row.rwnd_limited_frac:.0%} of the time: its rate is "
-        "transport.rcv_buffer / RTT; raise rcv_buffer to let the network set it"
+        f"{row.rwnd_limited_frac:.0%} of the time: its rate was at most its receive "
+        "window / RTT; if that is below the path's capacity, raise transport.rcv_buffer "
+        "(or set rcv_buffer_max)"
         for row in hit.itertuples()
     ]
 

@@ -351,3 +351,42 @@ fn cubic_with_sack_keeps_a_half_bdp_drop_tail_path_full_where_newreno_idles() {
     assert!(cubic > 0.99, "{cubic}");
     assert_eq!(f.u("timeouts"), 0);
 }
+
+#[test]
+fn autotuning_from_128_kib_fills_the_1_gbit_100_ms_path_a_fixed_128_kib_buffer_cannot() {
+    // Linux's tcp_rmem[1] = 128 KiB start, tcp_rmem[2] raised to 16 MiB (above the 12.5 MB
+    // BDP): dynamic right-sizing opens the window as the sender's rate grows, so after the
+    // 5-s warm-up the flow fills the path like the fixed 16 MiB buffer does (≥ 90 % of
+    // 1 Gbit/s, the window-scaling test's criterion). Reference for the contrast: a fixed
+    // 128 KiB buffer carries at most 131 072 B per RTT (10.5 Mbit/s at 100 ms), and it is
+    // flagged as rwnd-limited.
+    let run = |max: &str| {
+        ScenarioToml::new("20s")
+            .warmup("5s")
+            .nodes(&["sender", "receiver"])
+            .link("lfn", "sender", "receiver", "1Gbit", "50ms", "")
+            .pfifo("sender.lfn", 5000)
+            .flow(
+                "tcp",
+                "sender",
+                "receiver",
+                "{ kind = \"bulk\" }",
+                &format!(
+                    "transport = {{ kind = \"tcp\", initial_window = 10, min_rto = \"200ms\", rcv_buffer = \"128KiB\"{max} }}"
+                ),
+            )
+            .run()
+    };
+    let r = run(", rcv_buffer_max = \"16MiB\"");
+    assert_conserved(&r);
+    let f = flow(&r, "tcp");
+    let tuned = f.f("goodput_bps");
+    let r = run("");
+    let f = flow(&r, "tcp");
+    let fixed = f.f("goodput_bps");
+    let rtt = f.f("rtt_mean_ms") / 1e3;
+    println!("autotuning: {tuned:.0} bps; fixed 128 KiB: {fixed:.0} bps (rtt {rtt})");
+    assert!(tuned >= 0.9e9, "{tuned}");
+    assert!(fixed <= 131_072.0 * 8.0 / rtt, "{fixed}");
+    assert_eq!(f.u("rwnd_limited_warning"), 1);
+}

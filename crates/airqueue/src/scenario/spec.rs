@@ -342,7 +342,11 @@ pub struct TcpSpec {
     /// Delayed-ACK timer (at most 500 ms, RFC 5681 §4.2).
     #[serde(default = "default_delayed_ack_timeout")]
     pub delayed_ack_timeout: Duration,
-    /// Receive buffer: the largest window the receiver advertises (the thesis: 8 × MSS).
+    /// Receive buffer: the largest window the receiver advertises (the thesis: 8 × MSS). The
+    /// default, 64 KiB as in the seeds' era, caps a flow at 64 KiB per RTT (5.2 Mbit/s at
+    /// 100 ms); the flow table's `rwnd_limited_warning` says when a flow was mostly held by it.
+    /// Linux starts at 128 KiB and autotunes up to 6 MiB: `rcv_buffer = "128KiB"`,
+    /// `rcv_buffer_max = "6MiB"`.
     #[serde(default = "default_rcv_buffer")]
     pub rcv_buffer: Bytes,
     /// Start each connection with a three-way handshake (SYN, SYN-ACK, ACK), so transfers pay
@@ -375,6 +379,12 @@ pub struct TcpSpec {
     /// "newreno" and "cubic" only. Off by default (the seeds' era; the shipped scenarios).
     #[serde(default)]
     pub sack: bool,
+    /// Receive-buffer autotuning, as Linux's `tcp_rmem` (default 4 KiB / 128 KiB / 6 MiB): the
+    /// buffer starts at `rcv_buffer` (`tcp_rmem[1]`) and grows up to this size (`tcp_rmem[2]`)
+    /// while the receiver sees the sender's rate grow (`tcp_rcv_space_adjust`). Absent: a
+    /// fixed `rcv_buffer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcv_buffer_max: Option<Bytes>,
 }
 
 impl Default for TcpSpec {
@@ -396,6 +406,7 @@ impl Default for TcpSpec {
             ecn: false,
             window_scaling: true,
             sack: false,
+            rcv_buffer_max: None,
         }
     }
 }

@@ -585,6 +585,22 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
             "is larger than 4 GiB; lower it",
         );
     }
+    if let Some(max) = t.rcv_buffer_max {
+        if max.0 < t.rcv_buffer.0 {
+            errs.push(
+                format!("{path}.rcv_buffer_max"),
+                format!(
+                    "{max} is below rcv_buffer ({}); autotuning grows the buffer from rcv_buffer up to rcv_buffer_max",
+                    t.rcv_buffer
+                ),
+            );
+        } else if max.0 > u32::MAX as u64 {
+            errs.push(
+                format!("{path}.rcv_buffer_max"),
+                "is larger than 4 GiB; lower it",
+            );
+        }
+    }
     if t.sack && matches!(t.variant, TcpVariant::Tahoe | TcpVariant::Reno) {
         errs.push(
             format!("{path}.sack"),

@@ -196,6 +196,7 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         ecn: t.ecn,
         window_scaling: t.window_scaling,
         sack: t.sack,
+        rcv_buffer_max: t.rcv_buffer_max.map(|b| b.0.min(u32::MAX as u64) as u32),
         ..TcpConfig::default()
     };
     match t.initial_ssthresh {

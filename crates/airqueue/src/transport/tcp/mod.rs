@@ -31,6 +31,8 @@
 //!   ([`TcpConfig::cwnd_validation`]) — [`congestion`], [`sender`].
 //! * RFC 2018, RFC 6675: SACK and its loss recovery ([`TcpConfig::sack`]) — [`sack`],
 //!   [`sender`], [`receiver`].
+//! * Linux `tcp_rcv_space_adjust`: receive-buffer autotuning
+//!   ([`TcpConfig::rcv_buffer_max`]) — [`receiver`].
 //! * RFC 3168 §6.1: ECN ([`TcpConfig::ecn`]) — [`sender`], [`receiver`].
 //! * RFC 7323 §2: window scaling, as a cap of 65 535 B on the advertised window when off
 //!   ([`TcpConfig::window_scaling`]) — [`receiver`].
@@ -138,6 +140,11 @@ pub struct TcpConfig {
     /// scoreboard and, in recovery, sends by `pipe` instead of NewReno's inflated window.
     /// NewReno and CUBIC only. Default off.
     pub sack: bool,
+    /// Receive-buffer autotuning (Linux `tcp_rcv_space_adjust`, "DRS"): when set, the
+    /// receive buffer starts at [`TcpConfig::rcv_buffer`] (Linux `tcp_rmem[1]`) and grows
+    /// up to this many bytes (`tcp_rmem[2]`) as the receiver sees the sender's rate grow;
+    /// see [`receiver`]. `None` (default): a fixed buffer.
+    pub rcv_buffer_max: Option<u32>,
 }
 
 /// The largest window a TCP header can advertise without window scaling (RFC 7323 §2).
@@ -179,6 +186,7 @@ impl Default for TcpConfig {
             ecn: false,
             window_scaling: true,
             sack: false,
+            rcv_buffer_max: None,
         }
     }
 }
@@ -229,6 +237,9 @@ impl TcpConfig {
         }
         if self.sack && !self.variant.newreno_recovery() {
             return err("SACK loss recovery needs variant NewReno or CUBIC");
+        }
+        if self.rcv_buffer_max.is_some_and(|m| m < self.rcv_buffer) {
+            return err("the autotuning maximum must be at least the receive buffer");
         }
         if self.rcv_buffer < self.mss {
             return err("receive buffer must hold at least one MSS");

@@ -39,6 +39,18 @@
 //! the ACK): first the block containing the most recently received segment, then the
 //! blocks of the previous ACK still held (as they have grown), then the highest others.
 //!
+//! # Receive-buffer autotuning (Linux `tcp_rcv_space_adjust`)
+//!
+//! With [`TcpConfig::rcv_buffer_max`] the buffer (the largest window advertised) grows
+//! as Linux's dynamic right-sizing does: the receiver estimates the RTT as the time it
+//! takes to receive one advertised window of data (`tcp_rcv_rtt_measure` without
+//! timestamps; smoothed 7/8 old + 1/8 new), and once per estimated RTT it compares the
+//! bytes delivered in that RTT (`copied`) with the previous RTT's (`space`): the buffer
+//! becomes at least rcvwin = (2·copied + 16·MSS)·(1 + 2·(copied − space)/space) when the
+//! rate grew (2·copied + 16·MSS otherwise), capped at the maximum; it never shrinks. (Linux
+//! sizes memory, rcvwin × truesize/MSS, and advertises about half of it; we size the
+//! window directly.)
+//!
 //! # Window scaling (RFC 7323 §2)
 //!
 //! Without [`TcpConfig::window_scaling`] the advertised window is capped at 65 535 bytes,
@@ -140,6 +152,16 @@ pub struct TcpReceiver {
     /// Echo ECE on the ACKs until CWR arrives.
     ece: bool,
     sack: bool,
+    /// Autotuning: the largest buffer, the MSS, and the DRS state.
+    autotune_max: Option<u64>,
+    mss: u64,
+    /// RTT measurement in progress: `(rcv_nxt that ends it, start time)`.
+    rtt_probe: Option<(u64, SimTime)>,
+    rcv_rtt: Option<SimTime>,
+    /// Start of the current DRS period: time, `rcv_nxt`, and the previous period's bytes.
+    space_time: SimTime,
+    space_seq: u64,
+    space: u64,
     /// Start of the most recent out-of-order segment (RFC 2018 §4's first block).
     last_ooo: Option<u64>,
     /// The SACK blocks of the last ACK made.
@@ -183,6 +205,19 @@ impl TcpReceiver {
             ecn: cfg.ecn,
             ece: false,
             sack: cfg.sack,
+            autotune_max: cfg.rcv_buffer_max.map(|m| {
+                let m = TcpConfig {
+                    rcv_buffer: m,
+                    ..cfg.clone()
+                };
+                u64::from(m.max_advertised_window())
+            }),
+            mss: u64::from(cfg.mss),
+            rtt_probe: None,
+            rcv_rtt: None,
+            space_time: SimTime::ZERO,
+            space_seq: 0,
+            space: buffer.min(10 * u64::from(cfg.mss)),
             last_ooo: None,
             last_blocks: SackBlocks::NONE,
         }
@@ -311,6 +346,9 @@ impl TcpReceiver {
         }
         let filled_gap = !self.ooo.is_empty();
         self.advance(end);
+        if self.autotune_max.is_some() {
+            self.autotune(now);
+        }
         if filled_gap || !self.delayed_ack {
             return Some(self.ack_now());
         }
@@ -322,6 +360,56 @@ impl TcpReceiver {
             self.delack_deadline = Some(now + self.delayed_ack_timeout);
         }
         None
+    }
+
+    /// Receive-buffer autotuning after in-order data arrived (see the module
+    /// documentation).
+    fn autotune(&mut self, now: SimTime) {
+        let Some(max) = self.autotune_max else {
+            return;
+        };
+        // tcp_rcv_rtt_measure: the time to receive one advertised window.
+        match self.rtt_probe {
+            Some((seq, start)) if self.rcv_nxt >= seq => {
+                let sample = now.saturating_sub(start);
+                self.rcv_rtt = Some(match self.rcv_rtt {
+                    None => sample,
+                    Some(old) => SimTime::from_nanos((7 * old.as_nanos() + sample.as_nanos()) / 8),
+                });
+                self.rtt_probe = None;
+            }
+            Some(_) => {}
+            None => {}
+        }
+        if self.rtt_probe.is_none() {
+            self.rtt_probe = Some((self.rcv_nxt + self.advertised_window(), now));
+        }
+        // tcp_rcv_space_adjust: once per estimated RTT.
+        let Some(rtt) = self.rcv_rtt else {
+            return;
+        };
+        if now.saturating_sub(self.space_time) < rtt {
+            return;
+        }
+        let copied = self.rcv_nxt - self.space_seq;
+        if copied > self.space {
+            let base = 2 * copied + 16 * self.mss;
+            let grown = base + base * 2 * (copied - self.space) / self.space.max(1);
+            self.buffer = self.buffer.max(grown.min(max));
+            self.space = copied;
+        }
+        self.space_time = now;
+        self.space_seq = self.rcv_nxt;
+    }
+
+    /// The receiver's RTT estimate for autotuning, once measured.
+    pub fn rcv_rtt(&self) -> Option<SimTime> {
+        self.rcv_rtt
+    }
+
+    /// The current receive buffer (the largest window advertised; grows with autotuning).
+    pub fn buffer(&self) -> u64 {
+        self.buffer
     }
 
     /// In-order data up to `end` arrived: deliver it and whatever out-of-order data it

@@ -2006,4 +2006,46 @@ mod tests {
             assert_eq!(c.validate().is_ok(), ok, "{variant:?}");
         }
     }
+
+    // ---- Receive-buffer autotuning (Linux tcp_rcv_space_adjust). ----
+
+    fn autotuned(max: Option<u32>) -> Wire {
+        // No bottleneck (the wire has no serialization gap): only the receive window
+        // limits the sender, which slow-starts from IW 10.
+        let c = TcpConfig {
+            mss: 1000,
+            initial_cwnd_segments: 10,
+            rcv_buffer: 16_000,
+            rcv_buffer_max: max,
+            cwnd_validation: true,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(c, AppData::Infinite, ms(50));
+        w.run_until(SimTime::from_secs(3));
+        w
+    }
+
+    #[test]
+    fn autotuning_grows_the_receive_window_to_its_maximum_and_no_further() {
+        // Linux DRS: the window follows twice the bytes delivered per RTT (plus 16 MSS),
+        // so a sender that is only receive-window-limited opens it RTT after RTT up to
+        // tcp_rmem[2] (here 1 MB), never beyond; without autotuning it stays at 16 kB.
+        let w = autotuned(Some(1_000_000));
+        assert_eq!(w.receiver.buffer(), 1_000_000);
+        assert!(w.acks.iter().all(|(_, a)| a.window <= 1_000_000));
+        assert!(w.max_flight > 900_000, "{}", w.max_flight);
+        // It took a few RTTs, not one: the first ACKs advertise the initial 16 kB.
+        assert_eq!(w.acks[0].1.window, 16_000);
+        // The receiver's RTT estimate (the time to receive one advertised window) is the
+        // path's 100 ms once the window, not slow start, limits the sender: within 10 %.
+        let rtt = w.receiver.rcv_rtt().unwrap().as_secs_f64();
+        println!(
+            "autotuning: receiver RTT estimate {rtt} s, max flight {}",
+            w.max_flight
+        );
+        assert!((rtt / 0.1 - 1.0).abs() < 0.1, "{rtt}");
+        let fixed = autotuned(None);
+        assert_eq!(fixed.receiver.buffer(), 16_000);
+        assert!(fixed.max_flight <= 16_000);
+    }
 }
