@@ -350,6 +350,9 @@ impl TcpFlow {
     /// `flow_seq`, 0 for none), and the option's bytes are added to the packet. Returns
     /// `(number, extra wire bytes)`: NOP, NOP, kind, length and 8 B per block (RFC 2018 §3).
     pub fn stash_sack(&mut self, slot: usize) -> (u64, u32) {
+        if !self.cfg.sack {
+            return (0, 0);
+        }
         let c = &mut self.conns[slot];
         let blocks = c.receiver.sack_blocks();
         if blocks.is_empty() {
