@@ -232,6 +232,20 @@ def timing_line(summary: Mapping[str, Any]) -> str:
     )
 
 
+def rwnd_warnings(flows: Any) -> list[str]:
+    """One line per TCP flow that spent most of its time receive-window-limited."""
+    if "rwnd_limited_warning" not in flows:
+        return []
+    hit = flows[flows["rwnd_limited_warning"] == 1]
+    return [
+        f"warning: flow {row.flow} was receive-window-limited "
+        f"{row.rwnd_limited_frac:.0%} of the time: its rate was at most its receive "
+        "window / RTT; if that is below the path's capacity, raise transport.rcv_buffer "
+        "(or set rcv_buffer_max)"
+        for row in hit.itertuples()
+    ]
+
+
 def print_run_summary(result: Result) -> None:
     warmup = result.summary.get("warmup_seconds", 0)
     if warmup:
@@ -239,6 +253,8 @@ def print_run_summary(result: Result) -> None:
             f"flow and queue tables count from the end of the {warmup:g} s warm-up", style="dim"
         )
     out.print(flow_table(result.flows))
+    for line in rwnd_warnings(result.flows):
+        out.print(line, style="yellow")
     out.print(queue_table(result.queues))
     if len(result.classes):
         out.print(class_table(result.classes))

@@ -210,27 +210,46 @@ impl<E: Copy> EventQueue<E> {
         Some((time, event))
     }
 
-    /// As [`pop_before`](Self::pop_before), but an event for which `is_live(event, seq)`
-    /// says false (a stale timer event, see [`super::Timers`]) is removed without being
-    /// returned or counted as processed, as a cancelled event is. `is_live` is asked only
-    /// about events before `limit`, once each.
+    /// As [`pop_before`](Self::pop_before), for queues with timer slots
+    /// ([`super::Timers`]): `surfaced(event, seq)` says whether an event before `limit`
+    /// fires, is discarded (a stale or cancelled timer arming: removed, not counted) or is
+    /// deferred to a later time (put back under a fresh sequence number, which
+    /// `deferred(event, seq)` is told; not counted). Ordinary events answer `Fire`.
     #[inline]
     pub fn pop_before_live(
         &mut self,
         limit: SimTime,
-        mut is_live: impl FnMut(&E, EventId) -> bool,
+        mut surfaced: impl FnMut(&E, EventId) -> super::timers::Surfaced,
+        mut deferred: impl FnMut(&E, EventId),
     ) -> Option<(SimTime, E)> {
+        use super::timers::Surfaced;
         loop {
             let (time, event) = self.next_live()?;
             if time >= limit {
                 return None;
             }
             let seq = self.heap.peek().map(|e| e.seq).unwrap_or_default();
-            if is_live(&event, EventId(seq)) {
-                self.fire();
-                return Some((time, event));
+            match surfaced(&event, EventId(seq)) {
+                Surfaced::Fire => {
+                    self.fire();
+                    return Some((time, event));
+                }
+                Surfaced::Discard => {
+                    self.heap.pop();
+                }
+                Surfaced::Defer(at) => {
+                    let seq = self.next_seq;
+                    self.next_seq += 1;
+                    if let Some(mut top) = self.heap.peek_mut() {
+                        *top = Entry {
+                            time: at,
+                            seq,
+                            event,
+                        };
+                    }
+                    deferred(&event, EventId(seq));
+                }
             }
-            self.heap.pop();
         }
     }
 

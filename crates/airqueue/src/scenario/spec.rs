@@ -336,9 +336,10 @@ crate::kind_enum! {
     pub enum TransportSpec as "transport" {
         /// UDP: datagrams leave as the application writes them (28 B of IPv4+UDP headers added).
         "udp" => Udp(UdpSpec),
-        /// TCP: Tahoe, Reno or NewReno (RFC 5681, RFC 6582) with the RFC 6298 retransmission
-        /// timer and delayed ACKs; data from `from` to `to`, over one connection (`bulk`,
-        /// `message`) or one per object (`web`).
+        /// TCP: Tahoe, Reno, NewReno (RFC 5681, RFC 6582) or CUBIC (RFC 9438) with the RFC 6298
+        /// retransmission timer, delayed ACKs, optional ECN (RFC 3168) and window scaling (RFC
+        /// 7323); data from `from` to `to`, over one connection (`bulk`, `message`) or one per
+        /// object (`web`).
         "tcp" => Tcp(Box<TcpSpec>),
     }
 }
@@ -359,7 +360,8 @@ pub struct UdpSpec {}
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
-    /// Congestion control: "tahoe", "reno" or "newreno".
+    /// Congestion control: "tahoe", "reno", "newreno" or "cubic" (RFC 9438 growth and β = 0.7
+    /// over NewReno's loss recovery).
     #[serde(default)]
     pub variant: TcpVariant,
     /// Maximum segment size in bytes (payload per segment). Segments carry 52 B of headers
@@ -392,7 +394,11 @@ pub struct TcpSpec {
     /// Delayed-ACK timer (at most 500 ms, RFC 5681 §4.2).
     #[serde(default = "default_delayed_ack_timeout")]
     pub delayed_ack_timeout: Duration,
-    /// Receive buffer: the largest window the receiver advertises (the thesis: 8 × MSS).
+    /// Receive buffer: the largest window the receiver advertises (the thesis: 8 × MSS). The
+    /// default, 64 KiB as in the seeds' era, caps a flow at 64 KiB per RTT (5.2 Mbit/s at
+    /// 100 ms); the flow table's `rwnd_limited_warning` says when a flow was mostly held by it.
+    /// Linux starts at 128 KiB and autotunes up to 6 MiB: `rcv_buffer = "128KiB"`,
+    /// `rcv_buffer_max = "6MiB"`.
     #[serde(default = "default_rcv_buffer")]
     pub rcv_buffer: Bytes,
     /// Start each connection with a three-way handshake (SYN, SYN-ACK, ACK), so transfers pay
@@ -404,6 +410,33 @@ pub struct TcpSpec {
     /// Record cwnd, ssthresh and smoothed RTT in the time series every `run.sample_interval`.
     #[serde(default)]
     pub trace: bool,
+    /// Congestion-window validation: grow cwnd only when the last send round was limited by
+    /// cwnd (not by the receive window or the application), as Linux does (RFC 7661 §4.3), so
+    /// an rwnd- or application-limited sender's cwnd stays near what it really uses. `false`
+    /// restores the classic model in which cwnd grows on every ACK.
+    #[serde(default = "default_true")]
+    pub cwnd_validation: bool,
+    /// ECN (RFC 3168): data segments are ECN-capable (ECT(0)), so AQMs with `ecn` on mark them
+    /// CE instead of dropping; the receiver echoes ECE until CWR; the sender reduces its window
+    /// at most once per window of data.
+    #[serde(default)]
+    pub ecn: bool,
+    /// Window scaling (RFC 7323 §2). Off: the advertised window cannot exceed 65 535 bytes,
+    /// whatever `rcv_buffer` says, so throughput is at most 65 535 B per RTT.
+    #[serde(default = "default_true")]
+    pub window_scaling: bool,
+    /// Selective acknowledgments (RFC 2018) with RFC 6675 loss recovery, as Linux and ns-3 run
+    /// by default: several losses in one window are repaired in about one RTT instead of one
+    /// per RTT. ACKs that carry blocks grow by 4 + 8 B per block (at most 3). Variants
+    /// "newreno" and "cubic" only. Off by default (the seeds' era; the shipped scenarios).
+    #[serde(default)]
+    pub sack: bool,
+    /// Receive-buffer autotuning, as Linux's `tcp_rmem` (default 4 KiB / 128 KiB / 6 MiB): the
+    /// buffer starts at `rcv_buffer` (`tcp_rmem[1]`) and grows up to this size (`tcp_rmem[2]`)
+    /// while the receiver sees the sender's rate grow (`tcp_rcv_space_adjust`). Absent: a
+    /// fixed `rcv_buffer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcv_buffer_max: Option<Bytes>,
 }
 
 impl Default for TcpSpec {
@@ -421,6 +454,11 @@ impl Default for TcpSpec {
             rcv_buffer: default_rcv_buffer(),
             handshake: None,
             trace: false,
+            cwnd_validation: true,
+            ecn: false,
+            window_scaling: true,
+            sack: false,
+            rcv_buffer_max: None,
         }
     }
 }
@@ -459,6 +497,7 @@ pub enum TcpVariant {
     Reno,
     #[default]
     Newreno,
+    Cubic,
 }
 
 /// Inter-arrival distribution of an on/off source's periods.

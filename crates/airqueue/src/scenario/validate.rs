@@ -2,7 +2,9 @@
 //! range. Every problem is collected; nothing here panics on user input.
 
 use super::error::ScenarioError;
-use super::spec::{AppSpec, CbrSpec, MessageSpec, OnoffSpec, PoissonSpec, Scenario, TransportSpec};
+use super::spec::{
+    AppSpec, CbrSpec, MessageSpec, OnoffSpec, PoissonSpec, Scenario, TcpVariant, TransportSpec,
+};
 use std::collections::{HashMap, HashSet};
 
 /// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
@@ -683,6 +685,34 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
         errs.push(
             format!("{path}.rcv_buffer"),
             "is larger than 4 GiB; lower it",
+        );
+    }
+    if let Some(max) = t.rcv_buffer_max {
+        if max.0 < t.rcv_buffer.0 {
+            errs.push(
+                format!("{path}.rcv_buffer_max"),
+                format!(
+                    "{max} is below rcv_buffer ({}); autotuning grows the buffer from rcv_buffer up to rcv_buffer_max",
+                    t.rcv_buffer
+                ),
+            );
+        } else if max.0 > u32::MAX as u64 {
+            errs.push(
+                format!("{path}.rcv_buffer_max"),
+                "is larger than 4 GiB; lower it",
+            );
+        }
+    }
+    if t.sack && matches!(t.variant, TcpVariant::Tahoe | TcpVariant::Reno) {
+        errs.push(
+            format!("{path}.sack"),
+            format!(
+                "SACK loss recovery (RFC 6675) runs with variant \"newreno\" or \"cubic\", not \"{}\"; change the variant or set sack = false",
+                match t.variant {
+                    TcpVariant::Tahoe => "tahoe",
+                    _ => "reno",
+                }
+            ),
         );
     }
 }

@@ -156,7 +156,8 @@ impl Simulation {
     /// Wraps a data segment (or SYN, SYN-ACK) in a packet from `from` to `to`.
     fn send_segment(&mut self, f: usize, slot: usize, seg: &Segment) {
         let now = self.now;
-        let (src_port, dst_port) = self.tcp_mut(f).ports(slot, true);
+        let t = self.tcp_mut(f);
+        let ((src_port, dst_port), ecn) = (t.ports(slot, true), t.ip_ecn(slot, seg));
         let flow = &mut self.flows[f];
         let pkt = Packet {
             flow: FlowId(f as u32),
@@ -172,6 +173,7 @@ impl Simulation {
             ttl: 64,
             size_bytes: seg.len + tcp_flow::TCP_WIRE_HEADER_BYTES,
             payload_bytes: seg.len,
+            ecn,
             tcp: TcpHeader {
                 seq: seg.seq,
                 ack: seg.ack,
@@ -193,11 +195,14 @@ impl Simulation {
     /// Wraps an acknowledgment (or the receiver's SYN) in a packet from `to` back to `from`.
     fn send_ack(&mut self, f: usize, slot: usize, ack: &AckInfo) {
         let now = self.now;
-        let (src_port, dst_port) = self.tcp_mut(f).ports(slot, false);
+        let tcp = self.tcp_mut(f);
+        let ((src_port, dst_port), (sack_id, sack_bytes)) =
+            (tcp.ports(slot, false), tcp.stash_sack(slot));
         let flow = &self.flows[f];
         let t = flow.tuple;
         let pkt = Packet {
             flow: FlowId(f as u32),
+            flow_seq: sack_id,
             tuple: FiveTuple {
                 src_addr: t.dst_addr,
                 dst_addr: t.src_addr,
@@ -209,7 +214,7 @@ impl Simulation {
             dscp: flow.dscp,
             priority: flow.priority,
             ttl: 64,
-            size_bytes: tcp_flow::TCP_WIRE_HEADER_BYTES,
+            size_bytes: tcp_flow::TCP_WIRE_HEADER_BYTES + sack_bytes,
             payload_bytes: 0,
             tcp: TcpHeader {
                 seq: ack.seq,
@@ -229,13 +234,15 @@ impl Simulation {
     pub(super) fn tcp_receive(&mut self, pkt: PacketId) {
         let now = self.now;
         let p = self.packets.get(pkt);
-        let (f, at, delay, h, len, tuple) = (
+        let (f, at, delay, h, len, tuple, ce, sack_id) = (
             p.flow.0 as usize,
             p.dst_node,
             now - p.created,
             p.tcp,
             p.payload_bytes,
             p.tuple,
+            p.ecn == tcp_flow::ECN_CE,
+            p.flow_seq,
         );
         self.ledger.delivered += 1;
         self.packets.free(pkt);
@@ -257,11 +264,15 @@ impl Simulation {
             };
             let c = &mut t.conns[slot];
             let before = c.receiver.delivered_bytes();
-            let reply = c.receiver.on_segment(now, &seg);
+            let reply = c.receiver.on_segment_ecn(now, &seg, ce);
             let delivered = c.receiver.delivered_bytes();
-            self.flows[f]
-                .stats
-                .on_receive((delivered - before) as u32, delay);
+            // rx_packets: data segments (SYNs and the handshake's ACK are not counted, as
+            // tx_packets does not count them); rx_bytes: new in-order bytes.
+            if len > 0 {
+                self.flows[f]
+                    .stats
+                    .on_receive((delivered - before) as u32, delay);
+            }
             if let Some(ack) = reply {
                 self.send_ack(f, slot, &ack);
             }
@@ -274,8 +285,9 @@ impl Simulation {
                 window: h.window,
                 flags,
             };
+            let sack = t.take_sack(slot, sack_id);
             let c = &mut t.conns[slot];
-            c.sender.on_ack(now, &ack);
+            c.sender.on_ack_sack(now, &ack, &sack);
             let rtt = c.sender.stats().rtt;
             let new_sample = rtt.samples > c.rtt_samples_seen;
             c.rtt_samples_seen = rtt.samples;

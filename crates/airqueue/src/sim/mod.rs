@@ -30,7 +30,7 @@ pub use root_queue::RootQueue;
 pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
 
 use crate::app::{PingSource, UdpSource};
-use crate::engine::{EventQueue, SimTime, TimerId, Timers};
+use crate::engine::{EventQueue, SimTime, Surfaced, TimerId, Timers};
 use crate::hook::{HookEffect, NodeHook};
 use crate::link::{AnyMedium, LinkEffect};
 use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
@@ -203,11 +203,19 @@ impl Simulation {
     pub fn run(&mut self) {
         let started = std::time::Instant::now();
         loop {
-            let timers = &mut self.timers;
-            let next = self.events.pop_before_live(self.stop, |ev, seq| match *ev {
-                Event::Timer(id) => timers.take(TimerId(id), seq),
-                _ => true,
-            });
+            let timers = std::cell::RefCell::new(&mut self.timers);
+            let next = self.events.pop_before_live(
+                self.stop,
+                |ev, seq| match *ev {
+                    Event::Timer(id) => timers.borrow_mut().surfaced(TimerId(id), seq),
+                    _ => Surfaced::Fire,
+                },
+                |ev, seq| {
+                    if let Event::Timer(id) = *ev {
+                        timers.borrow_mut().deferred(TimerId(id), seq);
+                    }
+                },
+            );
             let Some((t, ev)) = next else { break };
             self.now = t;
             self.handle(ev);

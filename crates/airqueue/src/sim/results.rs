@@ -226,6 +226,40 @@ impl Simulation {
             u64s(&|x| counters(x).map_or(0, |c| c.connections)),
         );
         t.push(
+            "ecn_reductions",
+            u64s(&|x| counters(x).map_or(0, |c| c.ecn_reductions)),
+        );
+        // Where the senders' time went (fractions of the time they were established and
+        // stopped for one of the three reasons; NaN for other flows).
+        let frac = |x: &super::FlowRt, pick: fn(&super::tcp_flow::TcpCounters) -> f64| {
+            counters(x).map_or(f64::NAN, |c| {
+                let total = (c.app_limited + c.rwnd_limited + c.cwnd_limited).as_secs_f64();
+                if total > 0.0 {
+                    pick(&c) / total
+                } else {
+                    f64::NAN
+                }
+            })
+        };
+        t.push(
+            "app_limited_frac",
+            f64s(&|x| frac(x, |c| c.app_limited.as_secs_f64())),
+        );
+        t.push(
+            "rwnd_limited_frac",
+            f64s(&|x| frac(x, |c| c.rwnd_limited.as_secs_f64())),
+        );
+        t.push(
+            "cwnd_limited_frac",
+            f64s(&|x| frac(x, |c| c.cwnd_limited.as_secs_f64())),
+        );
+        // 1 when the flow spent most of its time receive-window-limited: its rate was set by
+        // `transport.rcv_buffer`, not by the network (the CLI prints a warning for it).
+        t.push(
+            "rwnd_limited_warning",
+            u64s(&|x| counters(x).map_or(0, |c| u64::from(c.rwnd_limited_fraction() > 0.5))),
+        );
+        t.push(
             "cwnd_mean_bytes",
             f64s(&|x| {
                 only(x)

@@ -204,7 +204,8 @@ impl Simulation {
             let t = t.max(now);
             if self.timers.armed_at(q.wakeup) != Some(t) {
                 let id = q.wakeup;
-                self.timers.arm(&mut self.events, id, t, Event::Timer(id.0));
+                self.timers
+                    .arm_exact(&mut self.events, id, t, Event::Timer(id.0));
             }
         }
     }

@@ -27,12 +27,18 @@ use crate::app::{UdpSource, WebSession};
 use crate::engine::SimTime;
 use crate::scenario::{TcpSpec, TcpVariant};
 use crate::transport::tcp::{
-    AppData, CongestionVariant, Opener, SenderStats, TcpConfig, TcpReceiver, TcpSender,
-    SSTHRESH_INFINITE,
+    AppData, CongestionVariant, LimitedTime, Opener, SackBlocks, Segment, SenderStats, TcpConfig,
+    TcpReceiver, TcpSender, SSTHRESH_INFINITE,
 };
+use std::collections::VecDeque;
 
 /// IPv4 + TCP + timestamp option bytes on every segment.
 pub const TCP_WIRE_HEADER_BYTES: u32 = 20 + 20 + 12;
+
+/// ECT(0) in the IP header's ECN field (RFC 3168 §5).
+pub const ECN_ECT0: u8 = 2;
+/// CE in the IP header's ECN field (RFC 3168 §5).
+pub const ECN_CE: u8 = 3;
 
 /// First port of the IANA dynamic range, where client ports come from.
 pub const EPHEMERAL_PORT_BASE: u16 = 49152;
@@ -66,6 +72,12 @@ pub struct TcpCounters {
     pub timeouts: u64,
     /// Connections opened.
     pub connections: u64,
+    /// ECN-Echo window reductions (RFC 3168).
+    pub ecn_reductions: u64,
+    /// Time the senders were application-, receive-window- and cwnd-limited.
+    pub app_limited: SimTime,
+    pub rwnd_limited: SimTime,
+    pub cwnd_limited: SimTime,
 }
 
 impl TcpCounters {
@@ -73,6 +85,22 @@ impl TcpCounters {
         self.retransmissions += s.retransmissions;
         self.fast_retransmits += s.fast_retransmits;
         self.timeouts += s.timeouts;
+        self.ecn_reductions += s.ecn_reductions;
+    }
+    fn add_limited(&mut self, l: LimitedTime) {
+        self.app_limited += l.app;
+        self.rwnd_limited += l.rwnd;
+        self.cwnd_limited += l.cwnd;
+    }
+    /// Fraction of the limited time spent receive-window-limited (NaN if none was
+    /// recorded).
+    pub fn rwnd_limited_fraction(&self) -> f64 {
+        let total = self.app_limited + self.rwnd_limited + self.cwnd_limited;
+        if total == SimTime::ZERO {
+            f64::NAN
+        } else {
+            self.rwnd_limited.as_secs_f64() / total.as_secs_f64()
+        }
     }
     /// Counts since `earlier`.
     pub fn since(&self, earlier: &TcpCounters) -> TcpCounters {
@@ -81,6 +109,10 @@ impl TcpCounters {
             fast_retransmits: self.fast_retransmits - earlier.fast_retransmits,
             timeouts: self.timeouts - earlier.timeouts,
             connections: self.connections - earlier.connections,
+            ecn_reductions: self.ecn_reductions - earlier.ecn_reductions,
+            app_limited: self.app_limited - earlier.app_limited,
+            rwnd_limited: self.rwnd_limited - earlier.rwnd_limited,
+            cwnd_limited: self.cwnd_limited - earlier.cwnd_limited,
         }
     }
 }
@@ -101,6 +133,9 @@ pub struct TcpConn {
     pub rtt_samples_seen: u64,
     /// False once closed: the slot may be reused.
     pub open: bool,
+    /// SACK blocks of the ACKs in flight, by ACK number (see [`TcpFlow::stash_sack`]).
+    sacks_in_flight: VecDeque<(u64, SackBlocks)>,
+    next_sack_id: u64,
 }
 
 impl TcpConn {
@@ -140,6 +175,7 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
             TcpVariant::Tahoe => CongestionVariant::Tahoe,
             TcpVariant::Reno => CongestionVariant::Reno,
             TcpVariant::Newreno => CongestionVariant::NewReno,
+            TcpVariant::Cubic => CongestionVariant::Cubic,
         },
         mss: t.mss,
         initial_cwnd_segments: t.initial_window,
@@ -156,6 +192,11 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         } else {
             Opener::Sender
         },
+        cwnd_validation: t.cwnd_validation,
+        ecn: t.ecn,
+        window_scaling: t.window_scaling,
+        sack: t.sack,
+        rcv_buffer_max: t.rcv_buffer_max.map(|b| b.0.min(u32::MAX as u64) as u32),
         ..TcpConfig::default()
     };
     match t.initial_ssthresh {
@@ -210,6 +251,8 @@ impl TcpFlow {
             delivered_at: None,
             rtt_samples_seen: 0,
             open: true,
+            sacks_in_flight: VecDeque::new(),
+            next_sack_id: 1,
         };
         self.retired.connections += 1;
         match self.conns.iter().position(|c| !c.open) {
@@ -233,6 +276,7 @@ impl TcpFlow {
         }
         c.open = false;
         self.retired.add(c.sender.stats());
+        self.retired.add_limited(c.sender.limited_time());
         true
     }
 
@@ -267,6 +311,7 @@ impl TcpFlow {
         let mut c = self.retired;
         for conn in self.conns.iter().filter(|c| c.open) {
             c.add(conn.sender.stats());
+            c.add_limited(conn.sender.limited_time());
         }
         c
     }
@@ -288,6 +333,55 @@ impl TcpFlow {
             TcpApp::Web(_) => None,
             _ => self.conns.first(),
         }
+    }
+
+    /// The IP ECN field of a segment the sender of connection `slot` sends: ECT(0) on new
+    /// data when ECN is on (RFC 3168 §6.1.5), Not-ECT otherwise.
+    pub fn ip_ecn(&self, slot: usize, seg: &Segment) -> u8 {
+        if self.conns[slot].sender.ect(seg) {
+            ECN_ECT0
+        } else {
+            0
+        }
+    }
+
+    /// The SACK blocks of the ACK the receiver of connection `slot` has just made travel
+    /// beside its packet: they are kept here under a number the packet carries (its
+    /// `flow_seq`, 0 for none), and the option's bytes are added to the packet. Returns
+    /// `(number, extra wire bytes)`: NOP, NOP, kind, length and 8 B per block (RFC 2018 §3).
+    pub fn stash_sack(&mut self, slot: usize) -> (u64, u32) {
+        if !self.cfg.sack {
+            return (0, 0);
+        }
+        let c = &mut self.conns[slot];
+        let blocks = c.receiver.sack_blocks();
+        if blocks.is_empty() {
+            return (0, 0);
+        }
+        let id = c.next_sack_id;
+        c.next_sack_id += 1;
+        c.sacks_in_flight.push_back((id, blocks));
+        (id, 2 + blocks.option_bytes())
+    }
+
+    /// The SACK blocks stashed under `id` for an ACK of connection `slot` that arrived
+    /// (ACKs of a connection arrive in order; entries of ACKs lost on the way are
+    /// dropped as later ones arrive).
+    pub fn take_sack(&mut self, slot: usize, id: u64) -> SackBlocks {
+        if id == 0 {
+            return SackBlocks::NONE;
+        }
+        let q = &mut self.conns[slot].sacks_in_flight;
+        while let Some(&(front, blocks)) = q.front() {
+            if front > id {
+                break;
+            }
+            q.pop_front();
+            if front == id {
+                return blocks;
+            }
+        }
+        SackBlocks::NONE
     }
 
     /// The deadline an endpoint of the connection in `slot` currently wants.

@@ -84,9 +84,13 @@ impl Routes {
         let component = components(adj);
         let mut table = vec![NO_HOP; rows as usize * n];
         if rows > 0 {
+            // Single-neighbour nodes (leaves) never relay, so the breadth-first searches
+            // run over the other nodes only, from each of them; a leaf's column is derived
+            // from its neighbour's (see `leaf_columns`).
+            let leaf = |v: usize| adj[v].len() == 1;
             let mut dist = vec![u32::MAX; n];
             let mut frontier = Vec::with_capacity(n);
-            for dst in 0..n {
+            for dst in (0..n).filter(|&d| !leaf(d)) {
                 dist.iter_mut().for_each(|d| *d = u32::MAX);
                 dist[dst] = 0;
                 frontier.clear();
@@ -97,7 +101,7 @@ impl Routes {
                     head += 1;
                     for h in &adj[v] {
                         let u = h.via.0 as usize;
-                        if dist[u] == u32::MAX {
+                        if dist[u] == u32::MAX && !leaf(u) {
                             dist[u] = dist[v] + 1;
                             frontier.push(u);
                         }
@@ -115,6 +119,7 @@ impl Routes {
                     }
                 }
             }
+            leaf_columns(adj, &row, n, &mut table);
         }
         Routes {
             n,
@@ -197,6 +202,34 @@ impl Routes {
     }
 }
 
+/// Fills the column of every single-neighbour destination d (neighbour p): a node other
+/// than p reaches d through p, exactly as it reaches p (a breadth-first search from d
+/// gives every other node its distance from p plus one, and no node but p has d as a
+/// neighbour, so the first shortest-path entry is the same); p itself uses its first
+/// interface entry towards d. This is what a search from d would have chosen.
+fn leaf_columns(adj: &[Vec<Hop>], row: &[u32], n: usize, table: &mut [Hop]) {
+    for d in (0..n).filter(|&d| adj[d].len() == 1) {
+        let p = adj[d][0].via.0 as usize;
+        let p_is_leaf = adj[p].len() == 1;
+        for (u, &r) in row.iter().enumerate() {
+            if r == NONE || u == d {
+                continue;
+            }
+            let r = r as usize;
+            table[r * n + d] = if u == p {
+                *adj[p]
+                    .iter()
+                    .find(|h| h.via.0 as usize == d)
+                    .expect("symmetric")
+            } else if p_is_leaf {
+                NO_HOP // an isolated pair: no other node reaches it
+            } else {
+                table[r * n + p]
+            };
+        }
+    }
+}
+
 /// The connected component of every node (breadth-first, numbered in node order).
 fn components(adj: &[Vec<Hop>]) -> Vec<u32> {
     let mut comp = vec![NONE; adj.len()];
@@ -242,6 +275,76 @@ mod tests {
             });
         }
         adj
+    }
+
+    /// Reference: a plain breadth-first search from every destination over all nodes (the
+    /// construction before leaves were pruned), on random graphs with leaves, parallel
+    /// links and several components. The pruned construction picks the same next hops.
+    #[test]
+    fn pruned_searches_pick_the_hops_of_full_searches() {
+        use rand::Rng;
+        let mut rng = crate::engine::stream(7, "test:routes");
+        for _ in 0..200 {
+            let n = rng.random_range(2..30);
+            let mut adj = vec![Vec::new(); n];
+            let mut iface = 0;
+            for _ in 0..rng.random_range(1..2 * n) {
+                let a = rng.random_range(0..n);
+                let b = rng.random_range(0..n);
+                if a == b {
+                    continue;
+                }
+                adj[a].push(Hop {
+                    iface: IfaceId(iface),
+                    via: NodeId(b as u32),
+                });
+                adj[b].push(Hop {
+                    iface: IfaceId(iface + 1),
+                    via: NodeId(a as u32),
+                });
+                iface += 2;
+            }
+            let r = Routes::shortest_paths(&adj);
+            for u in 0..n {
+                if adj[u].len() == 1 {
+                    continue; // default route
+                }
+                for d in 0..n {
+                    let want = naive_next_hop(&adj, u, d);
+                    assert_eq!(
+                        r.next_hop(NodeId(u as u32), NodeId(d as u32)),
+                        want,
+                        "{u} -> {d}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn naive_next_hop(adj: &[Vec<Hop>], u: usize, dst: usize) -> Option<Hop> {
+        if u == dst {
+            return None;
+        }
+        let n = adj.len();
+        let mut dist = vec![u32::MAX; n];
+        dist[dst] = 0;
+        let mut q = std::collections::VecDeque::from([dst]);
+        while let Some(v) = q.pop_front() {
+            for h in &adj[v] {
+                let w = h.via.0 as usize;
+                if dist[w] == u32::MAX {
+                    dist[w] = dist[v] + 1;
+                    q.push_back(w);
+                }
+            }
+        }
+        if dist[u] == u32::MAX {
+            return None;
+        }
+        adj[u]
+            .iter()
+            .find(|h| dist[h.via.0 as usize] != u32::MAX && dist[h.via.0 as usize] + 1 == dist[u])
+            .copied()
     }
 
     #[test]

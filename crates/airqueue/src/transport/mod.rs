@@ -6,9 +6,10 @@
 //! The simulator wraps each segment in a packet, schedules its arrival, and schedules a
 //! wake-up at each deadline an endpoint asks for.
 //!
-//! [`tcp`] is byte-sequence TCP of the seeds' era: Tahoe, Reno and NewReno congestion
-//! control (RFC 5681, RFC 6582), the RFC 6298 retransmission timer, delayed ACKs, an
-//! optional three-way handshake opened by either end. Each sender/receiver pair is one
+//! [`tcp`] is byte-sequence TCP: Tahoe, Reno and NewReno congestion control of the seeds'
+//! era (RFC 5681, RFC 6582) and CUBIC (RFC 9438), the RFC 6298 retransmission timer,
+//! delayed ACKs, an optional three-way handshake opened by either end, ECN (RFC 3168),
+//! congestion-window validation (RFC 7661) and the RFC 7323 window-scaling limit. Each sender/receiver pair is one
 //! connection with data in one direction; the simulator's flows own as many as their
 //! application needs (`sim::tcp_flow`).
 //!

@@ -9,17 +9,20 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{AckInfo, AppData, Segment, TcpConfig, TcpFlags, TcpReceiver, TcpSender};
+use super::{AckInfo, AppData, SackBlocks, Segment, TcpConfig, TcpFlags, TcpReceiver, TcpSender};
 use crate::engine::SimTime;
 
 #[derive(Debug)]
 enum Event {
-    Data(Segment),
-    Ack(AckInfo),
+    /// A segment and whether it arrives CE-marked.
+    Data(Segment, bool),
+    /// An ACK and the SACK blocks it carries.
+    Ack(AckInfo, SackBlocks),
     Offer(u64),
 }
 
 pub(crate) struct Wire {
+    cfg: TcpConfig,
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
     pub now: SimTime,
@@ -36,6 +39,9 @@ pub(crate) struct Wire {
     drop_acks: Vec<(u64, u32)>,
     /// Extra one-way delay for the first transmission of the segment at this seq.
     extra_delay: Vec<(u64, SimTime)>,
+    /// Mark CE on the nth (1-based) transmission of the data segment at this seq, if the
+    /// sender sent it ECN-capable (as an AQM marks only ECT packets).
+    ce_data: Vec<(u64, u32)>,
     data_tx: HashMap<u64, u32>,
     ack_tx: HashMap<u64, u32>,
     /// Every segment the sender emitted, with its send time (dropped ones included).
@@ -43,6 +49,8 @@ pub(crate) struct Wire {
     pub dropped: Vec<(SimTime, Segment)>,
     /// Every ACK delivered to the sender, with its arrival time.
     pub acks: Vec<(SimTime, AckInfo)>,
+    /// The SACK blocks of each of `acks`.
+    pub sacks: Vec<SackBlocks>,
     /// Largest `snd_nxt − snd_una` seen after a burst of transmissions.
     pub max_flight: u64,
 }
@@ -50,6 +58,7 @@ pub(crate) struct Wire {
 impl Wire {
     pub fn new(cfg: TcpConfig, app: AppData, one_way: SimTime) -> Wire {
         Wire {
+            cfg: cfg.clone(),
             sender: TcpSender::new(&cfg, app),
             receiver: TcpReceiver::new(&cfg),
             now: SimTime::ZERO,
@@ -62,21 +71,31 @@ impl Wire {
             drop_data: Vec::new(),
             drop_acks: Vec::new(),
             extra_delay: Vec::new(),
+            ce_data: Vec::new(),
             data_tx: HashMap::new(),
             ack_tx: HashMap::new(),
             sent: Vec::new(),
             dropped: Vec::new(),
             acks: Vec::new(),
+            sacks: Vec::new(),
             max_flight: 0,
         }
     }
 
+    /// The configuration both endpoints were built with.
+    pub fn sender_config(&self) -> TcpConfig {
+        self.cfg.clone()
+    }
     pub fn drop_data(&mut self, seq: u64, nth: u32) -> &mut Self {
         self.drop_data.push((seq, nth));
         self
     }
     pub fn drop_ack(&mut self, ack: u64, nth: u32) -> &mut Self {
         self.drop_acks.push((ack, nth));
+        self
+    }
+    pub fn mark_ce(&mut self, seq: u64, nth: u32) -> &mut Self {
+        self.ce_data.push((seq, nth));
         self
     }
     pub fn delay_data(&mut self, seq: u64, extra: SimTime) -> &mut Self {
@@ -136,14 +155,15 @@ impl Wire {
             if net == Some(t) {
                 let (_, ev) = self.queue.pop_first().unwrap();
                 match ev {
-                    Event::Data(seg) => {
-                        if let Some(ack) = self.receiver.on_segment(t, &seg) {
+                    Event::Data(seg, ce) => {
+                        if let Some(ack) = self.receiver.on_segment_ecn(t, &seg, ce) {
                             self.send_ack(ack);
                         }
                     }
-                    Event::Ack(ack) => {
+                    Event::Ack(ack, sack) => {
                         self.acks.push((t, ack));
-                        self.sender.on_ack(t, &ack);
+                        self.sacks.push(sack);
+                        self.sender.on_ack_sack(t, &ack, &sack);
                         self.flush_sender();
                     }
                     Event::Offer(bytes) => {
@@ -173,6 +193,7 @@ impl Wire {
         self.sent.push((self.now, seg));
         let counted = seg.len > 0 || seg.flags.contains(TcpFlags::SYN);
         let mut extra = SimTime::ZERO;
+        let mut ce = false;
         if counted {
             let n = self.data_tx.entry(seg.seq).or_insert(0);
             *n += 1;
@@ -181,6 +202,7 @@ impl Wire {
                 self.dropped.push((self.now, seg));
                 return;
             }
+            ce = self.sender.ect(&seg) && self.ce_data.contains(&(seg.seq, n));
             if n == 1 {
                 if let Some(&(_, d)) = self.extra_delay.iter().find(|(s, _)| *s == seg.seq) {
                     extra = d;
@@ -190,7 +212,7 @@ impl Wire {
         let start = self.now.max(self.link_free);
         self.link_free = start + self.data_gap;
         let at = self.link_free + self.one_way + extra;
-        self.push(at, Event::Data(seg));
+        self.push(at, Event::Data(seg, ce));
     }
 
     fn send_ack(&mut self, ack: AckInfo) {
@@ -199,7 +221,8 @@ impl Wire {
         if self.drop_acks.contains(&(ack.ack, *n)) {
             return;
         }
-        self.push(self.now + self.one_way, Event::Ack(ack));
+        let sack = self.receiver.sack_blocks();
+        self.push(self.now + self.one_way, Event::Ack(ack, sack));
     }
 
     /// Send times of the data segments (first transmissions and retransmissions).

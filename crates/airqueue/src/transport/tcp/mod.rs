@@ -26,16 +26,28 @@
 //! * RFC 1122 §4.2.3.2 / RFC 9293 §3.8.6.3: delayed ACKs; RFC 1122 §4.2.2.16 / RFC 9293
 //!   §3.8.6.2.2: no window shrinking — [`receiver`].
 //! * RFC 9293 §3.5: the three-way handshake (optional here).
+//! * RFC 9438: CUBIC ([`CongestionVariant::Cubic`]) — [`congestion`].
+//! * RFC 7661 §4.3 / Linux `tcp_is_cwnd_limited`: congestion-window validation
+//!   ([`TcpConfig::cwnd_validation`]) — [`congestion`], [`sender`].
+//! * RFC 2018, RFC 6675: SACK and its loss recovery ([`TcpConfig::sack`]) — [`sack`],
+//!   [`sender`], [`receiver`].
+//! * Linux `tcp_rcv_space_adjust`: receive-buffer autotuning
+//!   ([`TcpConfig::rcv_buffer_max`]) — [`receiver`].
+//! * RFC 3168 §6.1: ECN ([`TcpConfig::ecn`]) — [`sender`], [`receiver`].
+//! * RFC 7323 §2: window scaling, as a cap of 65 535 B on the advertised window when off
+//!   ([`TcpConfig::window_scaling`]) — [`receiver`].
 //!
 //! Not modelled: connection teardown (FIN/RST; completion is "all data acknowledged"),
-//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), congestion-window
-//! validation (RFC 7661), SACK, timestamps and window scaling (windows are plain byte
-//! counts), zero-window probing (this receiver never advertises less than one segment
-//! when its buffer holds at least one).
+//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), D-SACK and the
+//! rescue retransmission of RFC 6675 (NextSeg rule 4), RTT samples from timestamps (RFC 7323 §4; RTT timing is RFC 6298's one segment
+//! at a time), the window scale factor's 2^shift granularity (windows are plain byte
+//! counts), HyStart++ (RFC 9406), zero-window probing (this receiver never advertises less
+//! than one segment when its buffer holds at least one).
 
 pub mod congestion;
 pub mod receiver;
 pub mod rto;
+pub mod sack;
 pub mod sender;
 
 #[cfg(test)]
@@ -49,7 +61,10 @@ use crate::engine::SimTime;
 pub use congestion::{Congestion, CongestionVariant, DupAckAction, NewAckAction};
 pub use receiver::{ReceiverState, ReceiverStats, TcpReceiver};
 pub use rto::RtoEstimator;
-pub use sender::{CwndStats, RttStats, SenderState, SenderStats, TcpSender, TraceSample};
+pub use sack::{SackBlocks, Scoreboard, MAX_SACK_BLOCKS};
+pub use sender::{
+    CwndStats, LimitedTime, RttStats, SenderState, SenderStats, TcpSender, TraceSample,
+};
 
 /// "Infinite" initial ssthresh (RFC 5681 §3.1: "arbitrarily high").
 pub const SSTHRESH_INFINITE: u64 = u64::MAX;
@@ -103,7 +118,37 @@ pub struct TcpConfig {
     pub handshake: bool,
     /// Which end sends the SYN when `handshake` is on. Default [`Opener::Sender`].
     pub opener: Opener,
+    /// Congestion-window validation: grow cwnd only after a send round that cwnd limited
+    /// (Linux's `tcp_is_cwnd_limited`; RFC 7661 §4.3 "non-validated" cwnd is not
+    /// increased), so a receive-window- or application-limited sender's cwnd stays near
+    /// what it uses. Default off here (the classic model the thesis and the reference
+    /// tests use); scenarios turn it on by default (`transport.cwnd_validation`).
+    pub cwnd_validation: bool,
+    /// ECN (RFC 3168): data segments are ECN-capable (ECT(0) on first transmissions,
+    /// §6.1.5), the receiver echoes a CE mark with ECE until it sees CWR (§6.1.3), the
+    /// sender reduces its window at most once per window of data and sets CWR (§6.1.2).
+    /// Both ends share the configuration, so negotiation (ECE|CWR on the SYN, ECE on the
+    /// SYN-ACK, §6.1.1) always succeeds when on. Default off.
+    pub ecn: bool,
+    /// RFC 7323 §2 window scaling: with it the receiver advertises its whole buffer
+    /// (windows are byte counts here, the scale factor's rounding to 2^shift is not
+    /// modelled); without it the 16-bit window field caps the advertised window at
+    /// 65 535 bytes. Default on (Linux's `tcp_window_scaling`).
+    pub window_scaling: bool,
+    /// Selective acknowledgments (RFC 2018) with RFC 6675 loss recovery: the receiver
+    /// reports out-of-order blocks ([`TcpReceiver::sack_blocks`]), the sender keeps a
+    /// scoreboard and, in recovery, sends by `pipe` instead of NewReno's inflated window.
+    /// NewReno and CUBIC only. Default off.
+    pub sack: bool,
+    /// Receive-buffer autotuning (Linux `tcp_rcv_space_adjust`, "DRS"): when set, the
+    /// receive buffer starts at [`TcpConfig::rcv_buffer`] (Linux `tcp_rmem[1]`) and grows
+    /// up to this many bytes (`tcp_rmem[2]`) as the receiver sees the sender's rate grow;
+    /// see [`receiver`]. `None` (default): a fixed buffer.
+    pub rcv_buffer_max: Option<u32>,
 }
+
+/// The largest window a TCP header can advertise without window scaling (RFC 7323 §2).
+pub const MAX_UNSCALED_WINDOW: u32 = 65_535;
 
 /// The end that opens the connection (sends the SYN) when the handshake is on.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -137,11 +182,26 @@ impl Default for TcpConfig {
             rcv_buffer: 64 * 1024,
             handshake: false,
             opener: Opener::Sender,
+            cwnd_validation: false,
+            ecn: false,
+            window_scaling: true,
+            sack: false,
+            rcv_buffer_max: None,
         }
     }
 }
 
 impl TcpConfig {
+    /// The largest window the receiver can advertise: its buffer, capped at 65 535 bytes
+    /// without window scaling (RFC 7323 §2).
+    pub fn max_advertised_window(&self) -> u32 {
+        if self.window_scaling {
+            self.rcv_buffer
+        } else {
+            self.rcv_buffer.min(MAX_UNSCALED_WINDOW)
+        }
+    }
+
     /// Sets the initial ssthresh to `segments` · MSS (the thesis: 64).
     pub fn with_initial_ssthresh_segments(mut self, segments: u32) -> Self {
         self.initial_ssthresh = u64::from(segments) * u64::from(self.mss);
@@ -174,6 +234,12 @@ impl TcpConfig {
         }
         if self.initial_rto == SimTime::ZERO {
             return err("initial RTO must be positive");
+        }
+        if self.sack && !self.variant.newreno_recovery() {
+            return err("SACK loss recovery needs variant NewReno or CUBIC");
+        }
+        if self.rcv_buffer_max.is_some_and(|m| m < self.rcv_buffer) {
+            return err("the autotuning maximum must be at least the receive buffer");
         }
         if self.rcv_buffer < self.mss {
             return err("receive buffer must hold at least one MSS");
@@ -217,6 +283,10 @@ impl TcpFlags {
     pub const FIN: TcpFlags = TcpFlags(0x01);
     pub const SYN: TcpFlags = TcpFlags(0x02);
     pub const ACK: TcpFlags = TcpFlags(0x10);
+    /// ECN-Echo (RFC 3168 §6.1).
+    pub const ECE: TcpFlags = TcpFlags(0x40);
+    /// Congestion Window Reduced (RFC 3168 §6.1).
+    pub const CWR: TcpFlags = TcpFlags(0x80);
 
     /// The wire byte (FIN=0x01, SYN=0x02, ACK=0x10, as in `packet::TcpHeader::flags`).
     pub const fn bits(self) -> u8 {
@@ -240,7 +310,13 @@ impl BitOr for TcpFlags {
 
 impl fmt::Debug for TcpFlags {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names = [(0x02, "SYN"), (0x10, "ACK"), (0x01, "FIN")];
+        let names = [
+            (0x02, "SYN"),
+            (0x10, "ACK"),
+            (0x01, "FIN"),
+            (0x40, "ECE"),
+            (0x80, "CWR"),
+        ];
         let mut first = true;
         for (bit, name) in names {
             if self.0 & bit != 0 {
@@ -251,7 +327,7 @@ impl fmt::Debug for TcpFlags {
                 first = false;
             }
         }
-        let rest = self.0 & !0x13;
+        let rest = self.0 & !0xd3;
         if rest != 0 || first {
             if !first {
                 f.write_str("|")?;

@@ -25,6 +25,37 @@
 //! the gap is partly filled. A segment is accepted if it ends at or before the advertised
 //! right edge (which never exceeds `rcv_nxt + rcv_buffer`, so the buffer cannot overflow).
 //!
+//! # ECN (RFC 3168 §6.1.3)
+//!
+//! With [`TcpConfig::ecn`], a data segment that arrives with CE in its IP header
+//! ([`TcpReceiver::on_segment_ecn`]) makes the receiver set ECE on every ACK it sends
+//! until a data segment carrying CWR arrives (a CWR segment that is itself CE-marked sets
+//! it again). Delayed ACKs are unchanged.
+//!
+//! # SACK (RFC 2018 §4)
+//!
+//! With [`TcpConfig::sack`], every ACK sent while out-of-order data is held carries up to
+//! three blocks ([`TcpReceiver::sack_blocks`], read right after the call that returned
+//! the ACK): first the block containing the most recently received segment, then the
+//! blocks of the previous ACK still held (as they have grown), then the highest others.
+//!
+//! # Receive-buffer autotuning (Linux `tcp_rcv_space_adjust`)
+//!
+//! With [`TcpConfig::rcv_buffer_max`] the buffer (the largest window advertised) grows
+//! as Linux's dynamic right-sizing does: the receiver estimates the RTT as the time it
+//! takes to receive one advertised window of data (`tcp_rcv_rtt_measure` without
+//! timestamps; smoothed 7/8 old + 1/8 new), and once per estimated RTT it compares the
+//! bytes delivered in that RTT (`copied`) with the previous RTT's (`space`): the buffer
+//! becomes at least rcvwin = (2·copied + 16·MSS)·(1 + 2·(copied − space)/space) when the
+//! rate grew (2·copied + 16·MSS otherwise), capped at the maximum; it never shrinks. (Linux
+//! sizes memory, rcvwin × truesize/MSS, and advertises about half of it; we size the
+//! window directly.)
+//!
+//! # Window scaling (RFC 7323 §2)
+//!
+//! Without [`TcpConfig::window_scaling`] the advertised window is capped at 65 535 bytes,
+//! what the 16-bit header field holds.
+//!
 //! # Handshake
 //!
 //! With [`TcpConfig::handshake`] the receiver waits for a SYN (data before it is ignored),
@@ -39,6 +70,7 @@
 //! handshake (and, in a web client, would carry the request), and again for every repeated
 //! SYN-ACK.
 
+use super::sack::SackBlocks;
 use super::{AckInfo, Opener, Segment, TcpConfig, TcpFlags};
 use crate::engine::SimTime;
 
@@ -84,6 +116,10 @@ pub struct ReceiverStats {
     pub beyond_window_segments: u64,
     /// Largest number of out-of-order bytes held at once.
     pub max_out_of_order_bytes: u64,
+    /// Segments that arrived CE-marked (ECN on).
+    pub ce_segments: u64,
+    /// ACKs sent with ECE.
+    pub ece_acks_sent: u64,
 }
 
 /// The receiving endpoint. See the module documentation.
@@ -112,6 +148,24 @@ pub struct TcpReceiver {
     delack_deadline: Option<SimTime>,
     last_ack_sent: Option<u64>,
     stats: ReceiverStats,
+    ecn: bool,
+    /// Echo ECE on the ACKs until CWR arrives.
+    ece: bool,
+    sack: bool,
+    /// Autotuning: the largest buffer, the MSS, and the DRS state.
+    autotune_max: Option<u64>,
+    mss: u64,
+    /// RTT measurement in progress: `(rcv_nxt that ends it, start time)`.
+    rtt_probe: Option<(u64, SimTime)>,
+    rcv_rtt: Option<SimTime>,
+    /// Start of the current DRS period: time, `rcv_nxt`, and the previous period's bytes.
+    space_time: SimTime,
+    space_seq: u64,
+    space: u64,
+    /// Start of the most recent out-of-order segment (RFC 2018 §4's first block).
+    last_ooo: Option<u64>,
+    /// The SACK blocks of the last ACK made.
+    last_blocks: SackBlocks,
 }
 
 impl TcpReceiver {
@@ -124,7 +178,7 @@ impl TcpReceiver {
         if let Err(e) = cfg.validate() {
             panic!("{e}");
         }
-        let buffer = u64::from(cfg.rcv_buffer);
+        let buffer = u64::from(cfg.max_advertised_window());
         TcpReceiver {
             buffer,
             handshake: cfg.handshake,
@@ -148,6 +202,24 @@ impl TcpReceiver {
             delack_deadline: None,
             last_ack_sent: None,
             stats: ReceiverStats::default(),
+            ecn: cfg.ecn,
+            ece: false,
+            sack: cfg.sack,
+            autotune_max: cfg.rcv_buffer_max.map(|m| {
+                let m = TcpConfig {
+                    rcv_buffer: m,
+                    ..cfg.clone()
+                };
+                u64::from(m.max_advertised_window())
+            }),
+            mss: u64::from(cfg.mss),
+            rtt_probe: None,
+            rcv_rtt: None,
+            space_time: SimTime::ZERO,
+            space_seq: 0,
+            space: buffer.min(10 * u64::from(cfg.mss)),
+            last_ooo: None,
+            last_blocks: SackBlocks::NONE,
         }
     }
 
@@ -169,8 +241,28 @@ impl TcpReceiver {
             seq: 0,
             ack: 0,
             window: self.buffer.min(u64::from(u32::MAX)) as u32,
-            flags: TcpFlags::SYN,
+            // RFC 3168 §6.1.1: an ECN-setup SYN.
+            flags: if self.ecn {
+                TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR
+            } else {
+                TcpFlags::SYN
+            },
         }
+    }
+
+    /// [`TcpReceiver::on_segment`] for a segment whose IP header carried CE (`ce`) or not
+    /// (RFC 3168 §6.1.3; without [`TcpConfig::ecn`] the mark is ignored).
+    pub fn on_segment_ecn(&mut self, now: SimTime, seg: &Segment, ce: bool) -> Option<AckInfo> {
+        if self.ecn {
+            if seg.flags.contains(TcpFlags::CWR) && !seg.flags.contains(TcpFlags::SYN) {
+                self.ece = false;
+            }
+            if ce {
+                self.stats.ce_segments += 1;
+                self.ece = true;
+            }
+        }
+        self.on_segment(now, seg)
     }
 
     /// Processes a segment from the sender. Returns the ACK to send now, or `None` (the
@@ -225,7 +317,11 @@ impl TcpReceiver {
         }
         if self.state == ReceiverState::SynReceived {
             self.stats.syn_acks_sent += 1;
-            let ack = self.make_ack(0, TcpFlags::SYN | TcpFlags::ACK);
+            let mut flags = TcpFlags::SYN | TcpFlags::ACK;
+            if self.ecn {
+                flags = flags | TcpFlags::ECE; // RFC 3168 §6.1.1: ECN-setup SYN-ACK
+            }
+            let ack = self.make_ack(0, flags);
             return Some(ack);
         }
         // A stale SYN once established: just acknowledge.
@@ -245,10 +341,14 @@ impl TcpReceiver {
         if start > self.rcv_nxt {
             self.stats.out_of_order_segments += 1;
             self.insert_out_of_order(start, end);
+            self.last_ooo = Some(start);
             return Some(self.ack_now());
         }
         let filled_gap = !self.ooo.is_empty();
         self.advance(end);
+        if self.autotune_max.is_some() {
+            self.autotune(now);
+        }
         if filled_gap || !self.delayed_ack {
             return Some(self.ack_now());
         }
@@ -260,6 +360,56 @@ impl TcpReceiver {
             self.delack_deadline = Some(now + self.delayed_ack_timeout);
         }
         None
+    }
+
+    /// Receive-buffer autotuning after in-order data arrived (see the module
+    /// documentation).
+    fn autotune(&mut self, now: SimTime) {
+        let Some(max) = self.autotune_max else {
+            return;
+        };
+        // tcp_rcv_rtt_measure: the time to receive one advertised window.
+        match self.rtt_probe {
+            Some((seq, start)) if self.rcv_nxt >= seq => {
+                let sample = now.saturating_sub(start);
+                self.rcv_rtt = Some(match self.rcv_rtt {
+                    None => sample,
+                    Some(old) => SimTime::from_nanos((7 * old.as_nanos() + sample.as_nanos()) / 8),
+                });
+                self.rtt_probe = None;
+            }
+            Some(_) => {}
+            None => {}
+        }
+        if self.rtt_probe.is_none() {
+            self.rtt_probe = Some((self.rcv_nxt + self.advertised_window(), now));
+        }
+        // tcp_rcv_space_adjust: once per estimated RTT.
+        let Some(rtt) = self.rcv_rtt else {
+            return;
+        };
+        if now.saturating_sub(self.space_time) < rtt {
+            return;
+        }
+        let copied = self.rcv_nxt - self.space_seq;
+        if copied > self.space {
+            let base = 2 * copied + 16 * self.mss;
+            let grown = base + base * 2 * (copied - self.space) / self.space.max(1);
+            self.buffer = self.buffer.max(grown.min(max));
+            self.space = copied;
+        }
+        self.space_time = now;
+        self.space_seq = self.rcv_nxt;
+    }
+
+    /// The receiver's RTT estimate for autotuning, once measured.
+    pub fn rcv_rtt(&self) -> Option<SimTime> {
+        self.rcv_rtt
+    }
+
+    /// The current receive buffer (the largest window advertised; grows with autotuning).
+    pub fn buffer(&self) -> u64 {
+        self.buffer
     }
 
     /// In-order data up to `end` arrived: deliver it and whatever out-of-order data it
@@ -329,7 +479,13 @@ impl TcpReceiver {
     }
 
     fn ack_now(&mut self) -> AckInfo {
-        self.make_ack(self.snd_seq, TcpFlags::ACK)
+        let flags = if self.ece {
+            self.stats.ece_acks_sent += 1;
+            TcpFlags::ACK | TcpFlags::ECE
+        } else {
+            TcpFlags::ACK
+        };
+        self.make_ack(self.snd_seq, flags)
     }
 
     fn make_ack(&mut self, seq: u64, flags: TcpFlags) -> AckInfo {
@@ -342,12 +498,52 @@ impl TcpReceiver {
             self.stats.dupacks_sent += 1;
         }
         self.last_ack_sent = Some(self.rcv_nxt);
+        if self.sack {
+            self.last_blocks = self.make_sack_blocks();
+        }
         AckInfo {
             seq,
             ack: self.rcv_nxt,
             window: window.min(u64::from(u32::MAX)) as u32,
             flags,
         }
+    }
+
+    /// RFC 2018 §4: the block holding the latest out-of-order segment, the previously
+    /// reported blocks still held, then the highest remaining ones.
+    fn make_sack_blocks(&self) -> SackBlocks {
+        let mut b = SackBlocks::NONE;
+        if self.ooo.is_empty() {
+            return b;
+        }
+        let containing = |seq: u64| {
+            let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+            self.ooo.get(i).copied().filter(|&(s, _)| s <= seq)
+        };
+        let add = |b: &mut SackBlocks, r: (u64, u64)| {
+            if !b.as_slice().contains(&r) {
+                b.push(r);
+            }
+        };
+        if let Some(r) = self.last_ooo.and_then(containing) {
+            add(&mut b, r);
+        }
+        for &(s, _) in self.last_blocks.as_slice() {
+            if let Some(r) = containing(s) {
+                add(&mut b, r);
+            }
+        }
+        for &r in self.ooo.iter().rev() {
+            add(&mut b, r);
+        }
+        b
+    }
+
+    /// The SACK blocks of the ACK most recently returned (empty without
+    /// [`TcpConfig::sack`] or when no out-of-order data is held). Read it right after the
+    /// call that returned the ACK.
+    pub fn sack_blocks(&self) -> SackBlocks {
+        self.last_blocks
     }
 
     /// The window the next ACK will advertise: free buffer space, without moving the
