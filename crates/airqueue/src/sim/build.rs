@@ -105,7 +105,26 @@ impl Simulation {
                 s.segments
                     .iter()
                     .map(|g| (g.name.as_str(), g.nodes.clone(), g.rate, g.mtu, g.overhead)),
-            );
+            )
+            .chain(s.cells.iter().map(|c| {
+                let members: Vec<String> = std::iter::once(c.ap.clone())
+                    .chain(c.stations.iter().map(|st| st.node.clone()))
+                    .collect();
+                // The qdiscs see the cell's highest station rate as the device rate.
+                let rate = c
+                    .stations
+                    .iter()
+                    .map(|st| cell_rate(c, st).bps())
+                    .max()
+                    .unwrap_or(0);
+                (
+                    c.name.as_str(),
+                    members,
+                    crate::scenario::Rate(rate),
+                    c.mtu,
+                    crate::scenario::Bytes(crate::link::wifi::phy::DATA_OVERHEAD_BYTES as u64),
+                )
+            }));
         for (name, members, rate, mtu, overhead) in medium_ends {
             let mut ends = Vec::with_capacity(members.len());
             for n in &members {
@@ -243,6 +262,16 @@ impl Simulation {
                 g.delay.time(),
                 plan.overhead,
                 &plan.ends,
+            )));
+        }
+        let first_cell = s.links.len() + s.segments.len();
+        for (c, plan) in s.cells.iter().zip(&plans[first_cell..]) {
+            media.push(Box::new(build_cell(
+                c,
+                &plan.ends,
+                &dev_names,
+                seed,
+                s.run.warmup.time(),
             )));
         }
         for (name, factory) in std::mem::take(&mut opts.media) {
@@ -681,4 +710,75 @@ fn endpoint_of(
             ))))
         }
     }
+}
+
+/// A station's PHY rate: its own, the cell's, or the standard's highest.
+fn cell_rate(
+    c: &crate::scenario::CellSpec,
+    st: &crate::scenario::CellStationSpec,
+) -> crate::scenario::Rate {
+    use crate::link::wifi::Standard;
+    st.rate.or(c.rate).unwrap_or_else(|| {
+        let std = Standard::parse(&c.standard).expect("validated");
+        crate::scenario::Rate(*std.rates_kbps().iter().max().unwrap() as u64 * 1000)
+    })
+}
+
+/// The medium of a validated `[[cells]]` entry; `ends` = (interface, node) of the AP, then
+/// the stations.
+fn build_cell(
+    c: &crate::scenario::CellSpec,
+    ends: &[(IfaceId, NodeId)],
+    dev_names: &[String],
+    seed: u64,
+    stats_from: SimTime,
+) -> crate::link::wifi::Cell {
+    use crate::channel::BitErrors;
+    use crate::link::wifi::{Cell, DcfConf, Phy, PortConf, Standard};
+    let mut phy = Phy::new(Standard::parse(&c.standard).expect("validated"));
+    phy.short_preamble = c.short_preamble;
+    if let Some(d) = c.slot {
+        phy.slot = d.time();
+    }
+    if let Some(d) = c.sifs {
+        phy.sifs = d.time();
+    }
+    if let Some(v) = c.cw_min {
+        phy.cw_min = v;
+    }
+    if let Some(v) = c.cw_max {
+        phy.cw_max = v;
+    }
+    if let Some(b) = &c.basic_rates {
+        phy.basic_kbps = b.iter().map(|r| (r.bps() / 1000) as u32).collect();
+        phy.basic_kbps.sort_unstable();
+        phy.basic_kbps.dedup();
+    }
+    let conf = DcfConf {
+        rts_threshold: c.rts_threshold,
+        short_retry_limit: c.short_retry_limit,
+        long_retry_limit: c.long_retry_limit,
+    };
+    let ports: Vec<PortConf> = ends
+        .iter()
+        .enumerate()
+        .map(|(p, &(iface, node))| {
+            let st = (p > 0).then(|| &c.stations[p - 1]);
+            PortConf {
+                name: dev_names[iface.0 as usize].clone(),
+                iface,
+                node,
+                rate_kbps: st.map_or(0, |st| (cell_rate(c, st).bps() / 1000) as u32),
+                buffer: match st {
+                    None => c.ap_buffer.unwrap_or(c.buffer),
+                    Some(st) => st.buffer.unwrap_or(c.buffer),
+                },
+                errors: match st {
+                    Some(st) if st.ber.0 > 0.0 => BitErrors::Ber(st.ber.0),
+                    _ => BitErrors::None,
+                },
+            }
+        })
+        .collect();
+    Cell::new(c.name.clone(), phy, conf, &ports, seed, stats_from)
 }
