@@ -333,8 +333,8 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
         }
         let rate_ok = |path: String, r: &super::spec::Rate, errs: &mut ScenarioError| {
             if let Some(std) = std {
-                let ok =
-                    r.bps().is_multiple_of(1000) && std.rates_kbps().contains(&((r.bps() / 1000) as u32));
+                let ok = r.bps().is_multiple_of(1000)
+                    && std.rates_kbps().contains(&((r.bps() / 1000) as u32));
                 if !ok {
                     let list: Vec<String> = std
                         .rates_kbps()
