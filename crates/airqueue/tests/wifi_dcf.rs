@@ -353,3 +353,31 @@ fn bad_cells_are_reported_with_their_field() {
         assert!(err.contains(field) && err.contains(words), "{err}");
     }
 }
+
+/// The back-off is event-driven (issue 12: never an event per slot). Reference: each CBR
+/// packet costs its source one event; what remains per attempted frame is the medium's
+/// two (transmission start, outcome) plus the root queue's wake-ups, and must not grow
+/// with n (an event per back-off slot would add ≈ CW/2 ≥ 15 per frame, more at high n).
+/// Bound: ≤ 3 events per attempt, and n = 50 within 10 % of n = 2.
+#[test]
+fn events_per_frame_are_flat_in_the_number_of_stations() {
+    let mut per_frame = Vec::new();
+    for n in [2usize, 50] {
+        let toml = saturated_cell(n, "802.11b", "11Mbit", false, "5s")
+            .replace("warmup = \"1s\"", "warmup = \"0s\"");
+        let r = run_scenario(&load_toml_str(&toml).unwrap(), BuildOptions::default());
+        let t = stations(&r);
+        let sent: u64 = t.u64s("frames_sent").iter().sum();
+        let collided: u64 = t.u64s("collisions").iter().sum();
+        let generated: u64 = (0..n)
+            .map(|i| flow(&r, &format!("up{i}")).u("tx_packets"))
+            .sum();
+        let medium = r.summary.events - generated;
+        // A collision of k frames is one exchange; count attempts as the upper bound.
+        let e = medium as f64 / (sent + collided) as f64;
+        println!("n = {n}: {e:.3} events per attempt ({sent} sent, {collided} collided)");
+        per_frame.push(e);
+    }
+    assert!(per_frame.iter().all(|&e| e <= 3.0), "{per_frame:?}");
+    assert!(per_frame[1] / per_frame[0] < 1.1, "{per_frame:?}");
+}
