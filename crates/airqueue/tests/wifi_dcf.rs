@@ -381,3 +381,64 @@ fn events_per_frame_are_flat_in_the_number_of_stations() {
     assert!(per_frame.iter().all(|&e| e <= 3.0), "{per_frame:?}");
     assert!(per_frame[1] / per_frame[0] < 1.1, "{per_frame:?}");
 }
+
+/// Two BSSs (an AP and one saturated uplink station each), on channels `ch_a` and `ch_b`.
+fn two_cells(ch_a: u32, ch_b: u32) -> String {
+    let mut s = String::from("[run]\nduration = \"21s\"\nwarmup = \"1s\"\n");
+    for n in ["ap1", "s1", "ap2", "s2"] {
+        s += &format!("[[nodes]]\nname = \"{n}\"\n");
+    }
+    for (c, ch, ap, st) in [("bss1", ch_a, "ap1", "s1"), ("bss2", ch_b, "ap2", "s2")] {
+        s += &format!(
+            "[[cells]]\nname = \"{c}\"\nstandard = \"802.11b\"\nchannel = {ch}\nap = \"{ap}\"\nstations = [{{ node = \"{st}\" }}]\n\
+             [[flows]]\nname = \"{st}\"\nfrom = \"{st}\"\nto = \"{ap}\"\napp = {{ kind = \"cbr\", size = 1472, rate = \"11Mbit\" }}\n"
+        );
+    }
+    s
+}
+
+/// Reference: co-channel cells (seed 004 §4.2.2). Two saturated stations of two BSSs on
+/// one channel contend as one collision domain: together Bianchi's n = 2 throughput
+/// (3 %, issue tolerance for n ≤ 20), each half of it (5 %). On channels 1 and 6 each
+/// gets the contention-free rate of a station alone (1 %).
+#[test]
+fn co_channel_cells_share_the_air_and_other_channels_do_not() {
+    let phy = Phy::new(Standard::B);
+    let r = run_scenario(
+        &load_toml_str(&two_cells(6, 6)).unwrap(),
+        BuildOptions::default(),
+    );
+    assert_conserved(&r);
+    let g: Vec<f64> = ["s1", "s2"]
+        .iter()
+        .map(|f| flow(&r, f).f("goodput_bps") * IP_BYTES as f64 / 1472.0)
+        .collect();
+    let want = bianchi(&phy, 11_000, 2, false);
+    println!("same channel: {g:?} vs Bianchi total {want}");
+    assert!(((g[0] + g[1]) / want - 1.0).abs() < 0.03);
+    assert!(g.iter().all(|x| (x / (want / 2.0) - 1.0).abs() < 0.05));
+    assert_eq!(stations(&r).rows(), 4);
+
+    let r = run_scenario(
+        &load_toml_str(&two_cells(1, 6)).unwrap(),
+        BuildOptions::default(),
+    );
+    assert_conserved(&r);
+    let alone = bianchi(&phy, 11_000, 1, false);
+    for f in ["s1", "s2"] {
+        let x = flow(&r, f).f("goodput_bps") * IP_BYTES as f64 / 1472.0;
+        println!("channels 1 and 6: {f} {x} vs alone {alone}");
+        assert!((x / alone - 1.0).abs() < 0.01);
+    }
+}
+
+/// Cells sharing a channel must agree on the PHY and MAC.
+#[test]
+fn co_channel_cells_must_agree_on_the_phy() {
+    let s = two_cells(6, 6).replacen("standard = \"802.11b\"", "standard = \"802.11g\"", 1);
+    let err = load_toml_str(&s).unwrap_err().to_string();
+    assert!(
+        err.contains("cells.bss2.channel") && err.contains("bss1"),
+        "{err}"
+    );
+}

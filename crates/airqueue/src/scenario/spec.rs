@@ -174,6 +174,13 @@ pub struct CellSpec {
     pub standard: String,
     /// The access point's node.
     pub ap: String,
+    /// Channel number (e.g. 1, 6, 11 for b/g; 36, 40, … for a). Cells with the same
+    /// `channel` share one medium: all their interfaces contend for it and collide with each
+    /// other (co-channel cells); they must then agree on every PHY and MAC key. Different
+    /// channels (or no `channel`) are independent media; partial overlap of adjacent 2.4 GHz
+    /// channels is not modelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<u32>,
     /// The stations (at least one).
     pub stations: Vec<CellStationSpec>,
     /// PHY rate of stations that do not set their own (default: the standard's highest,

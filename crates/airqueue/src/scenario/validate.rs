@@ -446,6 +446,38 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
             );
         }
     }
+    // Cells sharing a channel share one PHY and MAC.
+    for (k, c) in s.cells.iter().enumerate() {
+        let Some(ch) = c.channel else { continue };
+        if let Some(first) = s.cells[..k].iter().find(|f| f.channel == Some(ch)) {
+            let key = |x: &super::spec::CellSpec| {
+                format!(
+                    "{:?}",
+                    (
+                        &x.standard,
+                        x.short_preamble,
+                        &x.basic_rates,
+                        x.slot,
+                        x.sifs,
+                        x.cw_min,
+                        x.cw_max,
+                        x.rts_threshold,
+                        x.short_retry_limit,
+                        x.long_retry_limit,
+                    )
+                )
+            };
+            if key(first) != key(c) {
+                errs.push(
+                    format!("cells.{}.channel", c.name),
+                    format!(
+                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits); make them equal or use another channel",
+                        first.name
+                    ),
+                );
+            }
+        }
+    }
     unique("cells", s.cells.iter().map(|c| c.name.as_str()), errs);
 }
 

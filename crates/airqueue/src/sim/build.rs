@@ -143,6 +143,29 @@ impl Simulation {
             });
         }
 
+        // Where each plan's ports sit, (medium, first port): links and segments are media
+        // of their own; cells on one channel share one medium, their ports in cell order.
+        let first_cell = s.links.len() + s.segments.len();
+        let mut place: Vec<(u32, u32)> = (0..first_cell).map(|m| (m as u32, 0)).collect();
+        // Per cell medium: its channel and its cells.
+        let mut cell_media: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
+        for (k, c) in s.cells.iter().enumerate() {
+            let shared = c
+                .channel
+                .and_then(|ch| cell_media.iter().position(|g| g.0 == Some(ch)));
+            let g = shared.unwrap_or_else(|| {
+                cell_media.push((c.channel, Vec::new()));
+                cell_media.len() - 1
+            });
+            let offset: usize = cell_media[g]
+                .1
+                .iter()
+                .map(|&j| plans[first_cell + j].ends.len())
+                .sum();
+            cell_media[g].1.push(k);
+            place.push(((first_cell + g) as u32, offset as u32));
+        }
+
         // The names `match` tables may use.
         let names = NameTable {
             flows: flow_names.clone(),
@@ -168,8 +191,8 @@ impl Simulation {
         for (m, plan) in plans.iter().enumerate() {
             for (p, &(id, node)) in plan.ends.iter().enumerate() {
                 ports[id.0 as usize] = PortRef {
-                    medium: m as u32,
-                    port: p as u32,
+                    medium: place[m].0,
+                    port: place[m].1 + p as u32,
                 };
                 let dev = DevInfo {
                     name: dev_names[id.0 as usize].clone(),
@@ -264,11 +287,13 @@ impl Simulation {
                 &plan.ends,
             )));
         }
-        let first_cell = s.links.len() + s.segments.len();
-        for (c, plan) in s.cells.iter().zip(&plans[first_cell..]) {
+        for (_, members) in &cell_media {
+            let bsses: Vec<(&crate::scenario::CellSpec, &[(IfaceId, NodeId)])> = members
+                .iter()
+                .map(|&k| (&s.cells[k], plans[first_cell + k].ends.as_slice()))
+                .collect();
             media.push(Box::new(build_cell(
-                c,
-                &plan.ends,
+                &bsses,
                 &dev_names,
                 seed,
                 s.run.warmup.time(),
@@ -276,7 +301,15 @@ impl Simulation {
         }
         for (name, factory) in std::mem::take(&mut opts.media) {
             match media.iter().position(|m| m.name() == name) {
-                Some(m) => media[m] = factory(&plans[m].ends),
+                Some(m) => {
+                    let ends: Vec<(IfaceId, NodeId)> = plans
+                        .iter()
+                        .zip(&place)
+                        .filter(|(_, pl)| pl.0 as usize == m)
+                        .flat_map(|(p, _)| p.ends.iter().copied())
+                        .collect();
+                    media[m] = factory(&ends)
+                }
                 None => errs.push(
                     "(build)",
                     format!("medium override for unknown link \"{name}\""),
@@ -724,17 +757,17 @@ fn cell_rate(
     })
 }
 
-/// The medium of a validated `[[cells]]` entry; `ends` = (interface, node) of the AP, then
-/// the stations.
+/// The medium of validated `[[cells]]` entries on one channel (they agree on the PHY and
+/// MAC keys); each with its (interface, node) pairs, the AP's first.
 fn build_cell(
-    c: &crate::scenario::CellSpec,
-    ends: &[(IfaceId, NodeId)],
+    bsses: &[(&crate::scenario::CellSpec, &[(IfaceId, NodeId)])],
     dev_names: &[String],
     seed: u64,
     stats_from: SimTime,
 ) -> crate::link::wifi::Cell {
     use crate::channel::BitErrors;
     use crate::link::wifi::{Cell, DcfConf, Phy, PortConf, Standard};
+    let c = bsses[0].0;
     let mut phy = Phy::new(Standard::parse(&c.standard).expect("validated"));
     phy.short_preamble = c.short_preamble;
     if let Some(d) = c.slot {
@@ -759,26 +792,35 @@ fn build_cell(
         short_retry_limit: c.short_retry_limit,
         long_retry_limit: c.long_retry_limit,
     };
-    let ports: Vec<PortConf> = ends
+    let port_confs = |c: &crate::scenario::CellSpec, ends: &[(IfaceId, NodeId)]| -> Vec<PortConf> {
+        ends.iter()
+            .enumerate()
+            .map(|(p, &(iface, node))| {
+                let st = (p > 0).then(|| &c.stations[p - 1]);
+                PortConf {
+                    name: dev_names[iface.0 as usize].clone(),
+                    iface,
+                    node,
+                    rate_kbps: st.map_or(0, |st| (cell_rate(c, st).bps() / 1000) as u32),
+                    buffer: match st {
+                        None => c.ap_buffer.unwrap_or(c.buffer),
+                        Some(st) => st.buffer.unwrap_or(c.buffer),
+                    },
+                    errors: match st {
+                        Some(st) if st.ber.0 > 0.0 => BitErrors::Ber(st.ber.0),
+                        _ => BitErrors::None,
+                    },
+                }
+            })
+            .collect()
+    };
+    let confs: Vec<(String, Vec<PortConf>)> = bsses
         .iter()
-        .enumerate()
-        .map(|(p, &(iface, node))| {
-            let st = (p > 0).then(|| &c.stations[p - 1]);
-            PortConf {
-                name: dev_names[iface.0 as usize].clone(),
-                iface,
-                node,
-                rate_kbps: st.map_or(0, |st| (cell_rate(c, st).bps() / 1000) as u32),
-                buffer: match st {
-                    None => c.ap_buffer.unwrap_or(c.buffer),
-                    Some(st) => st.buffer.unwrap_or(c.buffer),
-                },
-                errors: match st {
-                    Some(st) if st.ber.0 > 0.0 => BitErrors::Ber(st.ber.0),
-                    _ => BitErrors::None,
-                },
-            }
-        })
+        .map(|&(c, ends)| (c.name.clone(), port_confs(c, ends)))
         .collect();
-    Cell::new(c.name.clone(), phy, conf, &ports, seed, stats_from)
+    let refs: Vec<(String, &[PortConf])> = confs
+        .iter()
+        .map(|(n, p)| (n.clone(), p.as_slice()))
+        .collect();
+    Cell::shared(phy, conf, &refs, seed, stats_from)
 }

@@ -3,9 +3,11 @@
 //!
 //! # The model
 //!
-//! Port 0 is the AP, the others its stations; a station reaches only the AP (station →
-//! station traffic is routed through it, as a BSS relays it, §4.3.5), the AP reaches every
-//! station. Every port hears every other (one collision domain: no hidden terminals). Each
+//! A medium is one channel; it carries one BSS, or several (co-channel cells) that share
+//! the air. In each BSS the first port is the AP, the others its stations; a station
+//! reaches only its AP (station → station traffic is routed through it, as a BSS relays
+//! it, §4.3.5), the AP reaches every station of its BSS. Every port on the channel hears
+//! every other (one collision domain: no hidden terminals), whichever BSS it belongs to. Each
 //! port has a driver buffer of `buffer` packets below its egress qdisc (the port is
 //! `ready()` while it has room); the head of the buffer is the frame the MAC is sending.
 //! Every frame between the AP and station `k` goes at station `k`'s fixed PHY rate (rate
@@ -164,6 +166,11 @@ pub struct Cell {
     ports: Vec<IfaceId>,
     names: Vec<String>,
     nodes: Vec<NodeId>,
+    /// Per port: its AP's port (an AP: itself).
+    ap_of: Vec<u32>,
+    /// Per port: the index of its cell (BSS) in `cells`.
+    cell_of: Vec<u32>,
+    cells: Vec<String>,
     rate_kbps: Vec<u32>,
     neighbours: Vec<Vec<Neighbour>>,
     sta: Vec<Sta>,
@@ -179,6 +186,7 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// One BSS alone on its channel: `ports[0]` is the AP.
     pub fn new(
         name: String,
         phy: Phy,
@@ -187,18 +195,41 @@ impl Cell {
         seed: u64,
         stats_from: SimTime,
     ) -> Cell {
-        let ap = &ports[0];
+        Cell::shared(phy, conf, &[(name, ports)], seed, stats_from)
+    }
+
+    /// Several BSSs on one channel, each `(cell name, ports)` with its AP first; the
+    /// medium takes the first cell's name.
+    pub fn shared(
+        phy: Phy,
+        conf: DcfConf,
+        bsses: &[(String, &[PortConf])],
+        seed: u64,
+        stats_from: SimTime,
+    ) -> Cell {
+        let mut ap_of = Vec::new();
+        let mut cell_of = Vec::new();
+        let mut ports: Vec<&PortConf> = Vec::new();
+        for (c, (_, bss)) in bsses.iter().enumerate() {
+            let ap = ports.len() as u32;
+            for pc in bss.iter() {
+                ap_of.push(ap);
+                cell_of.push(c as u32);
+                ports.push(pc);
+            }
+        }
         let neighbours = (0..ports.len())
             .map(|p| {
-                if p == 0 {
-                    ports[1..]
-                        .iter()
-                        .map(|s| Neighbour {
-                            node: s.node,
-                            iface: s.iface,
+                if ap_of[p] as usize == p {
+                    (0..ports.len())
+                        .filter(|&q| q != p && ap_of[q] as usize == p)
+                        .map(|q| Neighbour {
+                            node: ports[q].node,
+                            iface: ports[q].iface,
                         })
                         .collect()
                 } else {
+                    let ap = ports[ap_of[p] as usize];
                     vec![Neighbour {
                         node: ap.node,
                         iface: ap.iface,
@@ -210,6 +241,8 @@ impl Cell {
             .iter()
             .enumerate()
             .map(|(p, pc)| {
+                let name = &bsses[cell_of[p] as usize].0;
+                let is_ap = ap_of[p] as usize == p;
                 let who = &pc.name;
                 Sta {
                     buf: VecDeque::with_capacity(pc.buffer as usize),
@@ -228,7 +261,7 @@ impl Cell {
                         stream(seed, &format!("cell:{name}:ber:{who}:up")),
                     ),
                     errors_down: BitErrorModel::new(
-                        if p == 0 { BitErrors::None } else { pc.errors },
+                        if is_ap { BitErrors::None } else { pc.errors },
                         stream(seed, &format!("cell:{name}:ber:{who}:down")),
                     ),
                     quality: None,
@@ -242,7 +275,10 @@ impl Cell {
             eifs: phy.eifs(),
             phy,
             conf,
-            name,
+            name: bsses[0].0.clone(),
+            ap_of,
+            cell_of,
+            cells: bsses.iter().map(|b| b.0.clone()).collect(),
             ports: ports.iter().map(|p| p.iface).collect(),
             names: ports.iter().map(|p| p.name.clone()).collect(),
             nodes: ports.iter().map(|p| p.node).collect(),
@@ -260,11 +296,18 @@ impl Cell {
 
     /// The port a frame from `port` carrying `pkt` goes to, if it is a neighbour.
     fn peer_of(&self, port: usize, next_hop: NodeId) -> Option<usize> {
-        if port == 0 {
-            (1..self.nodes.len()).find(|&q| self.nodes[q] == next_hop)
+        if self.is_ap(port) {
+            (0..self.nodes.len())
+                .find(|&q| q != port && self.ap_of[q] as usize == port && self.nodes[q] == next_hop)
         } else {
-            (self.nodes[0] == next_hop).then_some(0)
+            let ap = self.ap_of[port] as usize;
+            (self.nodes[ap] == next_hop).then_some(ap)
         }
+    }
+
+    #[inline]
+    fn is_ap(&self, p: usize) -> bool {
+        self.ap_of[p] as usize == p
     }
 
     /// Slots wholly idle between `idle_from` and `now`.
@@ -323,7 +366,7 @@ impl Cell {
     /// The PHY rate of frames between port `p` and port `q` (one of them the AP).
     #[inline]
     fn rate(&self, p: usize, q: usize) -> u32 {
-        self.rate_kbps[if p == 0 { q } else { p }]
+        self.rate_kbps[if self.is_ap(p) { q } else { p }]
     }
 
     /// The timer fired: every station whose back-off expires now transmits.
@@ -377,7 +420,7 @@ impl Cell {
                     + sifs;
             }
             let data_end = t + self.phy.data_duration(size, kbps);
-            let errors = if p == 0 {
+            let errors = if self.is_ap(p) {
                 &mut self.sta[q].errors_down
             } else {
                 &mut self.sta[p].errors_up
@@ -519,7 +562,7 @@ impl Cell {
                 s.collided = false;
                 s.corrupted = false;
                 s.head_since = now;
-                if p == 0 {
+                if self.ap_of[p] as usize == p {
                     if let Some(q) = q {
                         self.ap_backlog[q] -= 1;
                     }
@@ -551,10 +594,10 @@ impl Cell {
         let span = now.saturating_sub(self.stats_from).as_secs_f64().max(1e-12);
         for (p, s) in self.sta.iter().enumerate() {
             let st = &s.stats;
-            t.cell.push(self.name.clone());
+            t.cell.push(self.cells[self.cell_of[p] as usize].clone());
             t.station.push(self.names[p].clone());
-            t.role.push(if p == 0 { "ap" } else { "sta" }.into());
-            t.rate.push(if p == 0 {
+            t.role.push(if self.is_ap(p) { "ap" } else { "sta" }.into());
+            t.rate.push(if self.is_ap(p) {
                 0.0
             } else {
                 self.rate_kbps[p] as f64 * 1e3
@@ -625,9 +668,9 @@ impl Medium for Cell {
     fn send(&mut self, port: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
         debug_assert!(self.ready(port));
         cx.locate(pkt, Location::Transmitting(self.ports[port].0));
-        if port == 0 {
+        if self.is_ap(port) {
             let next_hop = cx.packets.get(pkt).next_hop;
-            if let Some(q) = self.peer_of(0, next_hop) {
+            if let Some(q) = self.peer_of(port, next_hop) {
                 self.ap_backlog[q] += 1;
             }
         }
@@ -662,7 +705,7 @@ impl Medium for Cell {
             quality: self.sta[port].quality,
             rssi_dbm: None,
             can_send: self.on_air.is_empty(),
-            hw_backlog: if port == 0 {
+            hw_backlog: if self.is_ap(port) {
                 self.ap_backlog[q]
             } else {
                 self.sta[port].buf.len() as u32
