@@ -442,3 +442,100 @@ fn co_channel_cells_must_agree_on_the_phy() {
         "{err}"
     );
 }
+
+/// A FIFO that records the link view of each packet's next hop as it dequeues it.
+struct ViewRecorder {
+    q: std::collections::VecDeque<airqueue::packet::PacketId>,
+    bytes: u64,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<airqueue::link::LinkView>>>,
+}
+
+impl airqueue::qdisc::Qdisc for ViewRecorder {
+    fn kind(&self) -> &'static str {
+        "view_recorder"
+    }
+    fn enqueue(
+        &mut self,
+        pkt: airqueue::packet::PacketId,
+        ctx: &mut airqueue::qdisc::QdiscCtx,
+    ) -> airqueue::qdisc::Verdict {
+        self.bytes += u64::from(ctx.len_of(pkt));
+        self.q.push_back(pkt);
+        airqueue::qdisc::Verdict::Queued
+    }
+    fn dequeue(
+        &mut self,
+        ctx: &mut airqueue::qdisc::QdiscCtx,
+    ) -> Option<airqueue::packet::PacketId> {
+        let p = self.q.pop_front()?;
+        let hop = ctx.packets.get(p).next_hop;
+        let v = ctx.link(hop).expect("a station of the AP has a view");
+        self.seen.lock().unwrap().push(v);
+        self.bytes -= u64::from(ctx.len_of(p));
+        Some(p)
+    }
+    fn peek(&mut self, _ctx: &mut airqueue::qdisc::QdiscCtx) -> Option<airqueue::packet::PacketId> {
+        self.q.front().copied()
+    }
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+    fn backlog_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// Reference: what the AP's driver reports per station (`Medium::view`): the station's
+/// fixed PHY rate; an ACK-history quality of exactly 1 for a clean link (only the AP
+/// sends, so nothing collides); for a station with BER 1e-4 (1536-B MPDUs, per-attempt
+/// success 1 − PER = 0.293) a quality well below the clean link's: the EWMA sampled at
+/// dequeue instants is not the per-attempt mean (it stays high through the idle time
+/// after a success), so the bound is only 0 < mean < 0.75; a backlog never above the
+/// 20-packet driver buffer.
+#[test]
+fn the_ap_reports_rate_ack_quality_and_backlog_per_station() {
+    let s = "[run]\nduration = \"20s\"\n\
+        [[nodes]]\nname = \"ap\"\n[[nodes]]\nname = \"good\"\n[[nodes]]\nname = \"lossy\"\n\
+        [[cells]]\nname = \"wlan\"\nstandard = \"802.11g\"\nap = \"ap\"\nbuffer = 20\n\
+        stations = [{ node = \"good\", rate = \"54Mbit\" }, { node = \"lossy\", rate = \"11Mbit\", ber = 1e-4 }]\n\
+        [[flows]]\nname = \"good\"\nfrom = \"ap\"\nto = \"good\"\napp = { kind = \"cbr\", size = 1472, interval = \"5ms\" }\n\
+        [[flows]]\nname = \"lossy\"\nfrom = \"ap\"\nto = \"lossy\"\napp = { kind = \"cbr\", size = 1472, interval = \"5ms\" }\n";
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let opts = BuildOptions {
+        qdisc_overrides: vec![(
+            "ap.wlan".into(),
+            Box::new(ViewRecorder {
+                q: Default::default(),
+                bytes: 0,
+                seen: seen.clone(),
+            }),
+        )],
+        ..BuildOptions::default()
+    };
+    let r = run_scenario(&load_toml_str(s).unwrap(), opts);
+    assert_conserved(&r);
+    let seen = seen.lock().unwrap();
+    let mut lossy = Vec::new();
+    let mut good = 0;
+    for v in seen.iter() {
+        assert!(v.hw_backlog <= 20);
+        match v.rate_bps {
+            54_000_000 => {
+                assert!(v.quality.is_none_or(|q| q == 1.0), "{v:?}");
+                good += 1;
+            }
+            11_000_000 => lossy.extend(v.quality),
+            other => panic!("unexpected rate {other}"),
+        }
+    }
+    let per = 1.0 - (1.0f64 - 1e-4).powi(12288);
+    let mean = lossy.iter().sum::<f64>() / lossy.len() as f64;
+    println!(
+        "{good} views of good, {} of lossy, mean quality {mean:.3} vs {:.3}",
+        lossy.len(),
+        1.0 - per
+    );
+    assert!(good > 1000 && lossy.len() > 1000);
+    assert!(lossy.iter().all(|q| (0.0..=1.0).contains(q)));
+    assert!(mean > 0.0 && mean < 0.75);
+}

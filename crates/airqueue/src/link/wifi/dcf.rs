@@ -143,8 +143,10 @@ struct Sta {
     /// Errors of this station's frames to the AP, and of the AP's frames to it.
     errors_up: BitErrorModel,
     errors_down: BitErrorModel,
-    /// EWMA of the head frames' attempt outcomes (1 = acknowledged).
-    quality: Option<f64>,
+    /// EWMA of attempt outcomes (1 = acknowledged) of this station's frames to its AP, and
+    /// of the AP's frames to it (an AP: unused).
+    quality_up: Option<f64>,
+    quality_down: Option<f64>,
     stats: StaStats,
 }
 
@@ -264,7 +266,8 @@ impl Cell {
                         if is_ap { BitErrors::None } else { pc.errors },
                         stream(seed, &format!("cell:{name}:ber:{who}:down")),
                     ),
-                    quality: None,
+                    quality_up: None,
+                    quality_down: None,
                     stats: StaStats::default(),
                 }
             })
@@ -482,11 +485,16 @@ impl Cell {
                 (k.size_bytes, k.next_hop)
             };
             let q = self.peer_of(p, next_hop);
+            let link = match q {
+                Some(q) if self.is_ap(p) => q,
+                _ => p,
+            };
+            let up = !self.is_ap(p);
             let long = size + DATA_OVERHEAD_BYTES > self.conf.rts_threshold;
             let done = match self.outcome {
                 Outcome::Success => {
+                    ewma(&mut self.sta[link], up, 1.0);
                     let s = &mut self.sta[p];
-                    s.quality = Some(s.quality.map_or(1.0, |x| 0.75 * x + 0.25));
                     if counting {
                         s.stats.sent += 1;
                         s.stats.access_delay += (now - s.head_since).0;
@@ -506,8 +514,8 @@ impl Cell {
                 o => {
                     let (short_limit, long_limit) =
                         (self.conf.short_retry_limit, self.conf.long_retry_limit);
+                    ewma(&mut self.sta[link], up, 0.0);
                     let s = &mut self.sta[p];
-                    s.quality = Some(s.quality.map_or(0.0, |x| 0.75 * x));
                     if o == Outcome::Collision {
                         s.collided = true;
                     } else {
@@ -620,6 +628,17 @@ impl Cell {
     }
 }
 
+/// Folds an attempt outcome into a link's delivery estimate (EWMA, weight ¼ on the new
+/// outcome, as Minstrel's default EWMA level of 75 % on the old).
+fn ewma(s: &mut Sta, up: bool, outcome: f64) {
+    let q = if up {
+        &mut s.quality_up
+    } else {
+        &mut s.quality_down
+    };
+    *q = Some(q.map_or(outcome, |x| 0.75 * x + 0.25 * outcome));
+}
+
 /// Columns of the `stations` table, filled cell by cell.
 #[derive(Default)]
 pub struct StationRows {
@@ -667,13 +686,21 @@ impl Medium for Cell {
 
     fn send(&mut self, port: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
         debug_assert!(self.ready(port));
-        cx.locate(pkt, Location::Transmitting(self.ports[port].0));
-        if self.is_ap(port) {
-            let next_hop = cx.packets.get(pkt).next_hop;
-            if let Some(q) = self.peer_of(port, next_hop) {
-                self.ap_backlog[q] += 1;
+        // Routing only picks neighbours on this cell; a frame for anyone else has no
+        // receiver (and no PHY rate).
+        let next_hop = cx.packets.get(pkt).next_hop;
+        match self.peer_of(port, next_hop) {
+            None => {
+                cx.emit(LinkEffect::Drop {
+                    pkt,
+                    reason: DropReason::NoRoute,
+                });
+                return;
             }
+            Some(q) if self.is_ap(port) => self.ap_backlog[q] += 1,
+            Some(_) => {}
         }
+        cx.locate(pkt, Location::Transmitting(self.ports[port].0));
         let s = &mut self.sta[port];
         s.buf.push_back(pkt);
         let on_air = self.on_air.contains(&(port as u32));
@@ -694,15 +721,21 @@ impl Medium for Cell {
         self.transmit(cx);
     }
 
-    /// The PHY rate of the link (fixed per station), the EWMA (weight ¼) of the sending
-    /// port's recent attempt outcomes, whether no exchange is on the air, and the driver
-    /// buffer's packets for that neighbour.
+    /// The PHY rate of the link (fixed per station); the EWMA (weight ¼) of the attempt
+    /// outcomes on that link in that direction (what the driver saw: ACKed or not); whether
+    /// no exchange is on the air; the driver buffer's packets for that neighbour. The view
+    /// changes with every exchange; no `ViewChanged` is emitted for that (the rate, which
+    /// qdiscs act on, is fixed), so qdiscs read it when they dequeue.
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         let q = self.peer_of(port, neighbour)?;
         Some(LinkView {
             neighbour,
             rate_bps: self.rate(port, q) as u64 * 1000,
-            quality: self.sta[port].quality,
+            quality: if self.is_ap(port) {
+                self.sta[q].quality_down
+            } else {
+                self.sta[port].quality_up
+            },
             rssi_dbm: None,
             can_send: self.on_air.is_empty(),
             hw_backlog: if self.is_ap(port) {
