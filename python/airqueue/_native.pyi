@@ -32,6 +32,22 @@ def run(
     queues, classes, timeseries, then any tables media and systems add) and ``pcap``."""
 
 def channel_per(ber: float, bits: float) -> float: ...
+def wifi_tcp_rate(
+    standard: str,
+    rate_kbps: int,
+    data_bytes: int,
+    ack_bytes: int,
+    segments_per_ack: int,
+    rts_data: bool,
+    rts_ack: bool,
+    short_preamble: bool,
+    basic_kbps: list[int] | None,
+    slot_ns: int | None,
+    sifs_ns: int | None,
+    cw_min: int | None,
+    cw_max: int | None,
+) -> float: ...
+def wifi_duration_ns(standard: str, bytes: int, rate_kbps: int, short_preamble: bool) -> int: ...
 def channel_success_over_hops(per_hop_success: float, hops: int) -> float: ...
 def channel_ge_stationary(mean_good: float, mean_bad: float) -> tuple[float, float]: ...
 def channel_ge_success(

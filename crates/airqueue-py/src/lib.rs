@@ -174,6 +174,110 @@ fn channel_per(ber: f64, bits: f64) -> f64 {
     channel::per(ber, bits)
 }
 
+/// The PHY of `standard` with the given overrides (the scenario's `[[cells]]` keys).
+#[allow(clippy::too_many_arguments)]
+fn wifi_phy(
+    standard: &str,
+    short_preamble: bool,
+    basic_kbps: Option<Vec<u32>>,
+    slot_ns: Option<u64>,
+    sifs_ns: Option<u64>,
+    cw_min: Option<u32>,
+    cw_max: Option<u32>,
+) -> PyResult<airqueue::link::wifi::Phy> {
+    use airqueue::engine::SimTime;
+    use airqueue::link::wifi::{Phy, Standard};
+    let std = Standard::parse(standard).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "\"{standard}\" is not a supported PHY; use \"802.11b\", \"802.11a\" or \"802.11g\""
+        ))
+    })?;
+    let mut phy = Phy::new(std);
+    phy.short_preamble = short_preamble;
+    if let Some(mut b) = basic_kbps {
+        b.sort_unstable();
+        phy.basic_kbps = b;
+    }
+    if let Some(v) = slot_ns {
+        phy.slot = SimTime(v);
+    }
+    if let Some(v) = sifs_ns {
+        phy.sifs = SimTime(v);
+    }
+    if let Some(v) = cw_min {
+        phy.cw_min = v;
+    }
+    if let Some(v) = cw_max {
+        phy.cw_max = v;
+    }
+    Ok(phy)
+}
+
+/// C_i of seed 002 (eq. 1), `airqueue::link::wifi::rate::tcp_rate_bps`.
+#[pyfunction]
+#[pyo3(signature = (standard, rate_kbps, data_bytes, ack_bytes, segments_per_ack, rts_data, rts_ack, short_preamble, basic_kbps, slot_ns, sifs_ns, cw_min, cw_max))]
+#[allow(clippy::too_many_arguments)]
+fn wifi_tcp_rate(
+    standard: &str,
+    rate_kbps: u32,
+    data_bytes: u32,
+    ack_bytes: u32,
+    segments_per_ack: u32,
+    rts_data: bool,
+    rts_ack: bool,
+    short_preamble: bool,
+    basic_kbps: Option<Vec<u32>>,
+    slot_ns: Option<u64>,
+    sifs_ns: Option<u64>,
+    cw_min: Option<u32>,
+    cw_max: Option<u32>,
+) -> PyResult<f64> {
+    use airqueue::link::wifi::rate::{tcp_rate_bps, TcpWorkload};
+    let phy = wifi_phy(
+        standard,
+        short_preamble,
+        basic_kbps,
+        slot_ns,
+        sifs_ns,
+        cw_min,
+        cw_max,
+    )?;
+    if !phy.has_rate(rate_kbps) {
+        return Err(PyValueError::new_err(format!(
+            "{rate_kbps} kbit/s is not a rate of {standard}; use one of {:?}",
+            phy.standard.rates_kbps()
+        )));
+    }
+    if segments_per_ack == 0 {
+        return Err(PyValueError::new_err("segments_per_ack must be at least 1"));
+    }
+    let w = TcpWorkload {
+        data_bytes,
+        ack_bytes,
+        segments_per_ack,
+        rts_data,
+        rts_ack,
+    };
+    Ok(tcp_rate_bps(&phy, rate_kbps, &w))
+}
+
+/// Air time (ns) of a PPDU carrying `bytes` of MPDU at `rate_kbps`.
+#[pyfunction]
+fn wifi_duration_ns(
+    standard: &str,
+    bytes: u32,
+    rate_kbps: u32,
+    short_preamble: bool,
+) -> PyResult<u64> {
+    let phy = wifi_phy(standard, short_preamble, None, None, None, None, None)?;
+    if !phy.has_rate(rate_kbps) {
+        return Err(PyValueError::new_err(format!(
+            "{rate_kbps} kbit/s is not a rate of {standard}"
+        )));
+    }
+    Ok(phy.duration(bytes, rate_kbps).0)
+}
+
 /// s^hops.
 #[pyfunction]
 fn channel_success_over_hops(per_hop_success: f64, hops: u32) -> f64 {
@@ -288,6 +392,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(channel_per, m)?)?;
+    m.add_function(wrap_pyfunction!(wifi_tcp_rate, m)?)?;
+    m.add_function(wrap_pyfunction!(wifi_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(channel_success_over_hops, m)?)?;
     m.add_function(wrap_pyfunction!(channel_ge_stationary, m)?)?;
     m.add_function(wrap_pyfunction!(channel_ge_success, m)?)?;

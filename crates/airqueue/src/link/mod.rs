@@ -51,6 +51,7 @@
 mod impairment;
 mod p2p;
 mod segment;
+pub mod wifi;
 mod wire;
 
 pub use impairment::Impairment;
@@ -59,6 +60,7 @@ pub use segment::Segment;
 pub use wire::Wire;
 
 use crate::engine::{EventId, EventQueue, SimTime, TimerId, Timers};
+use crate::metrics::Table;
 use crate::packet::{DropReason, Location, NodeId, PacketArena, PacketId};
 use crate::sim::Event;
 use crate::topology::IfaceId;
@@ -315,6 +317,11 @@ pub trait Medium {
     /// inconsistency, the place and what is wrong there (e.g. packets on a wire without
     /// an arrival event); the simulation names the place.
     fn audit(&self, _pending: &PendingEvents, _out: &mut Vec<(Location, String)>) {}
+
+    /// Adds the medium's own result tables at the end of a run (`now` = the stop time) to
+    /// `tables` (`RunResults::more`), appending rows to a table of the same name that
+    /// another medium of the kind started (an 802.11 cell's `stations`). Default: none.
+    fn report(&self, _now: SimTime, _tables: &mut Vec<(String, Table)>) {}
 
     /// The port of `iface`, if it is one of this medium's.
     fn port_of(&self, iface: IfaceId) -> Option<usize> {

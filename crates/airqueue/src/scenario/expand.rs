@@ -80,5 +80,25 @@ pub fn expand(mut s: Scenario) -> Result<Scenario, ScenarioError> {
         }
     }
     s.flows = flows;
+    for cell in &mut s.cells {
+        let mut stations = Vec::with_capacity(cell.stations.len());
+        for st in cell.stations.drain(..) {
+            let path = format!("cells.{}.stations.{}.count", cell.name, st.node);
+            let Some(c) = check_count(path, st.count, &mut errs) else {
+                continue;
+            };
+            if st.count.is_none() {
+                stations.push(st);
+                continue;
+            }
+            for i in 0..c {
+                let mut copy = st.clone();
+                copy.node = copy_name(&st.node, i);
+                copy.count = None;
+                stations.push(copy);
+            }
+        }
+        cell.stations = stations;
+    }
     errs.into_result().map(|_| s)
 }

@@ -29,6 +29,10 @@ pub struct Scenario {
     /// channel without collisions): a bus several nodes hang on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<SegmentSpec>,
+    /// IEEE 802.11 cells: an access point and its stations on one channel, with the DCF
+    /// (see docs/wifi.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<CellSpec>,
     /// Virtual devices that schedule across several real interfaces of a node (Linux IMQ,
     /// seed 000 §2.1): packets routed out of any member pass the virtual device's qdisc.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -150,6 +154,118 @@ pub struct SegmentSpec {
     #[serde(default = "default_mtu")]
     #[schemars(range(min = 68, max = 65535))]
     pub mtu: u32,
+}
+
+/// An IEEE 802.11 infrastructure BSS: an access point and its stations on one channel,
+/// sharing it with the DCF (IEEE 802.11-2016 §10.3): binary exponential back-off, MAC
+/// ACKs, RTS/CTS above `rts_threshold`, retry limits. Every node gets an interface
+/// `<node>.<name>`; stations reach only the AP (station-to-station traffic goes through
+/// it), the AP reaches every station and bridges them to its other links by routing. Each
+/// interface has a driver buffer of `buffer` packets below its qdisc. Frames between the
+/// AP and a station go at that station's fixed PHY `rate` (rate control off, as ns-3's
+/// `ConstantRateWifiManager`). See docs/wifi.md.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CellSpec {
+    /// Unique name (among links, segments and cells); the interfaces are `<node>.<name>`.
+    pub name: String,
+    /// The PHY: "802.11b" (DSSS/CCK 1–11 Mb/s), "802.11a" (OFDM 6–54 Mb/s) or "802.11g"
+    /// (both; OFDM frames with the 6 µs signal extension), as ns-3's `WifiHelper::SetStandard`.
+    pub standard: String,
+    /// The access point's node.
+    pub ap: String,
+    /// Channel number (e.g. 1, 6, 11 for b/g; 36, 40, … for a). Cells with the same
+    /// `channel` share one medium: all their interfaces contend for it and collide with each
+    /// other (co-channel cells); they must then agree on every PHY and MAC key. Different
+    /// channels (or no `channel`) are independent media; partial overlap of adjacent 2.4 GHz
+    /// channels is not modelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<u32>,
+    /// The stations (at least one).
+    pub stations: Vec<CellStationSpec>,
+    /// PHY rate of stations that do not set their own (default: the standard's highest,
+    /// 11Mbit for b, 54Mbit for a and g). One of the standard's rates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Short PLCP preamble for DSSS rates above 1 Mb/s (`iw … set bitrates` / hostapd
+    /// `preamble=1`); 802.11b and g only.
+    #[serde(default)]
+    pub short_preamble: bool,
+    /// BSSBasicRateSet (control responses go at the highest basic rate not above the
+    /// eliciting frame's, IEEE 802.11-2016 §10.6.6.5.2). Default: b ["1Mbit", "2Mbit"], a
+    /// ["6Mbit", "12Mbit", "24Mbit"], g both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basic_rates: Option<Vec<Rate>>,
+    /// aSlotTime override (default: b 20us, a 9us, g 9us = short slot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Duration>,
+    /// aSIFSTime override (default: b and g 10us, a 16us).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sifs: Option<Duration>,
+    /// aCWmin override (default: b 31, a and g 15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_min: Option<u32>,
+    /// aCWmax override (default 1023).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_max: Option<u32>,
+    /// MPDUs longer than this many bytes are preceded by RTS/CTS (`iw phy … set rts`;
+    /// ns-3's `RtsCtsThreshold`). Default 2347: off. An MPDU is the IP packet + 36 B.
+    #[serde(default = "default_rts_threshold")]
+    pub rts_threshold: u32,
+    /// dot11ShortRetryLimit: attempts of a frame not longer than `rts_threshold` (and of
+    /// its RTS).
+    #[serde(default = "default_short_retry")]
+    pub short_retry_limit: u32,
+    /// dot11LongRetryLimit: attempts of a data frame sent after RTS/CTS.
+    #[serde(default = "default_long_retry")]
+    pub long_retry_limit: u32,
+    /// Driver buffer (hardware queue) of every interface on the cell, in packets, below
+    /// its qdisc (seed 002's testbed AP: 100).
+    #[serde(default = "default_cell_buffer")]
+    #[schemars(range(min = 1))]
+    pub buffer: u32,
+    /// The AP's driver buffer, if it differs from `buffer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ap_buffer: Option<u32>,
+    /// Largest IP datagram, bytes (802.11 carries up to 2304 B; 1500 as bridged Ethernet).
+    #[serde(default = "default_mtu")]
+    #[schemars(range(min = 68, max = 2304))]
+    pub mtu: u32,
+}
+
+/// A station of a cell.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CellStationSpec {
+    /// The station's node. With `count`, `{i}` is replaced by 0…count−1 (or the index is
+    /// appended), as for nodes.
+    pub node: String,
+    /// Expand this entry into `count` stations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Its fixed PHY rate, both directions (default: the cell's `rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Its driver buffer, packets (default: the cell's `buffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<u32>,
+    /// Bit error rate of its data frames, both directions (PER = 1 − (1 − ber)^bits of the
+    /// MPDU); a corrupted frame is not acknowledged and is retried.
+    #[serde(default)]
+    pub ber: Probability,
+}
+
+fn default_rts_threshold() -> u32 {
+    2347
+}
+fn default_short_retry() -> u32 {
+    7
+}
+fn default_long_retry() -> u32 {
+    4
+}
+fn default_cell_buffer() -> u32 {
+    100
 }
 
 /// A netem-like impairment: extra delay with uniform jitter, Bernoulli loss or netem's

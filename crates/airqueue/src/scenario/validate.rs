@@ -121,6 +121,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     }
     unique("links", s.links.iter().map(|l| l.name.as_str()), &mut errs);
     check_segments(s, &nodes, &mut errs);
+    check_cells(s, &nodes, &mut errs);
     let mut devs: HashMap<String, &str> = HashMap::new();
     let mut links_of: HashMap<&str, Vec<&str>> = HashMap::new();
     let ends = s
@@ -131,7 +132,12 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             s.segments
                 .iter()
                 .flat_map(|g| g.nodes.iter().map(move |n| (n, g.name.as_str()))),
-        );
+        )
+        .chain(s.cells.iter().flat_map(|c| {
+            std::iter::once(&c.ap)
+                .chain(c.stations.iter().map(|st| &st.node))
+                .map(move |n| (n, c.name.as_str()))
+        }));
     for (n, medium) in ends {
         devs.insert(format!("{n}.{medium}"), medium);
         links_of.entry(n.as_str()).or_default().push(medium);
@@ -302,6 +308,179 @@ fn check_segments(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
         }
     }
     unique("segments", s.segments.iter().map(|g| g.name.as_str()), errs);
+}
+
+/// Checks `cells`: a unique name among links, segments and cells, known nodes each once,
+/// a known standard with rates of it, sane MAC parameters.
+fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
+    use crate::link::wifi::Standard;
+    for c in &s.cells {
+        let label = format!("cells.{}", c.name);
+        check_name(format!("{label}.name"), &c.name, errs);
+        if s.links.iter().any(|l| l.name == c.name) || s.segments.iter().any(|g| g.name == c.name) {
+            errs.push(
+                format!("{label}.name"),
+                format!("\"{}\" is also a link's or segment's name; they share one namespace (interfaces are <node>.<name>)", c.name),
+            );
+        }
+        let std = Standard::parse(&c.standard);
+        if std.is_none() {
+            errs.push(
+                format!("{label}.standard"),
+                format!(
+                    "\"{}\" is not a supported PHY; use \"802.11b\", \"802.11a\" or \"802.11g\"",
+                    c.standard
+                ),
+            );
+        }
+        let rate_ok = |path: String, r: &super::spec::Rate, errs: &mut ScenarioError| {
+            if let Some(std) = std {
+                let ok = r.bps().is_multiple_of(1000)
+                    && std.rates_kbps().contains(&((r.bps() / 1000) as u32));
+                if !ok {
+                    let list: Vec<String> = std
+                        .rates_kbps()
+                        .iter()
+                        .map(|k| format!("{}Mbit", *k as f64 / 1000.0))
+                        .collect();
+                    errs.push(
+                        path,
+                        format!(
+                            "{} is not a rate of {}; use one of {}",
+                            r,
+                            std.name(),
+                            list.join(", ")
+                        ),
+                    );
+                }
+            }
+        };
+        if let Some(r) = &c.rate {
+            rate_ok(format!("{label}.rate"), r, errs);
+        }
+        for r in c.basic_rates.iter().flatten() {
+            rate_ok(format!("{label}.basic_rates"), r, errs);
+        }
+        if c.basic_rates.as_ref().is_some_and(|b| b.is_empty()) {
+            errs.push(
+                format!("{label}.basic_rates"),
+                "must name at least one rate; remove the key for the standard's set",
+            );
+        }
+        if c.short_preamble && std == Some(Standard::A) {
+            errs.push(
+                format!("{label}.short_preamble"),
+                "802.11a has no DSSS preamble; remove the key",
+            );
+        }
+        if c.stations.is_empty() {
+            errs.push(
+                format!("{label}.stations"),
+                "a cell needs at least one station, e.g. stations = [{ node = \"sta\" }]",
+            );
+        }
+        let mut seen = HashSet::new();
+        for n in std::iter::once(&c.ap).chain(c.stations.iter().map(|st| &st.node)) {
+            if !nodes.contains(n.as_str()) {
+                errs.push(
+                    format!("{label}.stations"),
+                    format!("\"{n}\" is not a node; add it to [[nodes]] or fix the name"),
+                );
+            }
+            if !seen.insert(n.as_str()) {
+                errs.push(
+                    format!("{label}.stations"),
+                    format!("\"{n}\" is in the cell twice; a node has one interface on a cell"),
+                );
+            }
+        }
+        for st in &c.stations {
+            if let Some(r) = &st.rate {
+                rate_ok(format!("{label}.stations.{}.rate", st.node), r, errs);
+            }
+            if st.buffer == Some(0) {
+                errs.push(
+                    format!("{label}.stations.{}.buffer", st.node),
+                    "must be at least 1 packet",
+                );
+            }
+            if !(0.0..=1.0).contains(&st.ber.0) {
+                errs.push(
+                    format!("{label}.stations.{}.ber", st.node),
+                    "must be in [0, 1], e.g. 1e-5",
+                );
+            }
+        }
+        if c.buffer == 0 || c.ap_buffer == Some(0) {
+            errs.push(format!("{label}.buffer"), "must be at least 1 packet");
+        }
+        let (cw_min, cw_max) = (c.cw_min.unwrap_or(1), c.cw_max.unwrap_or(1023));
+        for (k, v) in [("cw_min", cw_min), ("cw_max", cw_max)] {
+            if !(v + 1).is_power_of_two() || v > 32767 {
+                errs.push(
+                    format!("{label}.{k}"),
+                    format!("{v} is not 2^k − 1 (≤ 32767); the CW doubles as 2·CW + 1 (§10.3.3), e.g. 15, 31, 1023"),
+                );
+            }
+        }
+        if c.cw_min.is_some() && c.cw_max.is_some() && cw_min > cw_max {
+            errs.push(format!("{label}.cw_max"), "must not be below cw_min");
+        }
+        if c.short_retry_limit == 0 || c.long_retry_limit == 0 {
+            errs.push(
+                format!("{label}.short_retry_limit"),
+                "retry limits count attempts and must be at least 1 (defaults 7 and 4)",
+            );
+        }
+        if c.slot.is_some_and(|d| d.time().0 == 0) {
+            errs.push(
+                format!("{label}.slot"),
+                "must be longer than zero, e.g. \"9us\"",
+            );
+        }
+        if c.mtu < MIN_MTU || c.mtu > 2304 {
+            errs.push(
+                format!("{label}.mtu"),
+                format!(
+                    "{} is outside {MIN_MTU}…2304 bytes (802.11's largest MSDU)",
+                    c.mtu
+                ),
+            );
+        }
+    }
+    // Cells sharing a channel share one PHY and MAC.
+    for (k, c) in s.cells.iter().enumerate() {
+        let Some(ch) = c.channel else { continue };
+        if let Some(first) = s.cells[..k].iter().find(|f| f.channel == Some(ch)) {
+            let key = |x: &super::spec::CellSpec| {
+                format!(
+                    "{:?}",
+                    (
+                        &x.standard,
+                        x.short_preamble,
+                        &x.basic_rates,
+                        x.slot,
+                        x.sifs,
+                        x.cw_min,
+                        x.cw_max,
+                        x.rts_threshold,
+                        x.short_retry_limit,
+                        x.long_retry_limit,
+                    )
+                )
+            };
+            if key(first) != key(c) {
+                errs.push(
+                    format!("cells.{}.channel", c.name),
+                    format!(
+                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits); make them equal or use another channel",
+                        first.name
+                    ),
+                );
+            }
+        }
+    }
+    unique("cells", s.cells.iter().map(|c| c.name.as_str()), errs);
 }
 
 /// A route's `next_hop`: required when `via` is a segment with more than two nodes, and

@@ -105,7 +105,26 @@ impl Simulation {
                 s.segments
                     .iter()
                     .map(|g| (g.name.as_str(), g.nodes.clone(), g.rate, g.mtu, g.overhead)),
-            );
+            )
+            .chain(s.cells.iter().map(|c| {
+                let members: Vec<String> = std::iter::once(c.ap.clone())
+                    .chain(c.stations.iter().map(|st| st.node.clone()))
+                    .collect();
+                // The qdiscs see the cell's highest station rate as the device rate.
+                let rate = c
+                    .stations
+                    .iter()
+                    .map(|st| cell_rate(c, st).bps())
+                    .max()
+                    .unwrap_or(0);
+                (
+                    c.name.as_str(),
+                    members,
+                    crate::scenario::Rate(rate),
+                    c.mtu,
+                    crate::scenario::Bytes(crate::link::wifi::phy::DATA_OVERHEAD_BYTES as u64),
+                )
+            }));
         for (name, members, rate, mtu, overhead) in medium_ends {
             let mut ends = Vec::with_capacity(members.len());
             for n in &members {
@@ -122,6 +141,29 @@ impl Simulation {
                 overhead: overhead.0 as u32,
                 ends,
             });
+        }
+
+        // Where each plan's ports sit, (medium, first port): links and segments are media
+        // of their own; cells on one channel share one medium, their ports in cell order.
+        let first_cell = s.links.len() + s.segments.len();
+        let mut place: Vec<(u32, u32)> = (0..first_cell).map(|m| (m as u32, 0)).collect();
+        // Per cell medium: its channel and its cells.
+        let mut cell_media: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
+        for (k, c) in s.cells.iter().enumerate() {
+            let shared = c
+                .channel
+                .and_then(|ch| cell_media.iter().position(|g| g.0 == Some(ch)));
+            let g = shared.unwrap_or_else(|| {
+                cell_media.push((c.channel, Vec::new()));
+                cell_media.len() - 1
+            });
+            let offset: usize = cell_media[g]
+                .1
+                .iter()
+                .map(|&j| plans[first_cell + j].ends.len())
+                .sum();
+            cell_media[g].1.push(k);
+            place.push(((first_cell + g) as u32, offset as u32));
         }
 
         // The names `match` tables may use.
@@ -149,8 +191,8 @@ impl Simulation {
         for (m, plan) in plans.iter().enumerate() {
             for (p, &(id, node)) in plan.ends.iter().enumerate() {
                 ports[id.0 as usize] = PortRef {
-                    medium: m as u32,
-                    port: p as u32,
+                    medium: place[m].0,
+                    port: place[m].1 + p as u32,
                 };
                 let dev = DevInfo {
                     name: dev_names[id.0 as usize].clone(),
@@ -165,10 +207,7 @@ impl Simulation {
                     let (name, q) = root_qdisc(&dev, &qdisc_of, &names, seed, &mut opts, &mut errs);
                     let wakeup = timers.add();
                     timer_owners.push(TimerOwner::Root(r));
-                    let port = PortRef {
-                        medium: m as u32,
-                        port: p as u32,
-                    };
+                    let port = ports[id.0 as usize];
                     roots.push(RootQueue::new(
                         dev.clone(),
                         name,
@@ -251,9 +290,29 @@ impl Simulation {
                 &plan.ends,
             ))));
         }
+        for (_, members) in &cell_media {
+            let bsses: Vec<(&crate::scenario::CellSpec, &[(IfaceId, NodeId)])> = members
+                .iter()
+                .map(|&k| (&s.cells[k], plans[first_cell + k].ends.as_slice()))
+                .collect();
+            media.push(AnyMedium::Dyn(Box::new(build_cell(
+                &bsses,
+                &dev_names,
+                seed,
+                s.run.warmup.time(),
+            ))));
+        }
         for (name, factory) in std::mem::take(&mut opts.media) {
             match media.iter().position(|m| m.get().name() == name) {
-                Some(m) => media[m] = AnyMedium::Dyn(factory(&plans[m].ends)),
+                Some(m) => {
+                    let ends: Vec<(IfaceId, NodeId)> = plans
+                        .iter()
+                        .zip(&place)
+                        .filter(|(_, pl)| pl.0 as usize == m)
+                        .flat_map(|(p, _)| p.ends.iter().copied())
+                        .collect();
+                    media[m] = AnyMedium::Dyn(factory(&ends))
+                }
                 None => errs.push(
                     "(build)",
                     format!("medium override for unknown link \"{name}\""),
@@ -688,4 +747,84 @@ fn endpoint_of(
             ))))
         }
     }
+}
+
+/// A station's PHY rate: its own, the cell's, or the standard's highest.
+fn cell_rate(
+    c: &crate::scenario::CellSpec,
+    st: &crate::scenario::CellStationSpec,
+) -> crate::scenario::Rate {
+    use crate::link::wifi::Standard;
+    st.rate.or(c.rate).unwrap_or_else(|| {
+        let std = Standard::parse(&c.standard).expect("validated");
+        crate::scenario::Rate(*std.rates_kbps().iter().max().unwrap() as u64 * 1000)
+    })
+}
+
+/// The medium of validated `[[cells]]` entries on one channel (they agree on the PHY and
+/// MAC keys); each with its (interface, node) pairs, the AP's first.
+fn build_cell(
+    bsses: &[(&crate::scenario::CellSpec, &[(IfaceId, NodeId)])],
+    dev_names: &[String],
+    seed: u64,
+    stats_from: SimTime,
+) -> crate::link::wifi::Cell {
+    use crate::channel::BitErrors;
+    use crate::link::wifi::{Cell, DcfConf, Phy, PortConf, Standard};
+    let c = bsses[0].0;
+    let mut phy = Phy::new(Standard::parse(&c.standard).expect("validated"));
+    phy.short_preamble = c.short_preamble;
+    if let Some(d) = c.slot {
+        phy.slot = d.time();
+    }
+    if let Some(d) = c.sifs {
+        phy.sifs = d.time();
+    }
+    if let Some(v) = c.cw_min {
+        phy.cw_min = v;
+    }
+    if let Some(v) = c.cw_max {
+        phy.cw_max = v;
+    }
+    if let Some(b) = &c.basic_rates {
+        phy.basic_kbps = b.iter().map(|r| (r.bps() / 1000) as u32).collect();
+        phy.basic_kbps.sort_unstable();
+        phy.basic_kbps.dedup();
+    }
+    let conf = DcfConf {
+        rts_threshold: c.rts_threshold,
+        short_retry_limit: c.short_retry_limit,
+        long_retry_limit: c.long_retry_limit,
+    };
+    let port_confs = |c: &crate::scenario::CellSpec, ends: &[(IfaceId, NodeId)]| -> Vec<PortConf> {
+        ends.iter()
+            .enumerate()
+            .map(|(p, &(iface, node))| {
+                let st = (p > 0).then(|| &c.stations[p - 1]);
+                PortConf {
+                    name: dev_names[iface.0 as usize].clone(),
+                    iface,
+                    node,
+                    rate_kbps: st.map_or(0, |st| (cell_rate(c, st).bps() / 1000) as u32),
+                    buffer: match st {
+                        None => c.ap_buffer.unwrap_or(c.buffer),
+                        Some(st) => st.buffer.unwrap_or(c.buffer),
+                    },
+                    errors: match st {
+                        Some(st) if st.ber.0 > 0.0 => BitErrors::Ber(st.ber.0),
+                        _ => BitErrors::None,
+                    },
+                }
+            })
+            .collect()
+    };
+    let confs: Vec<(String, Vec<PortConf>)> = bsses
+        .iter()
+        .map(|&(c, ends)| (c.name.clone(), port_confs(c, ends)))
+        .collect();
+    let refs: Vec<(String, &[PortConf])> = confs
+        .iter()
+        .map(|(n, p)| (n.clone(), p.as_slice()))
+        .collect();
+    Cell::shared(phy, conf, &refs, seed, stats_from)
 }

@@ -139,13 +139,17 @@ impl Simulation {
             &queue_names,
             &class_names,
         );
+        let mut more = Vec::new();
+        for m in &self.media {
+            m.get().report(self.stop, &mut more);
+        }
         RunResults {
             summary,
             flows,
             queues,
             classes,
             timeseries,
-            more: Vec::new(),
+            more,
         }
     }
 
