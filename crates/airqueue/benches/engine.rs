@@ -154,9 +154,9 @@ fn hold_timers_50pct(c: &mut Criterion) {
                 }
                 // Half of the operations touch a timer: 4 in 5 re-arm it (cancelling the
                 // pending arming), 1 in 5 cancels it.
-                if d % 2 == 0 {
+                if d.is_multiple_of(2) {
                     let slot = slots[(d / 2) as usize % TIMER_SLOTS];
-                    if d % 10 == 0 {
+                    if d.is_multiple_of(10) {
                         timers.cancel(slot);
                     } else {
                         let when = t + SimTime(inc[(k ^ 0x5555) & (TABLE - 1)]);
