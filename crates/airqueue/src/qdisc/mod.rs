@@ -324,6 +324,21 @@ pub trait Qdisc: Send {
     /// interface asks for packets again; disciplines that read link views refresh what
     /// they derived from them here.
     fn link_changed(&mut self, _iface: u32, _ctx: &mut QdiscCtx) {}
+    /// `tc qdisc change`: takes the parameters of `conf`, which is of this discipline's
+    /// kind (the caller checks; Linux refuses another kind with "Invalid qdisc name"),
+    /// keeping the queued packets and the state Linux keeps. Problems go to `errs` under
+    /// `b.path`. The default refuses: the discipline does not support `change` yet (use
+    /// `replace`).
+    fn change(&mut self, _conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) {
+        errs.push(
+            b.path.clone(),
+            format!(
+                "{} does not support `tc qdisc change` here yet; use `replace = {{ kind = \"{}\", … }}` (its packets are dropped)",
+                self.kind(),
+                self.kind()
+            ),
+        );
+    }
 }
 
 /// `q.peek(ctx)` for whoever asks: a discipline that does not serve members only offers its

@@ -4,14 +4,14 @@
 use super::error::ScenarioError;
 use super::kind_enum::problem_from_serde;
 use super::spec::{
-    FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario, SegmentSpec,
-    VirtualDevSpec,
+    AtSpec, FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario,
+    SegmentSpec, VirtualDevSpec,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 10] = [
     "description",
     "run",
     "nodes",
@@ -21,6 +21,7 @@ const SECTIONS: [&str; 9] = [
     "qdiscs",
     "routes",
     "flows",
+    "at",
 ];
 
 /// Keys reserved for models that later issues add; named so that users get a clear answer.
@@ -226,6 +227,8 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
         &mut errs,
         parse_entry::<FlowSpec>,
     );
+    // Timeline entries are labelled by index (`at[2]`): their `at` is a time, not a name.
+    let at = parse_section(&mut root, "at", "", &mut errs, parse_entry::<AtSpec>);
     match (run, errs.is_empty()) {
         (Some(run), true) => Ok(Scenario {
             description,
@@ -237,6 +240,7 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
             qdiscs,
             routes,
             flows,
+            at,
         }),
         _ => Err(errs),
     }

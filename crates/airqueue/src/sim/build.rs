@@ -222,11 +222,17 @@ impl Simulation {
         for (l, plan) in s.links.iter().zip(&plans) {
             let direction =
                 |me: usize| format!("{}:{}->{}", l.name, l.between[me], l.between[1 - me]);
-            let imp = |me: usize| {
-                l.impairment
+            // A link whose impairment the timeline changes gets one (doing nothing until
+            // then) even when it starts without.
+            let none = crate::scenario::ImpairmentSpec::default();
+            let changed = s.at.iter().any(|a| {
+                a.link
                     .as_ref()
-                    .map(|imp| Impairment::new(imp, seed, &direction(me), &flow_names))
-            };
+                    .is_some_and(|c| c.name == l.name && c.impairment.is_some())
+            });
+            let spec = l.impairment.as_ref().or(changed.then_some(&none));
+            let imp =
+                |me: usize| spec.map(|imp| Impairment::new(imp, seed, &direction(me), &flow_names));
             media.push(Box::new(P2pLink::new(
                 l.name.clone(),
                 plan.rate_bps,
@@ -374,8 +380,19 @@ impl Simulation {
                 rtt: LatencyStats::default(),
                 responses: LatencyStats::default(),
                 rx_bytes_at_last_sample: 0,
+                app_event: None,
+                app_paused: false,
             });
         }
+        let timeline = super::timeline::build_timeline(
+            s,
+            &media,
+            &roots,
+            &flow_names,
+            &names,
+            seed,
+            &mut errs,
+        );
         errs.into_result()?;
         // Files are created only once the scenario is known to build.
         let capture = match &opts.capture {
@@ -423,6 +440,7 @@ impl Simulation {
             scratch_sizes: Vec::new(),
             link_fx: Vec::with_capacity(16),
             hook_fx: Vec::new(),
+            timeline,
         };
         sim.schedule_initial_events();
         Ok(sim)
@@ -442,7 +460,8 @@ impl Simulation {
                 },
             };
             if let Some(t) = first {
-                self.events.schedule(t, Event::AppSend(i as u32));
+                let id = self.events.schedule(t, Event::AppSend(i as u32));
+                self.flows[i].app_event = Some(id);
             }
             // A bulk transfer stops writing at the flow's `stop` (an AppSend after its start).
             let flow = &self.flows[i];
@@ -459,6 +478,7 @@ impl Simulation {
         for q in &mut self.roots {
             q.stats.reset(SimTime::ZERO);
         }
+        self.schedule_timeline();
     }
 }
 
