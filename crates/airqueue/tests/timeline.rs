@@ -328,3 +328,48 @@ fn a_bad_timeline_is_reported_with_paths_and_fixes() {
         assert!(p.contains(want), "want {want:?} in:\n{p}");
     }
 }
+
+#[test]
+fn the_shipped_timeline_example_does_what_its_description_says() {
+    // Reference: the line rates. The three flows' goodput sums to the bottleneck's rate
+    // times the payload share of a packet (1448/1500 for TCP, 1172/1200 for the CBR: 3.5 %
+    // and 2.3 % of headers): between 1448/1500 − 1 % (TCP may leave the link idle briefly)
+    // and 1172/1200 of 10 Mbit/s before 15 s and of 5 Mbit/s after; the CBR
+    // sends nothing after 25 s; the summary lists the four changes in order; every packet
+    // is accounted for.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/examples/rate-halving.toml"
+    );
+    let s = load_toml_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let r = run_scenario(&s, BuildOptions::default());
+    assert_conserved(&r);
+    let goodput = |from: f64, to: f64| {
+        ["bulk0", "bulk1", "cbr"]
+            .iter()
+            .map(|f| mean_between(&series(&r.timeseries, f, "throughput_bps"), from, to))
+            .sum::<f64>()
+    };
+    let (full, half) = (goodput(5.0, 15.0), goodput(16.0, 25.0));
+    println!("goodput {full:.0} then {half:.0} bit/s");
+    let share = (1448.0 / 1500.0 - 0.01)..=(1172.0 / 1200.0);
+    assert!(share.contains(&(full / 10e6)), "{full}");
+    assert!(share.contains(&(half / 5e6)), "{half}");
+    let cbr = series(&r.timeseries, "cbr", "throughput_bps");
+    assert!(mean_between(&cbr, 25.5, 40.0) == 0.0);
+    let what: Vec<String> = r
+        .summary
+        .timeline
+        .iter()
+        .map(|c| format!("{} {} {}", c.at_seconds, c.target, c.what))
+        .collect();
+    assert_eq!(
+        what,
+        [
+            "15 bottleneck rate 5Mbit",
+            "25 cbr stop",
+            "30 router.bottleneck replace fq_codel",
+            "35 bottleneck rate 10Mbit"
+        ]
+    );
+}
