@@ -412,7 +412,7 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::Stfq(c) => Box::new(Stfq::from_conf(c, b, errs)),
         QdiscConf::Wf2qPlus(c) => Box::new(Wf2qPlus::from_conf(c, b, errs)),
         QdiscConf::Red(c) => Box::new(Red::from_conf(c, b, errs)?),
-        QdiscConf::PfifoFast(c) => Box::new(PfifoFast::new(c.limit)),
+        QdiscConf::PfifoFast(c) => Box::new(PfifoFast::with_limit(c.limit, c.shared_limit)),
         QdiscConf::Prio(c) => Box::new(Prio::build(c, b, errs)),
         QdiscConf::Drr(c) => Box::new(Drr::build(c, b, errs)),
         QdiscConf::Htb(c) => Box::new(Htb::build(c, b, errs)),
