@@ -69,6 +69,7 @@ mod pfifo_head_drop;
 mod prio;
 mod red;
 mod sfq;
+mod stab;
 mod stfq;
 mod tbf;
 mod wf2q_plus;
@@ -86,6 +87,7 @@ pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
 pub use prio::{rt_tos2priority, Prio, PrioClassConf, PrioConf};
 pub use red::{Red, RedConf};
 pub use sfq::{Sfq, SfqConf};
+pub use stab::{LinkLayer, SizeTable, StabConf};
 pub use stfq::{Stfq, StfqConf};
 pub use tbf::{Tbf, TbfConf};
 pub use wf2q_plus::{Wf2qPlus, Wf2qPlusConf};
@@ -117,6 +119,12 @@ pub struct DevInfo {
     pub mtu: u32,
     /// Linux's psched_mtu: MTU plus the link-layer header (here: MTU + overhead).
     pub psched_mtu: u32,
+    /// Bytes of link-layer header counted in every packet's length as the qdiscs see it
+    /// (Linux's `skb->len` includes the 14 B Ethernet header on Ethernet and veth); 0 on a
+    /// raw-IP device.
+    pub link_header: u32,
+    /// The root qdisc's size table (`stab`), if any.
+    pub stab: Option<std::sync::Arc<SizeTable>>,
 }
 
 /// Where disciplines put the packets they drop; the simulator frees and counts them. ECN
@@ -269,12 +277,18 @@ impl<'a> QdiscCtx<'a> {
         true
     }
 
-    /// Wire size of a packet in bytes (what Linux's `qdisc_pkt_len` returns). This is the
-    /// IP datagram length: disciplines charge what a raw-IP device (tun, ppp) would; link
-    /// framing (`links.*.overhead`) is paid by the transmitter, not by the qdisc.
+    /// The length a discipline charges for a packet (Linux's `qdisc_pkt_len`): the IP
+    /// datagram plus the device's link-layer header (`skb->len`; 0 by default, a raw-IP
+    /// device such as tun or ppp), through the root qdisc's size table when it has one
+    /// (`stab`, [`SizeTable`]). Link framing (`links.*.overhead`) is paid by the
+    /// transmitter, not by the qdisc.
     #[inline]
     pub fn len_of(&self, pkt: PacketId) -> u32 {
-        self.packets.size(pkt)
+        let len = self.packets.size(pkt) + self.dev.link_header;
+        match &self.dev.stab {
+            None => len,
+            Some(t) => t.pkt_len(len),
+        }
     }
 }
 
@@ -508,6 +522,8 @@ pub(crate) mod testing {
                     rate_bps: 10_000_000,
                     mtu: 1500,
                     psched_mtu: 1514,
+                    link_header: 0,
+                    stab: None,
                 },
                 drops: DropSink::new(),
                 now: SimTime::ZERO,

@@ -78,7 +78,7 @@ impl PfifoFast {
             if remove {
                 let pk = ctx.packets.get(p);
                 self.stats[b].on_dequeue(pk.size_bytes, ctx.now - pk.enqueued);
-                self.backlog[b] -= pk.size_bytes as u64;
+                self.backlog[b] -= ctx.len_of(p) as u64;
                 self.len -= 1;
             }
             return Some(p);
@@ -98,6 +98,7 @@ impl Qdisc for PfifoFast {
             p.size_bytes,
             DEFAULT_PRIOMAP[(p.priority & 15) as usize] as usize,
         );
+        let qlen = ctx.len_of(pkt) as u64;
         let queued = if self.shared_limit {
             self.len
         } else {
@@ -105,7 +106,7 @@ impl Qdisc for PfifoFast {
         };
         if (queued as u64) < self.limit as u64 {
             self.bands[band].push_back(pkt);
-            self.backlog[band] += len as u64;
+            self.backlog[band] += qlen;
             self.len += 1;
             self.stats[band].on_enqueue(len);
             Verdict::Queued

@@ -117,6 +117,10 @@ fn parse_qdisc(item: Value, label: &str, errs: &mut ScenarioError) -> Option<Qdi
         }
         None => None,
     };
+    let stab = match m.remove("stab") {
+        Some(v) => parse_entry(v, &format!("{label}.stab"), errs),
+        None => None,
+    };
     if !m.contains_key("kind") {
         errs.push(
             format!("{label}.kind"),
@@ -128,6 +132,7 @@ fn parse_qdisc(item: Value, label: &str, errs: &mut ScenarioError) -> Option<Qdi
     Some(QdiscSpec {
         dev: dev?,
         name,
+        stab,
         conf,
     })
 }

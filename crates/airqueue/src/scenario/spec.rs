@@ -206,6 +206,12 @@ pub struct LinkSpec {
     #[serde(default = "default_mtu")]
     #[schemars(range(min = 68, max = 65535))]
     pub mtu: u32,
+    /// Bytes of link-layer header that the qdiscs on this link's interfaces count in every
+    /// packet's length, as Linux's `skb->len` includes the 14 B Ethernet header on Ethernet
+    /// and veth devices (tbf and htb then charge 1514 B for a 1500 B datagram). Default 0:
+    /// a raw-IP device (tun, ppp). Serialization time uses `overhead`, not this.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub link_header: u32,
     /// Optional netem-like impairment applied to both directions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impairment: Option<ImpairmentSpec>,
@@ -213,6 +219,10 @@ pub struct LinkSpec {
 
 fn default_mtu() -> u32 {
     1500
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 /// A shared half-duplex segment: every node on it reaches every other, one frame at a time.
@@ -300,6 +310,11 @@ pub struct QdiscSpec {
     /// Name used in result tables and `--set` paths; defaults to `dev`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// A size table (`tc qdisc add … stab overhead 14 linklayer ethernet mpu 64 …`,
+    /// tc-stab(8)): the length every packet is charged in this qdisc tree, computed from
+    /// `skb->len` (the datagram plus the link's `link_header`) as the kernel does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stab: Option<crate::qdisc::StabConf>,
     /// The discipline and its parameters.
     #[serde(flatten)]
     pub conf: QdiscConf,

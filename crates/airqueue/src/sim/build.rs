@@ -84,6 +84,7 @@ impl Simulation {
             rate_bps: u64,
             mtu: u32,
             overhead: u32,
+            link_header: u32,
             ends: Vec<(IfaceId, NodeId)>,
         }
         let mut plans: Vec<MediumPlan> = Vec::new();
@@ -99,14 +100,20 @@ impl Simulation {
                     l.rate,
                     l.mtu,
                     l.overhead,
+                    l.link_header,
                 )
             })
-            .chain(
-                s.segments
-                    .iter()
-                    .map(|g| (g.name.as_str(), g.nodes.clone(), g.rate, g.mtu, g.overhead)),
-            );
-        for (name, members, rate, mtu, overhead) in medium_ends {
+            .chain(s.segments.iter().map(|g| {
+                (
+                    g.name.as_str(),
+                    g.nodes.clone(),
+                    g.rate,
+                    g.mtu,
+                    g.overhead,
+                    0,
+                )
+            }));
+        for (name, members, rate, mtu, overhead, link_header) in medium_ends {
             let mut ends = Vec::with_capacity(members.len());
             for n in &members {
                 let id = IfaceId(dev_names.len() as u32);
@@ -120,6 +127,7 @@ impl Simulation {
                 rate_bps: rate.bps(),
                 mtu,
                 overhead: overhead.0 as u32,
+                link_header,
                 ends,
             });
         }
@@ -152,11 +160,14 @@ impl Simulation {
                     medium: m as u32,
                     port: p as u32,
                 };
+                let name = dev_names[id.0 as usize].clone();
                 let dev = DevInfo {
-                    name: dev_names[id.0 as usize].clone(),
+                    stab: stab_of(&qdisc_of, &name),
+                    name,
                     rate_bps: plan.rate_bps,
                     mtu: plan.mtu,
                     psched_mtu: plan.mtu + plan.overhead,
+                    link_header: plan.link_header,
                 };
                 let root = if member_of.contains_key(dev.name.as_str()) {
                     RootId::MAX // set with the virtual devices below
@@ -200,6 +211,8 @@ impl Simulation {
                     .map(|d| d.psched_mtu)
                     .max()
                     .unwrap_or(1514),
+                link_header: member_devs.iter().map(|d| d.link_header).max().unwrap_or(0),
+                stab: stab_of(&qdisc_of, &spec.name),
             };
             let r = roots.len() as RootId;
             for m in &members {
@@ -480,6 +493,15 @@ impl Simulation {
         }
         self.schedule_timeline();
     }
+}
+
+/// The size table of the root qdisc on device `dev`, if its `[[qdiscs]]` entry has `stab`.
+fn stab_of(
+    qdisc_of: &HashMap<&str, &crate::scenario::QdiscSpec>,
+    dev: &str,
+) -> Option<std::sync::Arc<qdisc::SizeTable>> {
+    let spec = qdisc_of.get(dev)?.stab.as_ref()?;
+    Some(std::sync::Arc::new(qdisc::SizeTable::new(spec)))
 }
 
 /// The root qdisc of device `dev`: an override given by the caller, or what the scenario's
