@@ -130,9 +130,33 @@ def timeseries(res: Result, title: str | None = None) -> Figure:
             )
         elif len(names) <= 12:
             ax.legend(fontsize=7, ncols=min(len(names), 6), loc="upper right")
+    mark_timeline(axes, res.summary.get("timeline", []))
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(title or "time series", fontsize=11)
     return fig
+
+
+def mark_timeline(axes: Sequence[Any], changes: Sequence[dict[str, Any]]) -> None:
+    """Marks each change of the scenario's timeline (``summary.json``'s ``timeline``) with a
+    dashed vertical line on every panel, labelled once, above the top panel (where no data
+    or legend is), with what changed (``bottleneck: rate 5Mbit``)."""
+    for k, c in enumerate(changes):
+        t = float(c["at_seconds"])
+        for ax in axes:
+            ax.axvline(t, color="0.35", linestyle="--", linewidth=0.8, zorder=0)
+        # Alternate two rows so that neighbouring changes do not overwrite each other.
+        axes[0].annotate(
+            f"{c['target']}: {c['what']}",
+            xy=(t, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(2, 14 + 9 * (k % 2)),
+            textcoords="offset points",
+            fontsize=7,
+            color="0.25",
+            ha="center",
+            va="bottom",
+            arrowprops={"arrowstyle": "-", "color": "0.6", "linewidth": 0.6},
+        )
 
 
 # ---------------------------------------------------------------------------------------

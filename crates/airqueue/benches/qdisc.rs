@@ -76,6 +76,8 @@ impl Bench {
             rate_bps: 10_000_000_000,
             mtu: 1500,
             psched_mtu: 1514,
+            link_header: 0,
+            stab: None,
         };
         let names = NameTable::default();
         let b = BuildCtx {

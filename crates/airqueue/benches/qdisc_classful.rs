@@ -33,6 +33,8 @@ fn dev() -> DevInfo {
         rate_bps: 100_000_000,
         mtu: 1500,
         psched_mtu: 1514,
+        link_header: 0,
+        stab: None,
     }
 }
 

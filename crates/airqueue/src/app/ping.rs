@@ -16,7 +16,7 @@ pub const ICMP_ECHO_HEADER_BYTES: u32 = 8;
 
 /// The request schedule and size of a ping flow.
 pub struct PingSource {
-    schedule: UdpSource,
+    pub(crate) schedule: UdpSource,
     /// ICMP data bytes per request (ping's `-s`).
     pub data_bytes: u32,
 }

@@ -102,6 +102,12 @@ impl BitErrorModel {
     /// Draws whether a packet of `bits` bits is corrupted. Draws nothing when no error is
     /// possible, so turning the model off leaves every other stream untouched.
     #[inline]
+    /// A new error model on the same random stream (a timeline change).
+    pub fn set_kind(&mut self, kind: BitErrors) {
+        let rng = self.rng.clone();
+        *self = BitErrorModel::new(kind, rng);
+    }
+
     pub fn lost(&mut self, bits: u64) -> bool {
         match self.kind {
             BitErrors::None => false,

@@ -75,6 +75,13 @@ impl GeModel {
         self.params
     }
 
+    /// New parameters (netem `change`): as `get_loss_clg` in `sch_netem.c`, the chain
+    /// restarts in the good state; its random stream continues.
+    pub fn set_params(&mut self, params: GeModelParams) {
+        self.params = params;
+        self.bad = false;
+    }
+
     /// Whether the chain is in the bad state (before the next packet).
     pub fn is_bad(&self) -> bool {
         self.bad

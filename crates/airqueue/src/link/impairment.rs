@@ -28,6 +28,10 @@ struct FlowStreams {
 }
 
 pub struct Impairment {
+    /// The run seed and the direction's name, to derive the stream of a model a timeline
+    /// change turns on.
+    seed: u64,
+    direction: String,
     delay: SimTime,
     jitter: SimTime,
     loss: f64,
@@ -58,6 +62,8 @@ impl Impairment {
             BitErrors::None
         };
         Impairment {
+            seed,
+            direction: direction.to_string(),
             delay: spec.delay.time(),
             jitter: spec.jitter.time(),
             loss: spec.loss.0,
@@ -65,6 +71,32 @@ impl Impairment {
             gemodel,
             bit_errors: BitErrorModel::new(kind, stream(seed, &format!("link:{direction}:ber"))),
         }
+    }
+
+    /// Takes the parameters of `spec` (a timeline change; netem's `change` replaces every
+    /// parameter). The random streams continue where they were; a Gilbert-Elliott chain
+    /// restarts in the good state (`get_loss_clg`); one that was off gets a chain on its
+    /// stream (`link:<link>:<a>-><b>:gemodel`) from the stream's start.
+    pub fn set(&mut self, spec: &ImpairmentSpec) {
+        self.delay = spec.delay.time();
+        self.jitter = spec.jitter.time();
+        self.loss = spec.loss.0;
+        self.gemodel = match (spec.gemodel.as_ref(), self.gemodel.take()) {
+            (None, _) => None,
+            (Some(g), Some(mut old)) => {
+                old.set_params(g.params());
+                Some(old)
+            }
+            (Some(g), None) => Some(GeModel::new(
+                g.params(),
+                stream(self.seed, &format!("link:{}:gemodel", self.direction)),
+            )),
+        };
+        self.bit_errors.set_kind(if spec.ber.0 > 0.0 {
+            BitErrors::Ber(spec.ber.0)
+        } else {
+            BitErrors::None
+        });
     }
 
     /// Whether packets may overtake each other on the wire (the delay varies per packet).

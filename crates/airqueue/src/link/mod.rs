@@ -117,6 +117,19 @@ pub struct PendingEvents {
     pub packets: Vec<(PacketId, Location)>,
 }
 
+/// A change of a medium's parameters at an instant of the timeline (`[[at]]` with `link`):
+/// the fields that are `Some` change, in every direction. Media opt in through
+/// [`Medium::check_change`] and [`Medium::apply`]; later kinds of change add fields.
+#[derive(Clone, Debug, Default)]
+pub struct LinkChange {
+    /// New line rate, bit/s.
+    pub rate_bps: Option<u64>,
+    /// New propagation delay.
+    pub delay: Option<SimTime>,
+    /// New impairment (replacing the whole previous one, as netem `change`).
+    pub impairment: Option<crate::scenario::ImpairmentSpec>,
+}
+
 /// Everything a medium may touch during one call.
 pub struct LinkCtx<'a> {
     pub now: SimTime,
@@ -322,6 +335,23 @@ pub trait Medium {
     /// `tables` (`RunResults::more`), appending rows to a table of the same name that
     /// another medium of the kind started (an 802.11 cell's `stations`). Default: none.
     fn report(&self, _now: SimTime, _tables: &mut Vec<(String, Table)>) {}
+
+    /// Whether the medium can apply `change` (asked when the simulation is built, so that
+    /// a timeline the medium cannot follow is a scenario problem, not a failure mid-run).
+    /// The default refuses every change.
+    fn check_change(&self, _change: &LinkChange) -> Result<(), String> {
+        Err(format!(
+            "a {} medium takes no timeline changes yet",
+            self.kind()
+        ))
+    }
+
+    /// Applies `change` at `cx.now` (only a change [`check_change`](Self::check_change)
+    /// accepted). A medium whose rate changed reports [`LinkEffect::ViewChanged`] for its
+    /// ports, so rate-aware qdiscs hear of it.
+    fn apply(&mut self, change: &LinkChange, _cx: &mut LinkCtx<'_>) -> Result<(), String> {
+        self.check_change(change)
+    }
 
     /// The port of `iface`, if it is one of this medium's.
     fn port_of(&self, iface: IfaceId) -> Option<usize> {

@@ -12,7 +12,9 @@
 //! Event keys: `2·port` = the port's serialization ends, `2·port + 1` = the head of the
 //! wire behind the port arrives.
 
-use super::{Impairment, LinkCtx, LinkEffect, LinkView, Medium, Neighbour, PendingEvents, Wire};
+use super::{
+    Impairment, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, Neighbour, PendingEvents, Wire,
+};
 use crate::engine::SimTime;
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
@@ -116,7 +118,9 @@ impl P2pLink {
             d.propagating += 1;
             cx.locate(pkt, Location::Propagating(iface.0));
             let at = cx.now + delay;
-            if reorders {
+            // A delay shortened by the timeline lets this packet overtake those already on
+            // the wire: it gets an event of its own, as on a jittered wire.
+            if reorders || d.wire.last_arrival().is_some_and(|last| last > at) {
                 cx.schedule_packet(at, pkt);
             } else {
                 // The sequence number its own event would have had: ties resolve as if
@@ -199,6 +203,41 @@ impl Medium for P2pLink {
         self.dirs[port].propagating -= 1;
         let to = self.neighbours[port][0].iface;
         cx.emit(LinkEffect::Deliver { pkt, to });
+    }
+
+    /// Rate, delay and impairment can all change. A new rate applies from the next packet
+    /// (the one being serialized finishes at the old rate); a new delay applies to packets
+    /// that finish serialization from now on; a new impairment replaces both directions'
+    /// parameters, keeping their random streams.
+    fn check_change(&self, change: &LinkChange) -> Result<(), String> {
+        if change.impairment.is_some() && self.dirs.iter().any(|d| d.impairment.is_none()) {
+            return Err(format!(
+                "link \"{}\" was built without room for an impairment",
+                self.name
+            ));
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, change: &LinkChange, cx: &mut LinkCtx<'_>) -> Result<(), String> {
+        self.check_change(change)?;
+        if let Some(d) = change.delay {
+            self.delay = d;
+        }
+        if let Some(spec) = &change.impairment {
+            for d in &mut self.dirs {
+                if let Some(imp) = &mut d.impairment {
+                    imp.set(spec);
+                }
+            }
+        }
+        if let Some(r) = change.rate_bps {
+            self.rate_bps = r;
+            for &p in &self.ports {
+                cx.emit(LinkEffect::ViewChanged(p));
+            }
+        }
+        Ok(())
     }
 
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {

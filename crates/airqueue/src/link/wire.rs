@@ -67,6 +67,12 @@ impl Wire {
         self.in_flight.front().map(|h| (h.at, h.seq))
     }
 
+    /// The arrival time of the packet entered last, if any.
+    #[inline]
+    pub fn last_arrival(&self) -> Option<SimTime> {
+        self.in_flight.back().map(|b| b.at)
+    }
+
     /// Packets on the wire in this FIFO.
     pub fn len(&self) -> usize {
         self.in_flight.len()

@@ -4,9 +4,10 @@
 //! txqueuelen × psched_mtu = 1000 × 1514 bytes.
 
 use super::fifo_queue::PacketFifo;
-use super::{Qdisc, QdiscCtx, Verdict};
+use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
 use crate::scenario::Bytes;
+use crate::scenario::{QdiscConf, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +51,13 @@ impl Bfifo {
 impl Qdisc for Bfifo {
     fn kind(&self) -> &'static str {
         "bfifo"
+    }
+
+    /// `fifo_init` sets the new limit; bytes above it stay queued (Linux does not trim a fifo) (`sch_fifo.c`).
+    fn change(&mut self, conf: &QdiscConf, _b: &BuildCtx, _errs: &mut ScenarioError) {
+        if let QdiscConf::Bfifo(c) = conf {
+            self.limit_bytes = c.limit.0;
+        }
     }
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {

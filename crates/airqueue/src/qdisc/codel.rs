@@ -394,7 +394,7 @@ impl Codel {
                 let pk = ctx.packets.get(p);
                 lanes
                     .get_or_insert_with(pk.out_iface, CodelLane::default)
-                    .backlog += pk.size_bytes as u64;
+                    .backlog += ctx.len_of(p) as u64;
             }
             lanes
         });
@@ -419,9 +419,9 @@ impl Qdisc for Codel {
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
         if (self.len() as u64) < self.limit as u64 {
+            let len = ctx.len_of(pkt) as u64;
             let p = ctx.packets.get_mut(pkt);
             p.enqueued = ctx.now;
-            let len = p.size_bytes as u64;
             self.backlog += len;
             if let Some(lanes) = &mut self.members {
                 lanes

@@ -316,7 +316,7 @@ impl FairClasses {
             return None;
         }
         self.queued[class] += 1;
-        let (len, out) = (p.size_bytes, p.out_iface);
+        let (len, out) = (ctx.len_of(pkt), p.out_iface);
         let vlen = self.virtual_len(p, class, len);
         Some(Admitted {
             class,

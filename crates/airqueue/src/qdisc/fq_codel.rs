@@ -212,8 +212,7 @@ impl FlowQueue {
             _ => self.queue.remove(at),
         }
         .expect("position in the flow queue");
-        let pk = ctx.packets.get(p);
-        let (len, out) = (pk.size_bytes, pk.out_iface);
+        let (len, out) = (ctx.len_of(p), ctx.packets.get(p).out_iface);
         if out != self.iface {
             self.others -= 1;
         }
@@ -520,7 +519,7 @@ impl FqCodel {
                 f.packets.track(ctx);
                 for &p in &f.packets.queue {
                     let pk = ctx.packets.get(p);
-                    *lanes.get_or_insert_with(pk.out_iface, || 0) += pk.size_bytes as u64;
+                    *lanes.get_or_insert_with(pk.out_iface, || 0) += ctx.len_of(p) as u64;
                 }
             }
             self.totals.members = Some(lanes);
@@ -563,9 +562,10 @@ impl Qdisc for FqCodel {
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
         let idx = self.flow_of(pkt, ctx);
+        let len = ctx.len_of(pkt);
         let p = ctx.packets.get_mut(pkt);
         p.enqueued = ctx.now;
-        let (len, out) = (p.size_bytes, p.out_iface);
+        let out = p.out_iface;
         let flow = &mut self.flows[idx];
         match &mut self.totals.members {
             None => flow.packets.push(pkt, len),

@@ -895,9 +895,10 @@ impl Htb {
             let pk = ctx.packets.get(p);
             self.direct_stats
                 .on_dequeue(pk.size_bytes, ctx.now - pk.enqueued);
-            self.direct_backlog -= pk.size_bytes as u64;
+            let len = ctx.len_of(p) as u64;
+            self.direct_backlog -= len;
             self.len -= 1;
-            self.backlog -= pk.size_bytes as u64;
+            self.backlog -= len;
             return Some(p);
         }
         if self.len == self.direct.len() + self.stash.len() {

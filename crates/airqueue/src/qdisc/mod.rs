@@ -69,6 +69,7 @@ mod pfifo_head_drop;
 mod prio;
 mod red;
 mod sfq;
+mod stab;
 mod stfq;
 mod tbf;
 mod wf2q_plus;
@@ -86,6 +87,7 @@ pub use pfifo_head_drop::{PfifoHeadDrop, PfifoHeadDropConf};
 pub use prio::{rt_tos2priority, Prio, PrioClassConf, PrioConf};
 pub use red::{Red, RedConf};
 pub use sfq::{Sfq, SfqConf};
+pub use stab::{LinkLayer, SizeTable, StabConf};
 pub use stfq::{Stfq, StfqConf};
 pub use tbf::{Tbf, TbfConf};
 pub use wf2q_plus::{Wf2qPlus, Wf2qPlusConf};
@@ -117,6 +119,12 @@ pub struct DevInfo {
     pub mtu: u32,
     /// Linux's psched_mtu: MTU plus the link-layer header (here: MTU + overhead).
     pub psched_mtu: u32,
+    /// Bytes of link-layer header counted in every packet's length as the qdiscs see it
+    /// (Linux's `skb->len` includes the 14 B Ethernet header on Ethernet and veth); 0 on a
+    /// raw-IP device.
+    pub link_header: u32,
+    /// The root qdisc's size table (`stab`), if any.
+    pub stab: Option<std::sync::Arc<SizeTable>>,
 }
 
 /// Where disciplines put the packets they drop; the simulator frees and counts them. ECN
@@ -271,12 +279,18 @@ impl<'a> QdiscCtx<'a> {
         true
     }
 
-    /// Wire size of a packet in bytes (what Linux's `qdisc_pkt_len` returns). This is the
-    /// IP datagram length: disciplines charge what a raw-IP device (tun, ppp) would; link
-    /// framing (`links.*.overhead`) is paid by the transmitter, not by the qdisc.
+    /// The length a discipline charges for a packet (Linux's `qdisc_pkt_len`): the IP
+    /// datagram plus the device's link-layer header (`skb->len`; 0 by default, a raw-IP
+    /// device such as tun or ppp), through the root qdisc's size table when it has one
+    /// (`stab`, [`SizeTable`]). Link framing (`links.*.overhead`) is paid by the
+    /// transmitter, not by the qdisc.
     #[inline]
     pub fn len_of(&self, pkt: PacketId) -> u32 {
-        self.packets.size(pkt)
+        let len = self.packets.size(pkt) + self.dev.link_header;
+        match &self.dev.stab {
+            None => len,
+            Some(t) => t.pkt_len(len),
+        }
     }
 }
 
@@ -326,6 +340,21 @@ pub trait Qdisc: Send {
     /// interface asks for packets again; disciplines that read link views refresh what
     /// they derived from them here.
     fn link_changed(&mut self, _iface: u32, _ctx: &mut QdiscCtx) {}
+    /// `tc qdisc change`: takes the parameters of `conf`, which is of this discipline's
+    /// kind (the caller checks; Linux refuses another kind with "Invalid qdisc name"),
+    /// keeping the queued packets and the state Linux keeps. Problems go to `errs` under
+    /// `b.path`. The default refuses: the discipline does not support `change` yet (use
+    /// `replace`).
+    fn change(&mut self, _conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) {
+        errs.push(
+            b.path.clone(),
+            format!(
+                "{} does not support `tc qdisc change` here yet; use `replace = {{ kind = \"{}\", … }}` (its packets are dropped)",
+                self.kind(),
+                self.kind()
+            ),
+        );
+    }
 }
 
 /// `q.peek(ctx)` for whoever asks: a discipline that does not serve members only offers its
@@ -399,7 +428,7 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::Stfq(c) => Box::new(Stfq::from_conf(c, b, errs)),
         QdiscConf::Wf2qPlus(c) => Box::new(Wf2qPlus::from_conf(c, b, errs)),
         QdiscConf::Red(c) => Box::new(Red::from_conf(c, b, errs)?),
-        QdiscConf::PfifoFast(c) => Box::new(PfifoFast::new(c.limit)),
+        QdiscConf::PfifoFast(c) => Box::new(PfifoFast::with_limit(c.limit, c.shared_limit)),
         QdiscConf::Prio(c) => Box::new(Prio::build(c, b, errs)),
         QdiscConf::Drr(c) => Box::new(Drr::build(c, b, errs)),
         QdiscConf::Htb(c) => Box::new(Htb::build(c, b, errs)),
@@ -495,6 +524,8 @@ pub(crate) mod testing {
                     rate_bps: 10_000_000,
                     mtu: 1500,
                     psched_mtu: 1514,
+                    link_header: 0,
+                    stab: None,
                 },
                 drops: DropSink::new(),
                 now: SimTime::ZERO,

@@ -5,8 +5,9 @@
 //! txqueuelen, 1000. The packet on the wire is not in the qdisc and does not count.
 
 use super::fifo_queue::PacketFifo;
-use super::{Qdisc, QdiscCtx, Verdict};
+use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
+use crate::scenario::{QdiscConf, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +53,13 @@ impl Pfifo {
 impl Qdisc for Pfifo {
     fn kind(&self) -> &'static str {
         "pfifo"
+    }
+
+    /// `fifo_init` sets the new limit; packets above it stay queued (Linux does not trim a fifo) (`sch_fifo.c`).
+    fn change(&mut self, conf: &QdiscConf, _b: &BuildCtx, _errs: &mut ScenarioError) {
+        if let QdiscConf::Pfifo(c) = conf {
+            self.limit = c.limit;
+        }
     }
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {

@@ -3,9 +3,11 @@
 //!
 //! A packet goes to band `priomap[skb->priority & 15]` with the fixed priomap
 //! `1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1` (no filters); dequeue takes the first non-empty band.
-//! The limit is the device's txqueuelen counted over all three bands together, as in the
-//! kernels of the seeds' era (`qdisc->q.qlen < dev->tx_queue_len`); since 4.16 the lockless
-//! pfifo_fast gives each band its own ring of txqueuelen packets instead. Skb priorities
+//! Since Linux 4.16 (the lockless pfifo_fast, `pfifo_fast_init` → `skb_array_init(q,
+//! dev->tx_queue_len)` per band) each band has its own ring of txqueuelen packets: a full
+//! band 2 never refuses a band-0 packet. That is the default here. `shared_limit = true`
+//! gives the kernels of the seeds' era (2.4/2.6, up to 4.15): one txqueuelen over the
+//! three bands together (`qdisc->q.qlen < dev->tx_queue_len`). Skb priorities
 //! come from the sending socket (the flow's `priority`, or its DSCP through IP_TOS) and,
 //! at routers, from the TOS byte (`ip_forward` → `rt_tos2priority`).
 //!
@@ -24,16 +26,23 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PfifoFastConf {
-    /// Maximum queued packets over the three bands (`ip link set … txqueuelen N`).
-    /// Default: 1000.
+    /// Maximum queued packets of each band (`ip link set … txqueuelen N`; Linux ≥ 4.16
+    /// gives every band a ring of this size), or of the three together with
+    /// `shared_limit`. Default: 1000.
     #[serde(default = "super::pfifo::default_limit")]
     pub limit: u32,
+    /// One limit over all three bands, as kernels before 4.16 (the seeds ran 2.4/2.6):
+    /// a queue full of band-2 packets then refuses band-0 packets too. Default: false
+    /// (a limit per band, Linux ≥ 4.16).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared_limit: bool,
 }
 
 const BANDS: usize = 3;
 
 pub struct PfifoFast {
     limit: u32,
+    shared_limit: bool,
     bands: [PacketFifo; BANDS],
     stats: [ClassStats; BANDS],
     backlog: [u64; BANDS],
@@ -41,9 +50,16 @@ pub struct PfifoFast {
 }
 
 impl PfifoFast {
+    /// Linux ≥ 4.16: `limit` packets per band.
     pub fn new(limit: u32) -> Self {
+        Self::with_limit(limit, false)
+    }
+
+    /// `shared_limit`: one limit over the three bands (Linux < 4.16).
+    pub fn with_limit(limit: u32, shared_limit: bool) -> Self {
         PfifoFast {
             limit,
+            shared_limit,
             bands: Default::default(),
             stats: Default::default(),
             backlog: [0; BANDS],
@@ -62,7 +78,7 @@ impl PfifoFast {
             if remove {
                 let pk = ctx.packets.get(p);
                 self.stats[b].on_dequeue(pk.size_bytes, ctx.now - pk.enqueued);
-                self.backlog[b] -= pk.size_bytes as u64;
+                self.backlog[b] -= ctx.len_of(p) as u64;
                 self.len -= 1;
             }
             return Some(p);
@@ -82,9 +98,15 @@ impl Qdisc for PfifoFast {
             p.size_bytes,
             DEFAULT_PRIOMAP[(p.priority & 15) as usize] as usize,
         );
-        if (self.len as u64) < self.limit as u64 {
+        let qlen = ctx.len_of(pkt) as u64;
+        let queued = if self.shared_limit {
+            self.len
+        } else {
+            self.bands[band].len()
+        };
+        if (queued as u64) < self.limit as u64 {
             self.bands[band].push_back(pkt);
-            self.backlog[band] += len as u64;
+            self.backlog[band] += qlen;
             self.len += 1;
             self.stats[band].on_enqueue(len);
             Verdict::Queued
@@ -155,7 +177,7 @@ mod tests {
     #[test]
     fn serves_bands_in_order_and_drops_over_the_shared_limit() {
         let mut h = Harness::new();
-        let mut q = PfifoFast::new(4);
+        let mut q = PfifoFast::with_limit(4, true);
         // priority 2 → band 2, 0 → band 1, 6 → band 0, 7 → band 0, 1 → band 2 (dropped).
         let p: Vec<_> = [2u32, 0, 6, 7, 1]
             .iter()
@@ -171,5 +193,23 @@ mod tests {
         let deq: Vec<u64> = rows.iter().map(|r| r.stats.dequeued_packets).collect();
         assert_eq!(deq, [2, 1, 1]);
         assert_eq!(rows[2].stats.drops_total(), 1);
+    }
+
+    /// Reference: Linux ≥ 4.16 pfifo_fast (`skb_array_produce` fails only when the band's
+    /// own ring of txqueuelen is full): with limit 2, two packets fit in each band, a third
+    /// band-2 packet is dropped, and band 0 still takes two.
+    #[test]
+    fn each_band_has_its_own_limit_by_default() {
+        let mut h = Harness::new();
+        let mut q = PfifoFast::new(2);
+        let p: Vec<_> = [2u32, 2, 2, 6, 6, 6]
+            .iter()
+            .map(|&pr| h.packet_with(0, 100, |x| x.priority = pr))
+            .collect();
+        let v: Vec<_> = p.iter().map(|&x| h.enqueue(&mut q, x)).collect();
+        use Verdict::*;
+        assert_eq!(v, [Queued, Queued, Dropped, Queued, Queued, Dropped]);
+        let out: Vec<_> = std::iter::from_fn(|| h.dequeue(&mut q)).collect();
+        assert_eq!(out, [p[3], p[4], p[0], p[1]]);
     }
 }

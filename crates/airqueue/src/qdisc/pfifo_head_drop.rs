@@ -3,8 +3,9 @@
 //! suits real-time traffic.
 
 use super::fifo_queue::PacketFifo;
-use super::{Qdisc, QdiscCtx, Verdict};
+use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::packet::{DropReason, PacketId};
+use crate::scenario::{QdiscConf, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +37,13 @@ impl PfifoHeadDrop {
 impl Qdisc for PfifoHeadDrop {
     fn kind(&self) -> &'static str {
         "pfifo_head_drop"
+    }
+
+    /// `fifo_init` sets the new limit; packets above it stay queued until the next arrival drops from the head (`sch_fifo.c`).
+    fn change(&mut self, conf: &QdiscConf, _b: &BuildCtx, _errs: &mut ScenarioError) {
+        if let QdiscConf::PfifoHeadDrop(c) = conf {
+            self.limit = c.limit;
+        }
     }
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {

@@ -270,7 +270,7 @@ impl Red {
                 let pk = ctx.packets.get(p);
                 lanes
                     .get_or_insert_with(pk.out_iface, RedLane::default)
-                    .backlog += pk.size_bytes as u64;
+                    .backlog += ctx.len_of(p) as u64;
             }
             lanes
         });

@@ -351,6 +351,8 @@ pub(crate) mod tests {
             rate_bps: 1_000_000,
             mtu: 1500,
             psched_mtu: 1500,
+            link_header: 0,
+            stab: None,
         };
         let b = BuildCtx {
             dev: &dev,

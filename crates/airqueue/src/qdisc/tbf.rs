@@ -380,6 +380,50 @@ impl Qdisc for Tbf {
         "tbf"
     }
 
+    /// `tbf_change` (`sch_tbf.c`): every parameter is replaced and both buckets are
+    /// refilled (`q->tokens = q->buffer; q->ptokens = q->mtu`); the queued packets stay in
+    /// the child, whose limit `fifo_set_limit` sets when it is a fifo: bytes for bfifo and,
+    /// as in Linux, the same number as packets for pfifo (other children keep theirs). A
+    /// new child (`qdisc`) is refused here: replace the tbf instead.
+    fn change(&mut self, conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) {
+        let QdiscConf::Tbf(c) = conf else { return };
+        if c.qdisc.is_some() {
+            errs.push(
+                format!("{}.qdisc", b.path),
+                "a tbf change keeps its child qdisc; remove `qdisc`, or replace the tbf",
+            );
+            return;
+        }
+        let Some(fresh) = Tbf::from_conf(c, b, errs) else {
+            return;
+        };
+        // from_conf checked that exactly one of limit and latency is given.
+        let limit = match (c.limit, c.latency) {
+            (Some(l), _) => l.0,
+            (None, Some(lat)) => latency_limit(c, lat),
+            (None, None) => return,
+        };
+        self.rate_bps = fresh.rate_bps;
+        self.peak_bps = fresh.peak_bps;
+        self.buffer = fresh.buffer;
+        self.mtu = fresh.mtu;
+        self.max_size = fresh.max_size;
+        self.tokens = self.buffer;
+        self.ptokens = self.mtu;
+        let child_conf = match self.child.kind() {
+            "bfifo" => Some(QdiscConf::Bfifo(super::BfifoConf {
+                limit: Bytes(limit),
+            })),
+            "pfifo" => Some(QdiscConf::Pfifo(super::PfifoConf {
+                limit: limit.min(u32::MAX as u64) as u32,
+            })),
+            _ => None,
+        };
+        if let Some(cc) = child_conf {
+            self.child.change(&cc, &b.child("qdisc"), errs);
+        }
+    }
+
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
         if ctx.len_of(pkt) as u64 > self.max_size {
             // Larger than the bucket: could never be sent (Linux `qdisc_drop`).

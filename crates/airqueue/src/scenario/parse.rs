@@ -4,14 +4,14 @@
 use super::error::ScenarioError;
 use super::kind_enum::problem_from_serde;
 use super::spec::{
-    CellSpec, FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec, Scenario,
-    SegmentSpec, VirtualDevSpec,
+    AtSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec,
+    Scenario, SegmentSpec, VirtualDevSpec,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 10] = [
+const SECTIONS: [&str; 11] = [
     "description",
     "run",
     "nodes",
@@ -22,6 +22,7 @@ const SECTIONS: [&str; 10] = [
     "qdiscs",
     "routes",
     "flows",
+    "at",
 ];
 
 /// Keys reserved for models that later issues add; named so that users get a clear answer.
@@ -116,6 +117,10 @@ fn parse_qdisc(item: Value, label: &str, errs: &mut ScenarioError) -> Option<Qdi
         }
         None => None,
     };
+    let stab = match m.remove("stab") {
+        Some(v) => parse_entry(v, &format!("{label}.stab"), errs),
+        None => None,
+    };
     if !m.contains_key("kind") {
         errs.push(
             format!("{label}.kind"),
@@ -127,6 +132,7 @@ fn parse_qdisc(item: Value, label: &str, errs: &mut ScenarioError) -> Option<Qdi
     Some(QdiscSpec {
         dev: dev?,
         name,
+        stab,
         conf,
     })
 }
@@ -233,6 +239,8 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
         &mut errs,
         parse_entry::<FlowSpec>,
     );
+    // Timeline entries are labelled by index (`at[2]`): their `at` is a time, not a name.
+    let at = parse_section(&mut root, "at", "", &mut errs, parse_entry::<AtSpec>);
     match (run, errs.is_empty()) {
         (Some(run), true) => Ok(Scenario {
             description,
@@ -245,6 +253,7 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
             qdiscs,
             routes,
             flows,
+            at,
         }),
         _ => Err(errs),
     }

@@ -15,6 +15,12 @@ impl JsonSchema for QdiscSpec {
     /// definition of its own: child qdiscs of classes (`classes[].qdisc`) refer to it.
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         generator.subschema_for::<QdiscConf>();
+        let mut stab: Value = generator
+            .subschema_for::<crate::qdisc::StabConf>()
+            .to_value();
+        if let Some(o) = stab.as_object_mut() {
+            o.insert("description".into(), json!("A size table (`tc qdisc add … stab overhead 14 linklayer ethernet mpu 64 …`, tc-stab(8)): the length every packet is charged in this qdisc tree, computed from `skb->len` (the datagram plus the link's `link_header`) as the kernel does."));
+        }
         let mut v: Value = generator
             .definitions()
             .get("QdiscConf")
@@ -22,7 +28,8 @@ impl JsonSchema for QdiscSpec {
             .expect("QdiscConf is a definition");
         let extra = json!({
             "dev": {"type": "string", "description": "The egress interface, `<node>.<link>`, e.g. \"router.bottleneck\", or a virtual device's name (`virtual_devs`)."},
-            "name": {"type": "string", "description": "Name used in result tables and `--set` paths; defaults to `dev`."}
+            "name": {"type": "string", "description": "Name used in result tables and `--set` paths; defaults to `dev`."},
+            "stab": stab
         });
         if let Some(variants) = v.get_mut("oneOf").and_then(Value::as_array_mut) {
             for var in variants {

@@ -47,6 +47,96 @@ pub struct Scenario {
     /// Traffic: one entry per flow (or `count` copies of it).
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// The timeline: changes applied while the scenario runs, each at an exact simulated
+    /// instant (`[[at]]` with `at = "300s"` and one of `link`, `qdisc`, `flow`). Entries at
+    /// the same instant apply in the order they are written. Listed in `summary.json`
+    /// (`timeline`) and marked on time-series plots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at: Vec<AtSpec>,
+}
+
+/// One change of the timeline: when, and exactly one of what. Later kinds (a box inserted
+/// or bypassed, a station associating, a node moving) add a key each.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AtSpec {
+    /// When the change applies (before `run.duration`), e.g. "300s". Events already due at
+    /// the same instant that were scheduled earlier fire before it.
+    pub at: Duration,
+    /// Change a link's rate, delay or impairment (as `ip link set`/`tc qdisc change …
+    /// netem` would).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkChangeSpec>,
+    /// Change a root qdisc's parameters (`tc qdisc change`) or replace it (`tc qdisc
+    /// replace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qdisc: Option<QdiscChangeSpec>,
+    /// Stop, start or restart a flow's application.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<FlowChangeSpec>,
+}
+
+/// A change of a link (both directions). Keys left out keep their value.
+///
+/// The packet being serialized when the rate changes finishes at the old rate (a NIC
+/// renegotiating its speed, or netem's `rate`, applies to the next packet); packets
+/// already on the wire keep their arrival times (netem's tfifo keeps each packet's
+/// `time_to_send`), so a shorter delay lets new packets overtake them, as on netem.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkChangeSpec {
+    /// The link's name.
+    pub name: String,
+    /// New line rate in each direction, e.g. "5Mbit".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// New one-way propagation delay, e.g. "50ms".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    /// New impairment, replacing the whole previous one as `tc qdisc change … netem`
+    /// does (parameters left out return to their defaults); `{}` removes every
+    /// impairment. Random streams continue (they are not re-seeded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impairment: Option<ImpairmentSpec>,
+}
+
+/// A change of the root qdisc of a device: give exactly one of `change` and `replace`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QdiscChangeSpec {
+    /// The device (`<node>.<link>` or a virtual device), or the `name` of its `[[qdiscs]]`
+    /// entry.
+    pub dev: String,
+    /// `tc qdisc change`: the same kind with new parameters; the queued packets and the
+    /// discipline's state stay (supported by pfifo, bfifo, pfifo_head_drop and tbf).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<QdiscConf>,
+    /// `tc qdisc replace`: a new discipline of any kind. As Linux's `qdisc_graft` resets
+    /// the old qdisc, the packets it held are dropped (reason `policy`) and the new one
+    /// starts empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replace: Option<QdiscConf>,
+}
+
+/// A change of a flow's application (UDP sources and ping).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowChangeSpec {
+    /// The flow's name.
+    pub name: String,
+    /// `stop` (no more packets; those sent travel on), `start` (send again from this
+    /// instant, with the source's pattern, until the flow's `stop`) or `restart` (stop,
+    /// then start at once: the pattern begins anew, as a restarted iperf).
+    pub action: FlowAction,
+}
+
+/// What a timeline entry does to a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowAction {
+    Stop,
+    Start,
+    Restart,
 }
 
 /// Run control.
@@ -120,6 +210,12 @@ pub struct LinkSpec {
     #[serde(default = "default_mtu")]
     #[schemars(range(min = 68, max = 65535))]
     pub mtu: u32,
+    /// Bytes of link-layer header that the qdiscs on this link's interfaces count in every
+    /// packet's length, as Linux's `skb->len` includes the 14 B Ethernet header on Ethernet
+    /// and veth devices (tbf and htb then charge 1514 B for a 1500 B datagram). Default 0:
+    /// a raw-IP device (tun, ppp). Serialization time uses `overhead`, not this.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub link_header: u32,
     /// Optional netem-like impairment applied to both directions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impairment: Option<ImpairmentSpec>,
@@ -127,6 +223,10 @@ pub struct LinkSpec {
 
 fn default_mtu() -> u32 {
     1500
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 /// A shared half-duplex segment: every node on it reaches every other, one frame at a time.
@@ -275,7 +375,7 @@ fn default_cell_buffer() -> u32 {
 /// per-(link, direction, flow) random streams, so adding a flow never changes another
 /// flow's losses; `gemodel` and `ber` describe the wire and draw from one stream per link
 /// direction.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImpairmentSpec {
     /// Extra fixed delay on top of the link's propagation delay (netem `delay`).
@@ -326,6 +426,11 @@ pub struct QdiscSpec {
     /// Name used in result tables and `--set` paths; defaults to `dev`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// A size table (`tc qdisc add … stab overhead 14 linklayer ethernet mpu 64 …`,
+    /// tc-stab(8)): the length every packet is charged in this qdisc tree, computed from
+    /// `skb->len` (the datagram plus the link's `link_header`) as the kernel does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stab: Option<crate::qdisc::StabConf>,
     /// The discipline and its parameters.
     #[serde(flatten)]
     pub conf: QdiscConf,

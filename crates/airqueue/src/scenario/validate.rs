@@ -261,7 +261,104 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         check_app(&label, f, &mut errs);
     }
     unique("flows", s.flows.iter().map(|f| f.name.as_str()), &mut errs);
+    check_timeline(s, &devs, &mut errs);
     errs.into_result()
+}
+
+/// Checks the `[[at]]` timeline: each entry before the end of the run, with exactly one
+/// change, naming things that exist. Whether a qdisc accepts a `change` is checked when
+/// the simulation is built (it needs the built discipline).
+fn check_timeline(s: &Scenario, devs: &HashMap<String, &str>, errs: &mut ScenarioError) {
+    let duration = s.run.duration.time();
+    for (i, a) in s.at.iter().enumerate() {
+        let label = format!("at[{i}]");
+        if a.at.time() >= duration {
+            errs.push(
+                format!("{label}.at"),
+                format!(
+                    "{} is not before the end of the run ({}); move it earlier or lengthen the run",
+                    a.at, s.run.duration
+                ),
+            );
+        }
+        let given = a.link.is_some() as u32 + a.qdisc.is_some() as u32 + a.flow.is_some() as u32;
+        if given != 1 {
+            errs.push(
+                label.clone(),
+                format!(
+                    "gives {given} changes; give exactly one of `link = {{ … }}`, `qdisc = {{ … }}`, `flow = {{ … }}` per [[at]] entry"
+                ),
+            );
+        }
+        if let Some(l) = &a.link {
+            let path = format!("{label}.link");
+            if !s.links.iter().any(|k| k.name == l.name) {
+                let names: Vec<&str> = s.links.iter().map(|k| k.name.as_str()).collect();
+                errs.push(
+                    format!("{path}.name"),
+                    format!(
+                        "\"{}\" is not a link; links are: {}",
+                        l.name,
+                        names.join(", ")
+                    ),
+                );
+            }
+            if l.rate.is_none() && l.delay.is_none() && l.impairment.is_none() {
+                errs.push(
+                    path.clone(),
+                    "changes nothing; give `rate`, `delay` or `impairment`",
+                );
+            }
+            if let Some(imp) = &l.impairment {
+                if imp.gemodel.is_some() && imp.loss.0 > 0.0 {
+                    errs.push(
+                        format!("{path}.impairment.gemodel"),
+                        "loss and gemodel are alternative loss models (netem takes one); keep one of them",
+                    );
+                }
+            }
+        }
+        if let Some(q) = &a.qdisc {
+            let path = format!("{label}.qdisc");
+            let known = devs.contains_key(&q.dev)
+                || s.virtual_devs.iter().any(|v| v.name == q.dev)
+                || s.qdiscs.iter().any(|d| d.display_name() == q.dev);
+            if !known {
+                errs.push(
+                    format!("{path}.dev"),
+                    format!(
+                        "\"{}\" is neither an interface (<node>.<link>), a virtual device nor the name of a [[qdiscs]] entry",
+                        q.dev
+                    ),
+                );
+            }
+            match (&q.change, &q.replace) {
+                (Some(c), None) => crate::qdisc::check(c, &format!("{path}.change"), errs),
+                (None, Some(r)) => crate::qdisc::check(r, &format!("{path}.replace"), errs),
+                _ => errs.push(
+                    path.clone(),
+                    "give exactly one of `change = { kind = …, … }` (tc qdisc change) and `replace = { kind = …, … }` (tc qdisc replace)",
+                ),
+            }
+        }
+        if let Some(f) = &a.flow {
+            let path = format!("{label}.flow");
+            match s.flows.iter().find(|g| g.name == f.name) {
+                None => errs.push(
+                    format!("{path}.name"),
+                    format!("\"{}\" is not a flow", f.name),
+                ),
+                Some(g) if !matches!(g.transport, super::spec::TransportSpec::Udp(_)) => errs.push(
+                    format!("{path}.name"),
+                    format!(
+                        "\"{}\" is a TCP flow; the timeline starts and stops UDP sources and ping for now (give a TCP flow `start`/`stop` instead)",
+                        f.name
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+    }
 }
 
 /// Checks `segments`: names unique among links and segments, known nodes, each once, at

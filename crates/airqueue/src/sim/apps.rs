@@ -43,7 +43,7 @@ impl Simulation {
         flow.stats.on_send(payload);
         let src = flow.src;
         if let Some(t) = next {
-            self.events.schedule(t, Event::AppSend(f as u32));
+            flow.app_event = Some(self.events.schedule(t, Event::AppSend(f as u32)));
         }
         self.send(f, pkt, src);
     }
@@ -349,7 +349,7 @@ impl Simulation {
         };
         let (data, size) = (source.data_bytes, source.packet_bytes());
         if let Some(t) = source.next(now) {
-            self.events.schedule(t, Event::AppSend(f as u32));
+            flow.app_event = Some(self.events.schedule(t, Event::AppSend(f as u32)));
         }
         let pkt = Packet {
             flow: FlowId(f as u32),

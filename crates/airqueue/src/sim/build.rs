@@ -84,6 +84,7 @@ impl Simulation {
             rate_bps: u64,
             mtu: u32,
             overhead: u32,
+            link_header: u32,
             ends: Vec<(IfaceId, NodeId)>,
         }
         let mut plans: Vec<MediumPlan> = Vec::new();
@@ -99,13 +100,19 @@ impl Simulation {
                     l.rate,
                     l.mtu,
                     l.overhead,
+                    l.link_header,
                 )
             })
-            .chain(
-                s.segments
-                    .iter()
-                    .map(|g| (g.name.as_str(), g.nodes.clone(), g.rate, g.mtu, g.overhead)),
-            )
+            .chain(s.segments.iter().map(|g| {
+                (
+                    g.name.as_str(),
+                    g.nodes.clone(),
+                    g.rate,
+                    g.mtu,
+                    g.overhead,
+                    0,
+                )
+            }))
             .chain(s.cells.iter().map(|c| {
                 let members: Vec<String> = std::iter::once(c.ap.clone())
                     .chain(c.stations.iter().map(|st| st.node.clone()))
@@ -123,9 +130,10 @@ impl Simulation {
                     crate::scenario::Rate(rate),
                     c.mtu,
                     crate::scenario::Bytes(crate::link::wifi::phy::DATA_OVERHEAD_BYTES as u64),
+                    0,
                 )
             }));
-        for (name, members, rate, mtu, overhead) in medium_ends {
+        for (name, members, rate, mtu, overhead, link_header) in medium_ends {
             let mut ends = Vec::with_capacity(members.len());
             for n in &members {
                 let id = IfaceId(dev_names.len() as u32);
@@ -139,6 +147,7 @@ impl Simulation {
                 rate_bps: rate.bps(),
                 mtu,
                 overhead: overhead.0 as u32,
+                link_header,
                 ends,
             });
         }
@@ -194,11 +203,14 @@ impl Simulation {
                     medium: place[m].0,
                     port: place[m].1 + p as u32,
                 };
+                let name = dev_names[id.0 as usize].clone();
                 let dev = DevInfo {
-                    name: dev_names[id.0 as usize].clone(),
+                    stab: stab_of(&qdisc_of, &name),
+                    name,
                     rate_bps: plan.rate_bps,
                     mtu: plan.mtu,
                     psched_mtu: plan.mtu + plan.overhead,
+                    link_header: plan.link_header,
                 };
                 let root = if member_of.contains_key(dev.name.as_str()) {
                     RootId::MAX // set with the virtual devices below
@@ -244,6 +256,8 @@ impl Simulation {
                     .map(|d| d.psched_mtu)
                     .max()
                     .unwrap_or(1514),
+                link_header: member_devs.iter().map(|d| d.link_header).max().unwrap_or(0),
+                stab: stab_of(&qdisc_of, &spec.name),
             };
             let r = roots.len() as RootId;
             for m in &members {
@@ -267,11 +281,17 @@ impl Simulation {
         for (l, plan) in s.links.iter().zip(&plans) {
             let direction =
                 |me: usize| format!("{}:{}->{}", l.name, l.between[me], l.between[1 - me]);
-            let imp = |me: usize| {
-                l.impairment
+            // A link whose impairment the timeline changes gets one (doing nothing until
+            // then) even when it starts without.
+            let none = crate::scenario::ImpairmentSpec::default();
+            let changed = s.at.iter().any(|a| {
+                a.link
                     .as_ref()
-                    .map(|imp| Impairment::new(imp, seed, &direction(me), &flow_names))
-            };
+                    .is_some_and(|c| c.name == l.name && c.impairment.is_some())
+            });
+            let spec = l.impairment.as_ref().or(changed.then_some(&none));
+            let imp =
+                |me: usize| spec.map(|imp| Impairment::new(imp, seed, &direction(me), &flow_names));
             media.push(AnyMedium::P2p(P2pLink::new(
                 l.name.clone(),
                 plan.rate_bps,
@@ -440,8 +460,19 @@ impl Simulation {
                 rtt: LatencyStats::default(),
                 responses: LatencyStats::default(),
                 rx_bytes_at_last_sample: 0,
+                app_event: None,
+                app_paused: false,
             });
         }
+        let timeline = super::timeline::build_timeline(
+            s,
+            &media,
+            &roots,
+            &flow_names,
+            &names,
+            seed,
+            &mut errs,
+        );
         errs.into_result()?;
         // Files are created only once the scenario is known to build.
         let capture = match &opts.capture {
@@ -489,6 +520,7 @@ impl Simulation {
             scratch_sizes: Vec::new(),
             link_fx: Vec::with_capacity(16),
             hook_fx: Vec::new(),
+            timeline,
         };
         sim.schedule_initial_events();
         Ok(sim)
@@ -508,7 +540,8 @@ impl Simulation {
                 },
             };
             if let Some(t) = first {
-                self.events.schedule(t, Event::AppSend(i as u32));
+                let id = self.events.schedule(t, Event::AppSend(i as u32));
+                self.flows[i].app_event = Some(id);
             }
             // A bulk transfer stops writing at the flow's `stop` (an AppSend after its start).
             let flow = &self.flows[i];
@@ -525,7 +558,17 @@ impl Simulation {
         for q in &mut self.roots {
             q.stats.reset(SimTime::ZERO);
         }
+        self.schedule_timeline();
     }
+}
+
+/// The size table of the root qdisc on device `dev`, if its `[[qdiscs]]` entry has `stab`.
+fn stab_of(
+    qdisc_of: &HashMap<&str, &crate::scenario::QdiscSpec>,
+    dev: &str,
+) -> Option<std::sync::Arc<qdisc::SizeTable>> {
+    let spec = qdisc_of.get(dev)?.stab.as_ref()?;
+    Some(std::sync::Arc::new(qdisc::SizeTable::new(spec)))
 }
 
 /// The root qdisc of device `dev`: an override given by the caller, or what the scenario's

@@ -21,6 +21,7 @@ mod results;
 mod root_queue;
 mod sampling;
 mod tcp_flow;
+mod timeline;
 
 pub use build::{BuildOptions, MediumFactory};
 pub use capture::{CaptureFile, CaptureSpec};
@@ -28,9 +29,10 @@ pub use conservation::{Conservation, Ledger};
 pub use results::{RunResults, Summary};
 pub use root_queue::RootQueue;
 pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
+pub use timeline::TimelineRecord;
 
 use crate::app::{PingSource, UdpSource};
-use crate::engine::{EventQueue, SimTime, Surfaced, TimerId, Timers};
+use crate::engine::{EventId, EventQueue, SimTime, Surfaced, TimerId, Timers};
 use crate::hook::{HookEffect, NodeHook};
 use crate::link::{AnyMedium, LinkEffect};
 use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
@@ -64,6 +66,8 @@ pub enum Event {
     /// An endpoint of connection `conn` (a slot of the flow's pool) of TCP flow `flow`
     /// asked to be woken up now.
     TcpTimer { flow: u32, conn: u16, side: Side },
+    /// Timeline entry i applies (`sim::timeline`).
+    Change(u32),
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8);
@@ -118,6 +122,10 @@ pub struct FlowRt {
     /// Completion times since the warm-up: web page response times.
     pub responses: LatencyStats,
     rx_bytes_at_last_sample: u64,
+    /// The pending send of a UDP or ping source (so that the timeline can cancel it).
+    app_event: Option<EventId>,
+    /// Stopped by the timeline.
+    app_paused: bool,
 }
 
 /// The transport end of a flow.
@@ -174,6 +182,8 @@ pub struct Simulation {
     /// Effects reported by media and hooks, acted upon after their calls (reused).
     link_fx: Vec<LinkEffect>,
     hook_fx: Vec<HookEffect>,
+    /// The `[[at]]` changes (`sim::timeline`).
+    timeline: timeline::Timeline,
 }
 
 /// Loads, validates, builds and runs a scenario in one call.
@@ -255,6 +265,7 @@ impl Simulation {
             Event::TcpTimer { flow, conn, side } => {
                 self.tcp_timer(flow as usize, conn as usize, side)
             }
+            Event::Change(i) => self.apply_change(i),
         }
     }
 

@@ -28,6 +28,9 @@ pub struct Summary {
     /// The most packets alive at once (arena high-water mark).
     pub peak_live_packets: u64,
     pub timing: Timing,
+    /// The timeline's changes, in the order they applied (absent without `[[at]]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<super::TimelineRecord>,
 }
 
 impl Summary {
@@ -109,6 +112,7 @@ impl Simulation {
             conservation_ok: conservation.ok,
             packets: conservation,
             peak_live_packets: self.packets.peak_live() as u64,
+            timeline: self.timeline.records.clone(),
             timing: Timing {
                 wall_seconds: self.wall_seconds,
                 events_per_second: if self.wall_seconds > 0.0 {
