@@ -89,7 +89,7 @@ impl P2pLink {
     /// Serialization of port `port`'s packet ends: the impairment decides its fate, it
     /// propagates, and the port can take the next packet.
     #[inline(always)]
-    fn tx_done(&mut self, port: usize, cx: &mut LinkCtx<'_>) {
+    fn tx_done(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
         let iface = self.ports[port];
         let d = &mut self.dirs[port];
         let pkt = d
@@ -110,10 +110,10 @@ impl P2pLink {
             reorders = imp.reorders();
         }
         if lost {
-            cx.emit(LinkEffect::Drop {
-                pkt,
-                reason: DropReason::Impairment,
-            });
+            return P2pOutcome::Ready {
+                iface,
+                lost: Some(pkt),
+            };
         } else {
             d.propagating += 1;
             cx.locate(pkt, Location::Propagating(iface.0));
@@ -131,13 +131,13 @@ impl P2pLink {
                 }
             }
         }
-        cx.emit(LinkEffect::Ready(iface));
+        P2pOutcome::Ready { iface, lost: None }
     }
 
     /// The packet at the head of the wire behind `port` arrives; the next one (if any) gets
     /// the arrival event, under the sequence number reserved when it entered the wire.
     #[inline(always)]
-    fn arrive(&mut self, port: usize, cx: &mut LinkCtx<'_>) {
+    fn arrive(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
         let d = &mut self.dirs[port];
         let pkt = d.wire.pop();
         if let Some((at, seq)) = d.wire.head() {
@@ -145,7 +145,54 @@ impl P2pLink {
         }
         d.propagating -= 1;
         let to = self.neighbours[port][0].iface;
-        cx.emit(LinkEffect::Deliver { pkt, to });
+        P2pOutcome::Deliver { pkt, to }
+    }
+
+    /// [`Medium::on_event`], with its effects returned rather than pushed: the simulation
+    /// calls this directly for wired links (`AnyMedium::P2p`), the hot path of every wired
+    /// scenario, and acts on the outcome exactly as it would on the effects the trait
+    /// method emits.
+    #[inline(always)]
+    pub(crate) fn on_event_direct(&mut self, key: u16, cx: &mut LinkCtx<'_>) -> P2pOutcome {
+        let port = (key / 2) as usize;
+        if key % 2 == TX_DONE {
+            self.tx_done(port, cx)
+        } else {
+            self.arrive(port, cx)
+        }
+    }
+}
+
+/// What one of a wired link's own events did, in the order its effects would be
+/// reported: a serialization end frees the port (after dropping the packet if the
+/// impairment lost it); a wire's head arrival delivers the packet.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum P2pOutcome {
+    Ready {
+        iface: IfaceId,
+        lost: Option<PacketId>,
+    },
+    Deliver {
+        pkt: PacketId,
+        to: IfaceId,
+    },
+}
+
+impl P2pOutcome {
+    /// The outcome as the [`LinkEffect`]s the contract reports.
+    fn emit(self, cx: &mut LinkCtx<'_>) {
+        match self {
+            P2pOutcome::Ready { iface, lost } => {
+                if let Some(pkt) = lost {
+                    cx.emit(LinkEffect::Drop {
+                        pkt,
+                        reason: DropReason::Impairment,
+                    });
+                }
+                cx.emit(LinkEffect::Ready(iface));
+            }
+            P2pOutcome::Deliver { pkt, to } => cx.emit(LinkEffect::Deliver { pkt, to }),
+        }
     }
 }
 
@@ -184,14 +231,8 @@ impl Medium for P2pLink {
         cx.schedule(done, 2 * port as u16 + TX_DONE);
     }
 
-    #[inline(always)]
     fn on_event(&mut self, key: u16, cx: &mut LinkCtx<'_>) {
-        let port = (key / 2) as usize;
-        if key % 2 == TX_DONE {
-            self.tx_done(port, cx);
-        } else {
-            self.arrive(port, cx);
-        }
+        self.on_event_direct(key, cx).emit(cx);
     }
 
     /// A packet on a jittered wire arrives.

@@ -2,8 +2,8 @@
 //! its context, and acting on the effects it reports, in order, after it returns.
 
 use super::Simulation;
-use crate::link::{AnyMedium, LinkCtx, LinkEffect};
-use crate::packet::{Location, PacketId};
+use crate::link::{AnyMedium, LinkCtx, LinkEffect, P2pOutcome};
+use crate::packet::{DropReason, Location, PacketId};
 
 impl Simulation {
     /// Calls medium `m`, then acts on its effects. Effects of nested calls (a `Ready` that
@@ -24,6 +24,78 @@ impl Simulation {
             };
             f(&mut self.media[m as usize], &mut cx);
         }
+        let mut k = start;
+        while k < self.link_fx.len() {
+            let e = self.link_fx[k];
+            k += 1;
+            self.link_effect(e);
+        }
+        self.link_fx.truncate(start);
+    }
+
+    /// Port `port` of medium `m` takes `pkt`. A wired link is called directly: it reports
+    /// nothing but a transmission start for a capture.
+    #[inline(always)]
+    pub(super) fn link_send(&mut self, m: u32, port: usize, pkt: PacketId) {
+        if let AnyMedium::P2p(l) = &mut self.media[m as usize] {
+            let start = self.link_fx.len();
+            {
+                let mut cx = LinkCtx {
+                    now: self.now,
+                    medium: m,
+                    events: &mut self.events,
+                    timers: &mut self.timers,
+                    packets: &mut self.packets,
+                    out: &mut self.link_fx,
+                    capturing: self.capture.is_some(),
+                };
+                crate::link::Medium::send(l, port, pkt, &mut cx);
+            }
+            if self.link_fx.len() > start {
+                self.act_on_effects(start);
+            }
+            return;
+        }
+        self.with_medium(m, |md, cx| md.send(port, pkt, cx));
+    }
+
+    /// One of medium `m`'s own events (`key`) fires. A wired link's outcome is acted on
+    /// as the effects it stands for (`P2pOutcome`), without the effect buffer.
+    #[inline(always)]
+    pub(super) fn link_event(&mut self, m: u32, key: u16) {
+        if let AnyMedium::P2p(l) = &mut self.media[m as usize] {
+            let outcome = {
+                let mut cx = LinkCtx {
+                    now: self.now,
+                    medium: m,
+                    events: &mut self.events,
+                    timers: &mut self.timers,
+                    packets: &mut self.packets,
+                    out: &mut self.link_fx,
+                    capturing: self.capture.is_some(),
+                };
+                l.on_event_direct(key, &mut cx)
+            };
+            match outcome {
+                P2pOutcome::Ready { iface, lost } => {
+                    if let Some(pkt) = lost {
+                        self.drop_packet(pkt, DropReason::Impairment, None);
+                    }
+                    self.link_effect(LinkEffect::Ready(iface));
+                }
+                P2pOutcome::Deliver { pkt, to } => {
+                    self.link_effect(LinkEffect::Deliver { pkt, to });
+                }
+            }
+            return;
+        }
+        self.with_medium(m, |md, cx| md.on_event(key, cx));
+    }
+
+    /// Acts on the effects recorded from `start` on, then forgets them.
+    #[cold]
+    #[inline(never)]
+    fn act_on_effects(&mut self, start: usize) {
         let mut k = start;
         while k < self.link_fx.len() {
             let e = self.link_fx[k];

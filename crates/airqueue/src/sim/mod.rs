@@ -251,9 +251,7 @@ impl Simulation {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::AppSend(f) => self.app_send(f as usize),
-            Event::Link { medium, key } => {
-                self.with_medium(medium, |m, cx| m.on_event(key, cx));
-            }
+            Event::Link { medium, key } => self.link_event(medium, key),
             Event::LinkPacket(pkt) => self.link_packet_event(pkt),
             Event::Timer(id) => self.timer(id),
             Event::Sample => {

@@ -121,7 +121,7 @@ impl Simulation {
                 }
                 match self.dequeue_for_member(r, Some(m)) {
                     Some(pkt) => {
-                        self.with_medium(medium, |md, cx| md.send(port as usize, pkt, cx));
+                        self.link_send(medium, port as usize, pkt);
                         progress = true;
                     }
                     None => starved = true,
@@ -147,7 +147,7 @@ impl Simulation {
             let got = self.dequeue_for_member(r, None);
             match got {
                 Some(pkt) => {
-                    self.with_medium(medium, |md, cx| md.send(port as usize, pkt, cx));
+                    self.link_send(medium, port as usize, pkt);
                     self.flush_drops(r);
                 }
                 None => {
@@ -176,7 +176,13 @@ impl Simulation {
             ctx.member = m.map(|m| m.0);
             dequeue_for(&mut *q.qdisc, &mut ctx)
         };
-        q.stats.on_drops_after_enqueue(self.drops.pending.len());
+        let dropped = self.drops.pending.len();
+        if got.is_none() && dropped == 0 {
+            // Nothing left the qdisc: its backlog is what it was (the common "asked while
+            // empty" case after a port becomes ready).
+            return None;
+        }
+        q.stats.on_drops_after_enqueue(dropped);
         q.stats
             .backlog_changed(now, q.qdisc.len() as u64, q.qdisc.backlog_bytes());
         let pkt = got?;
