@@ -12,7 +12,7 @@
 //!
 //! Target (issue): ≤ 150 ns per event on a 2-core machine.
 
-use airqueue::engine::{stream, EventId, EventQueue, SimTime, Surfaced, TimerId, Timers};
+use airqueue::engine::{stream, EventId, EventQueue, Next, SimTime, TimerId, Timers};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rand::Rng;
 use std::hint::black_box;
@@ -126,11 +126,11 @@ fn hold_cancel(c: &mut Criterion) {
 }
 
 /// The MAC timer pattern at wireless scale (issue 10): half of the operations re-arm or
-/// cancel a timer slot (`engine::Timers`: back-off freezes, ACK timeouts, polling), so a
-/// share of the heap is stale armings. A re-arm to a later time moves only the due time
-/// (the pending entry is put back when it surfaces); stale entries are discarded by
-/// sequence number when they surface (`pop_before_live`), with no cancelled set probed on
-/// other pops. Target: within 1.5× of the plain hold model at the same size.
+/// cancel a timer slot (`engine::Timers`: back-off freezes, ACK timeouts, polling). Timers
+/// live in an indexed heap of their own, one entry per slot, merged with the event queue
+/// at every pop (`Timers::pop_before`): a re-arm to a later time moves only the due time,
+/// an earlier one sifts the slot's entry up, a cancel clears the due time; nothing stale
+/// enters the event heap. Target: within 1.5× of the plain hold model at the same size.
 fn hold_timers_50pct(c: &mut Criterion) {
     let inc = increments();
     let mut g = c.benchmark_group("event_queue/hold_timers_50pct");
@@ -142,29 +142,15 @@ fn hold_timers_50pct(c: &mut Criterion) {
             let slots: Vec<TimerId> = (0..TIMER_SLOTS).map(|_| timers.add()).collect();
             let mut k = 0usize;
             b.iter(|| {
-                let timers_cell = std::cell::RefCell::new(&mut timers);
-                let (t, ev) = q
-                    .pop_before_live(
-                        SimTime::MAX,
-                        |ev, seq| match *ev {
-                            BenchEvent::Timer(s) => {
-                                timers_cell.borrow_mut().surfaced(TimerId(s), seq)
-                            }
-                            BenchEvent::Regular { .. } => Surfaced::Fire,
-                        },
-                        |ev, seq| {
-                            if let BenchEvent::Timer(s) = *ev {
-                                timers_cell.borrow_mut().deferred(TimerId(s), seq);
-                            }
-                        },
-                    )
+                let (t, next) = timers
+                    .pop_before(&mut q, SimTime::MAX)
                     .expect("queue is never empty");
                 let d = inc[k & (TABLE - 1)];
                 k = k.wrapping_add(1);
-                if let BenchEvent::Regular { .. } = ev {
+                if let Next::Event(ev) = next {
                     q.schedule(t + SimTime(d), black_box(ev));
                 }
-                // Half of the operations touch a timer: 4 in 5 re-arm it (cancelling the
+                // Half of the operations touch a timer: 4 in 5 re-arm it (replacing the
                 // pending arming), 1 in 5 cancels it.
                 if d.is_multiple_of(2) {
                     let slot = slots[(d / 2) as usize % TIMER_SLOTS];
@@ -172,7 +158,7 @@ fn hold_timers_50pct(c: &mut Criterion) {
                         timers.cancel(slot);
                     } else {
                         let when = t + SimTime(inc[(k ^ 0x5555) & (TABLE - 1)]);
-                        timers.arm(&mut q, slot, when, BenchEvent::Timer(slot.0));
+                        timers.arm(&mut q, slot, when);
                     }
                 }
             });

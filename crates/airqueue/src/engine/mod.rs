@@ -9,4 +9,4 @@ pub mod timers;
 pub use queue::{EventId, EventQueue};
 pub use rng::{stream, SimRng};
 pub use time::SimTime;
-pub use timers::{Surfaced, TimerId, Timers};
+pub use timers::{Next, Surfaced, TimerId, Timers};

@@ -210,53 +210,11 @@ impl<E: Copy> EventQueue<E> {
         Some((time, event))
     }
 
-    /// As [`pop_before`](Self::pop_before), for queues with timer slots
-    /// ([`super::Timers`]): `surfaced(event, seq)` says whether an event before `limit`
-    /// fires, is discarded (a stale or cancelled timer arming: removed, not counted) or is
-    /// deferred to a later time (put back under a fresh sequence number, which
-    /// `deferred(event, seq)` is told; not counted). Ordinary events answer `Fire`.
+    /// The earliest live event (time, sequence number, event), left at the top of the
+    /// heap; [`fire_top`](Self::fire_top) then pops it. For merging another queue in
+    /// (time, sequence number) order ([`super::Timers::pop_before`]).
     #[inline]
-    pub fn pop_before_live(
-        &mut self,
-        limit: SimTime,
-        mut surfaced: impl FnMut(&E, EventId) -> super::timers::Surfaced,
-        mut deferred: impl FnMut(&E, EventId),
-    ) -> Option<(SimTime, E)> {
-        use super::timers::Surfaced;
-        loop {
-            let (time, event) = self.next_live()?;
-            if time >= limit {
-                return None;
-            }
-            let seq = self.heap.peek().map(|e| e.seq).unwrap_or_default();
-            match surfaced(&event, EventId(seq)) {
-                Surfaced::Fire => {
-                    self.fire();
-                    return Some((time, event));
-                }
-                Surfaced::Discard => {
-                    self.heap.pop();
-                }
-                Surfaced::Defer(at) => {
-                    let seq = self.next_seq;
-                    self.next_seq += 1;
-                    if let Some(mut top) = self.heap.peek_mut() {
-                        *top = Entry {
-                            time: at,
-                            seq,
-                            event,
-                        };
-                    }
-                    deferred(&event, EventId(seq));
-                }
-            }
-        }
-    }
-
-    /// The earliest live event, left at the top of the heap: the fired top and cancelled
-    /// entries before it are removed first.
-    #[inline]
-    fn next_live(&mut self) -> Option<(SimTime, E)> {
+    pub fn peek_live(&mut self) -> Option<(SimTime, u64, E)> {
         self.remove_fired();
         loop {
             let top = self.heap.peek()?;
@@ -264,8 +222,27 @@ impl<E: Copy> EventQueue<E> {
                 self.heap.pop();
                 continue;
             }
-            return Some((top.time, top.event));
+            return Some((top.time, top.seq, top.event));
         }
+    }
+
+    /// Pops the event [`peek_live`](Self::peek_live) returned.
+    #[inline]
+    pub fn fire_top(&mut self) {
+        self.fire();
+    }
+
+    /// Counts an event that fired from another queue merged with this one (a timer).
+    #[inline]
+    pub fn count_fired(&mut self) {
+        self.popped += 1;
+    }
+
+    /// The earliest live event, left at the top of the heap: the fired top and cancelled
+    /// entries before it are removed first.
+    #[inline]
+    fn next_live(&mut self) -> Option<(SimTime, E)> {
+        self.peek_live().map(|(t, _, e)| (t, e))
     }
 
     /// Marks the top (the event being returned) fired.

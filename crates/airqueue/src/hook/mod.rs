@@ -51,8 +51,7 @@ pub struct HookCtx<'a> {
 impl HookCtx<'_> {
     /// Arms one of the hook's timers (from [`HookBuild::timer`]).
     pub fn arm(&mut self, timer: TimerId, at: SimTime) {
-        self.timers
-            .arm(self.events, timer, at, Event::Timer(timer.0));
+        self.timers.arm(self.events, timer, at);
     }
 
     pub fn cancel(&mut self, timer: TimerId) {

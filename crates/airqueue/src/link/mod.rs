@@ -55,8 +55,8 @@ pub mod wifi;
 mod wire;
 
 pub use impairment::Impairment;
-pub(crate) use p2p::P2pOutcome;
 pub use p2p::P2pLink;
+pub(crate) use p2p::P2pOutcome;
 pub use segment::Segment;
 pub use wire::Wire;
 
@@ -177,8 +177,7 @@ impl<'a> LinkCtx<'a> {
     /// its previous arming.
     #[inline]
     pub fn arm(&mut self, timer: TimerId, at: SimTime) {
-        self.timers
-            .arm(self.events, timer, at, Event::Timer(timer.0));
+        self.timers.arm(self.events, timer, at);
     }
 
     #[inline]

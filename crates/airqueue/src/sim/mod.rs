@@ -32,7 +32,7 @@ pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
 pub use timeline::TimelineRecord;
 
 use crate::app::{PingSource, UdpSource};
-use crate::engine::{EventId, EventQueue, SimTime, Surfaced, TimerId, Timers};
+use crate::engine::{EventId, EventQueue, Next, SimTime, Timers};
 use crate::hook::{HookEffect, NodeHook};
 use crate::link::{AnyMedium, LinkEffect};
 use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
@@ -57,8 +57,6 @@ pub enum Event {
     /// An event for one packet held by a medium (e.g. arrival over a wire that reorders);
     /// the packet's location names the medium.
     LinkPacket(PacketId),
-    /// A cancellable timer slot fired (see [`TimerOwner`]); stale armings never get here.
-    Timer(u32),
     /// Take a time-series sample.
     Sample,
     /// Reset statistics: the warm-up is over.
@@ -212,23 +210,14 @@ impl Simulation {
     /// Runs to the stop time.
     pub fn run(&mut self) {
         let started = std::time::Instant::now();
-        loop {
-            let timers = std::cell::RefCell::new(&mut self.timers);
-            let next = self.events.pop_before_live(
-                self.stop,
-                |ev, seq| match *ev {
-                    Event::Timer(id) => timers.borrow_mut().surfaced(TimerId(id), seq),
-                    _ => Surfaced::Fire,
-                },
-                |ev, seq| {
-                    if let Event::Timer(id) = *ev {
-                        timers.borrow_mut().deferred(TimerId(id), seq);
-                    }
-                },
-            );
-            let Some((t, ev)) = next else { break };
+        // Events and timer slots (a heap of their own, see `engine::timers`) in one
+        // (time, sequence number) order.
+        while let Some((t, next)) = self.timers.pop_before(&mut self.events, self.stop) {
             self.now = t;
-            self.handle(ev);
+            match next {
+                Next::Event(ev) => self.handle(ev),
+                Next::Timer(id) => self.timer(id.0),
+            }
         }
         self.now = self.stop;
         if self.last_sample < self.stop {
@@ -253,7 +242,6 @@ impl Simulation {
             Event::AppSend(f) => self.app_send(f as usize),
             Event::Link { medium, key } => self.link_event(medium, key),
             Event::LinkPacket(pkt) => self.link_packet_event(pkt),
-            Event::Timer(id) => self.timer(id),
             Event::Sample => {
                 self.sample();
                 let next = self.now + self.sample_interval;

@@ -25,7 +25,7 @@
 //! members have no qdisc of their own and are not. The wake-up is a timer slot: a pending
 //! wake-up that is already at the right time is kept rather than re-armed.
 
-use super::{Event, RootId, Simulation};
+use super::{RootId, Simulation};
 use crate::engine::TimerId;
 use crate::metrics::QueueStats;
 use crate::packet::{Location, PacketId};
@@ -210,8 +210,7 @@ impl Simulation {
             let t = t.max(now);
             if self.timers.armed_at(q.wakeup) != Some(t) {
                 let id = q.wakeup;
-                self.timers
-                    .arm_exact(&mut self.events, id, t, Event::Timer(id.0));
+                self.timers.arm_exact(&mut self.events, id, t);
             }
         }
     }
