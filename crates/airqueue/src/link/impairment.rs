@@ -15,7 +15,15 @@
 //! uniform table on [D−J, D+J] (floored at zero) and, as netem without `rate`, may reorder
 //! packets. Bit errors apply to the bits on the wire, (size + link overhead) × 8: PER =
 //! 1 − (1 − BER)^bits (`channel::bit_error`).
+//!
+//! The rest of netem — correlation, delay distributions, reordering, duplication and
+//! corruption — is [`super::netem::Netem`], on a stream of its own per direction, present
+//! only when one of those options is on. A packet's fate is decided in two steps, in
+//! netem's order: [`Impairment::admit`] (duplicate and loss draws: none, one or two
+//! copies go on) and [`Impairment::finish`] (corruption, then reorder-or-delay) for each
+//! copy that goes on, the copy first (netem re-enqueues it before the original goes on).
 
+use super::netem::{Delay, Netem};
 use crate::channel::{BitErrorModel, BitErrors, GeModel};
 use crate::engine::{stream, SimRng, SimTime};
 use crate::packet::FlowId;
@@ -38,6 +46,26 @@ pub struct Impairment {
     per_flow: Vec<FlowStreams>,
     gemodel: Option<GeModel>,
     bit_errors: BitErrorModel,
+    netem: Option<Netem>,
+}
+
+/// How many copies of a packet go on after the duplicate and loss draws (netem's `count`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Copies {
+    /// Lost.
+    None,
+    One,
+    /// The packet and a duplicate.
+    Two,
+}
+
+/// What happens to a copy that went on: corrupted (then discarded by the receiver's
+/// checksum), or delayed by `delay` (zero and `reordered` when sent at once).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Finish {
+    pub corrupted: bool,
+    pub delay: SimTime,
+    pub reordered: bool,
 }
 
 impl Impairment {
@@ -70,6 +98,7 @@ impl Impairment {
             per_flow,
             gemodel,
             bit_errors: BitErrorModel::new(kind, stream(seed, &format!("link:{direction}:ber"))),
+            netem: Netem::new(spec, seed, direction),
         }
     }
 
@@ -97,12 +126,51 @@ impl Impairment {
         } else {
             BitErrors::None
         });
+        // netem `change` rebuilds its options; the direction's netem stream restarts.
+        self.netem = Netem::new(spec, self.seed, &self.direction);
     }
 
-    /// Whether packets may overtake each other on the wire (the delay varies per packet).
+    /// Whether packets may overtake each other on the wire (the delay varies per packet,
+    /// or some are sent at once).
     #[inline]
     pub fn reorders(&self) -> bool {
-        self.jitter.0 > 0
+        self.jitter.0 > 0 || self.netem.as_ref().is_some_and(Netem::reorders)
+    }
+
+    /// The duplicate and loss draws for a packet of `flow`, `wire_bits` on the wire
+    /// (`copy`: netem's re-enqueued duplicate, which is not duplicated again). As in
+    /// netem, a loss takes one copy away: a duplicated packet that is "lost" goes on once.
+    #[inline]
+    pub fn admit(&mut self, flow: FlowId, wire_bits: u64, copy: bool) -> Copies {
+        let dup = !copy && self.netem.as_mut().is_some_and(Netem::duplicated);
+        let lost = self.lost(flow, wire_bits);
+        match (dup, lost) {
+            (false, true) => Copies::None,
+            (true, false) => Copies::Two,
+            _ => Copies::One,
+        }
+    }
+
+    /// Corruption, then reorder-or-delay, for a copy of a packet of `flow` that went on.
+    #[inline]
+    pub fn finish(&mut self, flow: FlowId) -> Finish {
+        let Some(netem) = &mut self.netem else {
+            return Finish {
+                corrupted: false,
+                delay: self.extra_delay(flow),
+                reordered: false,
+            };
+        };
+        let corrupted = netem.corrupted();
+        let (delay, jitter) = (self.delay, self.jitter);
+        let per_flow = &mut self.per_flow[flow.0 as usize].jitter;
+        let Delay { delay, reordered } =
+            netem.delay(delay, jitter, || uniform_delay(delay, jitter, per_flow));
+        Finish {
+            corrupted,
+            delay,
+            reordered,
+        }
     }
 
     /// Whether this packet of `flow`, `wire_bits` bits on the wire, is lost. Each model
@@ -110,8 +178,10 @@ impl Impairment {
     /// another model already lost the packet), so its stream does not depend on the others.
     #[inline]
     pub fn lost(&mut self, flow: FlowId, wire_bits: u64) -> bool {
-        let mut lost =
-            self.loss > 0.0 && self.per_flow[flow.0 as usize].loss.random::<f64>() < self.loss;
+        let mut lost = match &mut self.netem {
+            Some(n) if n.decides_loss() => n.lost(),
+            _ => self.loss > 0.0 && self.per_flow[flow.0 as usize].loss.random::<f64>() < self.loss,
+        };
         if let Some(ge) = &mut self.gemodel {
             lost |= ge.lost();
         }
@@ -122,11 +192,21 @@ impl Impairment {
     /// Extra one-way delay for this packet of `flow`.
     #[inline]
     pub fn extra_delay(&mut self, flow: FlowId) -> SimTime {
-        if self.jitter.0 == 0 {
-            return self.delay;
-        }
-        let j = self.jitter.0 as i128;
-        let r = self.per_flow[flow.0 as usize].jitter.random_range(-j..=j);
-        SimTime((self.delay.0 as i128 + r).max(0) as u64)
+        uniform_delay(
+            self.delay,
+            self.jitter,
+            &mut self.per_flow[flow.0 as usize].jitter,
+        )
     }
+}
+
+/// Uniform on [delay − jitter, delay + jitter] from a flow's jitter stream, floored at 0.
+#[inline]
+fn uniform_delay(delay: SimTime, jitter: SimTime, rng: &mut SimRng) -> SimTime {
+    if jitter.0 == 0 {
+        return delay;
+    }
+    let j = jitter.0 as i128;
+    let r = rng.random_range(-j..=j);
+    SimTime((delay.0 as i128 + r).max(0) as u64)
 }

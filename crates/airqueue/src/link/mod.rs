@@ -49,12 +49,13 @@
 //! `docs/architecture.md` ("How to add a medium") walks through writing one.
 
 mod impairment;
+mod netem;
 mod p2p;
 mod segment;
 pub mod wifi;
 mod wire;
 
-pub use impairment::Impairment;
+pub use impairment::{Copies, Finish, Impairment};
 pub use p2p::P2pLink;
 pub(crate) use p2p::P2pOutcome;
 pub use segment::Segment;
@@ -100,6 +101,9 @@ pub enum LinkEffect {
     Deliver { pkt: PacketId, to: IfaceId },
     /// `pkt` was lost on the medium.
     Drop { pkt: PacketId, reason: DropReason },
+    /// `pkt` is a copy the medium made of a packet (netem `duplicate`), already in the
+    /// arena at one of the medium's locations: a new packet in the ledger.
+    Duplicate(PacketId),
     /// `pkt` starts onto the medium from `from` (what a capture on `from` records).
     TxStart { from: IfaceId, pkt: PacketId },
     /// Port `iface` can take a packet again: its root queue is asked.

@@ -13,7 +13,8 @@
 //! wire behind the port arrives.
 
 use super::{
-    Impairment, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, Neighbour, PendingEvents, Wire,
+    Copies, Impairment, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, Neighbour,
+    PendingEvents, Wire,
 };
 use crate::engine::SimTime;
 use crate::packet::{DropReason, Location, NodeId, PacketId};
@@ -86,52 +87,111 @@ impl P2pLink {
         self.dirs[port].wire.len()
     }
 
-    /// Serialization of port `port`'s packet ends: the impairment decides its fate, it
-    /// propagates, and the port can take the next packet.
+    /// Serialization of port `port`'s packet ends: the impairment decides its fate (and
+    /// may make a copy, netem `duplicate`), it propagates, and the port can take the next
+    /// packet.
     #[inline(always)]
     fn tx_done(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
         let iface = self.ports[port];
-        let d = &mut self.dirs[port];
-        let pkt = d
+        let pkt = self.dirs[port]
             .sending
             .take()
             .expect("serialization ends without a packet being sent");
-        let mut delay = self.delay;
-        let mut lost = false;
-        let mut reorders = false;
-        if let Some(imp) = &mut d.impairment {
-            let p = cx.packets.get(pkt);
-            let flow = p.flow;
-            let wire_bits = (u64::from(p.size_bytes) + u64::from(self.overhead_bytes)) * 8;
-            lost = imp.lost(flow, wire_bits);
-            if !lost {
-                delay += imp.extra_delay(flow);
-            }
-            reorders = imp.reorders();
+        if self.dirs[port].impairment.is_none() {
+            self.propagate(port, pkt, self.delay, false, cx);
+            return P2pOutcome::Ready { iface, lost: None };
         }
-        if lost {
+        let p = cx.packets.get(pkt);
+        let flow = p.flow;
+        let wire_bits = (u64::from(p.size_bytes) + u64::from(self.overhead_bytes)) * 8;
+        let imp = self.dirs[port].impairment.as_mut().expect("checked above");
+        match imp.admit(flow, wire_bits, false) {
+            Copies::None => {
+                return P2pOutcome::Ready {
+                    iface,
+                    lost: Some(pkt),
+                }
+            }
+            Copies::One => {}
+            Copies::Two => self.duplicate(port, pkt, flow, wire_bits, cx),
+        }
+        let imp = self.dirs[port].impairment.as_mut().expect("checked above");
+        let f = imp.finish(flow);
+        if f.corrupted {
+            // netem flips a bit; the receiver's checksum discards the packet.
             return P2pOutcome::Ready {
                 iface,
                 lost: Some(pkt),
             };
+        }
+        let own_event = f.reordered || imp.reorders();
+        self.propagate(port, pkt, self.delay + f.delay, own_event, cx);
+        P2pOutcome::Ready { iface, lost: None }
+    }
+
+    /// netem's duplicate: a copy of `pkt` enters the arena and meets the impairment on
+    /// its own (loss, corruption, delay; it is not duplicated again), as netem's clone
+    /// re-enters the qdisc before the original goes on.
+    #[cold]
+    fn duplicate(
+        &mut self,
+        port: usize,
+        pkt: PacketId,
+        flow: crate::packet::FlowId,
+        wire_bits: u64,
+        cx: &mut LinkCtx<'_>,
+    ) {
+        let iface = self.ports[port];
+        let copy = cx.packets.get(pkt).clone();
+        let c = cx.packets.alloc(copy, Location::Propagating(iface.0));
+        cx.emit(LinkEffect::Duplicate(c));
+        let imp = self.dirs[port]
+            .impairment
+            .as_mut()
+            .expect("a duplicating impairment");
+        let lost = imp.admit(flow, wire_bits, true) == Copies::None;
+        let f = (!lost).then(|| imp.finish(flow));
+        match f {
+            Some(f) if !f.corrupted => {
+                let own_event = f.reordered || imp.reorders();
+                self.propagate(port, c, self.delay + f.delay, own_event, cx);
+            }
+            _ => cx.emit(LinkEffect::Drop {
+                pkt: c,
+                reason: DropReason::Impairment,
+            }),
+        }
+    }
+
+    /// `pkt` goes on the wire behind `port` and arrives `delay` from now: in the wire's
+    /// FIFO, or with an event of its own when it may overtake (`own_event`) or a shorter
+    /// delay than the last packet's lets it.
+    #[inline(always)]
+    fn propagate(
+        &mut self,
+        port: usize,
+        pkt: PacketId,
+        delay: SimTime,
+        own_event: bool,
+        cx: &mut LinkCtx<'_>,
+    ) {
+        let iface = self.ports[port];
+        let d = &mut self.dirs[port];
+        d.propagating += 1;
+        cx.locate(pkt, Location::Propagating(iface.0));
+        let at = cx.now + delay;
+        // A delay shortened by the timeline lets this packet overtake those already on
+        // the wire: it gets an event of its own, as on a jittered wire.
+        if own_event || d.wire.last_arrival().is_some_and(|last| last > at) {
+            cx.schedule_packet(at, pkt);
         } else {
-            d.propagating += 1;
-            cx.locate(pkt, Location::Propagating(iface.0));
-            let at = cx.now + delay;
-            // A delay shortened by the timeline lets this packet overtake those already on
-            // the wire: it gets an event of its own, as on a jittered wire.
-            if reorders || d.wire.last_arrival().is_some_and(|last| last > at) {
-                cx.schedule_packet(at, pkt);
-            } else {
-                // The sequence number its own event would have had: ties resolve as if
-                // every packet on the wire had its event in the heap.
-                let seq = cx.reserve();
-                if d.wire.push(at, seq, pkt) {
-                    cx.schedule_reserved(at, seq, 2 * port as u16 + ARRIVE);
-                }
+            // The sequence number its own event would have had: ties resolve as if
+            // every packet on the wire had its event in the heap.
+            let seq = cx.reserve();
+            if d.wire.push(at, seq, pkt) {
+                cx.schedule_reserved(at, seq, 2 * port as u16 + ARRIVE);
             }
         }
-        P2pOutcome::Ready { iface, lost: None }
     }
 
     /// The packet at the head of the wire behind `port` arrives; the next one (if any) gets

@@ -368,8 +368,10 @@ fn default_cell_buffer() -> u32 {
     100
 }
 
-/// A netem-like impairment: extra delay with uniform jitter, Bernoulli loss or netem's
-/// Gilbert-Elliott `gemodel`, and bit errors (`ber`). See docs/channels.md.
+/// A netem-like impairment: extra delay with jitter (uniform, or netem's `normal`,
+/// `pareto`, `paretonormal` tables), Bernoulli loss or netem's Gilbert-Elliott `gemodel`,
+/// bit errors (`ber`), and netem's correlation, `reorder`, `duplicate` and `corrupt`. See
+/// docs/channels.md.
 ///
 /// As in netem without `rate`, jitter may reorder packets. `loss` and jitter draw from
 /// per-(link, direction, flow) random streams, so adding a flow never changes another
@@ -398,6 +400,76 @@ pub struct ImpairmentSpec {
     /// to `loss`, e.g. `gemodel = { p = 0.01, r = 0.1 }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gemodel: Option<GeModelConf>,
+    /// Correlation of successive `loss` draws (netem `loss random P CORR`, the kernel's
+    /// `get_crandom`). Non-zero: the draws come from the direction's netem stream
+    /// (`link:<link>:<a>-><b>:netem`), one sequence over all flows as in netem.
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub loss_correlation: Probability,
+    /// Correlation of successive delay draws (netem `delay D J CORR`).
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub delay_correlation: Probability,
+    /// Jitter distribution (netem `distribution`): `uniform` (the default), or iproute2's
+    /// tables `normal`, `pareto`, `paretonormal`, scaled by `jitter` around `delay`.
+    #[serde(default, skip_serializing_if = "NetemDistribution::is_uniform")]
+    pub distribution: NetemDistribution,
+    /// Share of packets sent at once, without `delay` (netem `reorder P`): they overtake
+    /// the delayed ones. Needs a `delay`.
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub reorder: Probability,
+    /// Correlation of successive reorder draws (netem `reorder P CORR`).
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub reorder_correlation: Probability,
+    /// netem `reorder P gap N`: only every N-th packet may be sent at once (with
+    /// probability `reorder`); the others are delayed. Default 1 (any packet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<u32>,
+    /// Probability that a packet is duplicated (netem `duplicate P`): the copy is a new
+    /// packet in the ledger and meets the impairment on its own (loss, corruption, delay),
+    /// as netem's clone re-enters the qdisc.
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub duplicate: Probability,
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub duplicate_correlation: Probability,
+    /// Probability that a packet is corrupted (netem `corrupt P`: one bit flipped). The
+    /// receiver's checksum then discards it: dropped as `impairment`.
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub corrupt: Probability,
+    #[serde(default, skip_serializing_if = "is_zero_probability")]
+    pub corrupt_correlation: Probability,
+}
+
+/// netem's delay distributions (`tc qdisc … netem delay D J distribution NAME`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NetemDistribution {
+    /// Uniform on [delay − jitter, delay + jitter].
+    #[default]
+    Uniform,
+    /// iproute2's `normal` table: delay + jitter × N(0, 1).
+    Normal,
+    /// iproute2's `pareto` table (shape 3, shifted to mean zero).
+    Pareto,
+    /// iproute2's `paretonormal` table: ¼ normal + ¾ pareto.
+    Paretonormal,
+}
+
+impl NetemDistribution {
+    fn is_uniform(&self) -> bool {
+        *self == NetemDistribution::Uniform
+    }
+}
+
+impl ImpairmentSpec {
+    /// Whether any option beyond delay, uniform jitter, Bernoulli loss, `gemodel` and
+    /// `ber` is on (those draw from the direction's netem stream).
+    pub fn uses_netem_stream(&self) -> bool {
+        self.loss_correlation.0 > 0.0
+            || self.delay_correlation.0 > 0.0
+            || !self.distribution.is_uniform()
+            || self.reorder.0 > 0.0
+            || self.duplicate.0 > 0.0
+            || self.corrupt.0 > 0.0
+    }
 }
 
 fn is_zero_probability(p: &Probability) -> bool {

@@ -3,8 +3,10 @@
 
 use super::error::ScenarioError;
 use super::spec::{
-    AppSpec, CbrSpec, MessageSpec, OnoffSpec, PoissonSpec, Scenario, TcpVariant, TransportSpec,
+    AppSpec, CbrSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec, PoissonSpec,
+    Scenario, TcpVariant, TransportSpec,
 };
+use crate::engine::SimTime;
 use std::collections::{HashMap, HashSet};
 
 /// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
@@ -111,12 +113,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             );
         }
         if let Some(imp) = &l.impairment {
-            if imp.gemodel.is_some() && imp.loss.0 > 0.0 {
-                errs.push(
-                    format!("links.{}.impairment.gemodel", l.name),
-                    "loss and gemodel are alternative loss models (netem takes one); keep one of them",
-                );
-            }
+            check_impairment(imp, &format!("links.{}.impairment", l.name), &mut errs);
         }
     }
     unique("links", s.links.iter().map(|l| l.name.as_str()), &mut errs);
@@ -310,12 +307,7 @@ fn check_timeline(s: &Scenario, devs: &HashMap<String, &str>, errs: &mut Scenari
                 );
             }
             if let Some(imp) = &l.impairment {
-                if imp.gemodel.is_some() && imp.loss.0 > 0.0 {
-                    errs.push(
-                        format!("{path}.impairment.gemodel"),
-                        "loss and gemodel are alternative loss models (netem takes one); keep one of them",
-                    );
-                }
+                check_impairment(imp, &format!("{path}.impairment"), errs);
             }
         }
         if let Some(q) = &a.qdisc {
@@ -363,6 +355,82 @@ fn check_timeline(s: &Scenario, devs: &HashMap<String, &str>, errs: &mut Scenari
 
 /// Checks `segments`: names unique among links and segments, known nodes, each once, at
 /// least two, a sane MTU.
+/// netem's own consistency rules (iproute2's `q_netem.c` refuses the same combinations).
+fn check_impairment(imp: &ImpairmentSpec, path: &str, errs: &mut ScenarioError) {
+    if imp.gemodel.is_some() && imp.loss.0 > 0.0 {
+        errs.push(
+            format!("{path}.gemodel"),
+            "loss and gemodel are alternative loss models (netem takes one); keep one of them",
+        );
+    }
+    if imp.reorder.0 > 0.0 && imp.delay.time() == SimTime::ZERO {
+        errs.push(
+            format!("{path}.reorder"),
+            "reordering sends some packets without the delay, so it needs a `delay` (as netem)",
+        );
+    }
+    if let Some(gap) = imp.gap {
+        if imp.reorder.0 == 0.0 {
+            errs.push(
+                format!("{path}.gap"),
+                "gap without a `reorder` probability does nothing; give `reorder` or remove `gap`",
+            );
+        }
+        if gap == 0 {
+            errs.push(
+                format!("{path}.gap"),
+                "must be at least 1 (1 = any packet may be reordered)",
+            );
+        }
+    }
+    if imp.distribution != NetemDistribution::Uniform && imp.jitter.time() == SimTime::ZERO {
+        errs.push(
+            format!("{path}.distribution"),
+            "a delay distribution is scaled by `jitter`; give a `jitter` (as netem)",
+        );
+    }
+    let pairs = [
+        (
+            "loss_correlation",
+            imp.loss_correlation,
+            imp.loss.0 > 0.0,
+            "loss",
+        ),
+        (
+            "delay_correlation",
+            imp.delay_correlation,
+            imp.jitter.time() > SimTime::ZERO,
+            "jitter",
+        ),
+        (
+            "reorder_correlation",
+            imp.reorder_correlation,
+            imp.reorder.0 > 0.0,
+            "reorder",
+        ),
+        (
+            "duplicate_correlation",
+            imp.duplicate_correlation,
+            imp.duplicate.0 > 0.0,
+            "duplicate",
+        ),
+        (
+            "corrupt_correlation",
+            imp.corrupt_correlation,
+            imp.corrupt.0 > 0.0,
+            "corrupt",
+        ),
+    ];
+    for (key, corr, on, base) in pairs {
+        if corr.0 > 0.0 && !on {
+            errs.push(
+                format!("{path}.{key}"),
+                format!("correlates successive `{base}` draws, but `{base}` is off; give `{base}` or remove it"),
+            );
+        }
+    }
+}
+
 fn check_segments(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
     for g in &s.segments {
         let label = format!("segments.{}", g.name);

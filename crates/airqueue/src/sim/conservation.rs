@@ -1,5 +1,6 @@
-//! Packet conservation: sent = delivered + dropped + in flight, checked at the end of
-//! every run, with the place named when a packet went missing.
+//! Packet conservation: sent + duplicated = delivered + dropped + in flight, checked at
+//! the end of every run, with the place named when a packet went missing. (A duplicate a
+//! medium makes, netem's `duplicate`, is a new packet in the ledger.)
 //!
 //! "In flight" is what the components say they hold (root queues' qdisc lengths, what
 //! each medium holds at its ports and on the air, what node hooks hold). The arena independently knows every live packet and
@@ -22,8 +23,14 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
     pub sent: u64,
+    /// Copies media made of packets (netem `duplicate`).
+    pub duplicated: u64,
     pub delivered: u64,
     pub dropped: [u64; DropReason::COUNT],
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Ledger {
@@ -36,6 +43,9 @@ impl Ledger {
 #[derive(Clone, Debug, Serialize)]
 pub struct Conservation {
     pub sent: u64,
+    /// Copies media made (netem `duplicate`); left out of the summary when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub duplicated: u64,
     pub delivered: u64,
     pub dropped: BTreeMap<&'static str, u64>,
     pub in_flight: u64,
@@ -177,10 +187,12 @@ impl Simulation {
         errors.extend(identity);
         errors.extend(self.media_errors());
         let balance = l.delivered + l.dropped_total() + in_flight;
-        if l.sent != balance && errors.is_empty() {
+        let entered = l.sent + l.duplicated;
+        if entered != balance && errors.is_empty() {
             errors.push(format!(
-                "sent {} ≠ delivered {} + dropped {} + in flight {}",
+                "sent {} + duplicated {} ≠ delivered {} + dropped {} + in flight {}",
                 l.sent,
+                l.duplicated,
                 l.delivered,
                 l.dropped_total(),
                 in_flight
@@ -188,13 +200,14 @@ impl Simulation {
         }
         Conservation {
             sent: l.sent,
+            duplicated: l.duplicated,
             delivered: l.delivered,
             dropped: DropReason::ALL
                 .iter()
                 .map(|r| (r.name(), l.dropped[r.index()]))
                 .collect(),
             in_flight,
-            ok: errors.is_empty() && l.sent == balance,
+            ok: errors.is_empty() && entered == balance,
             errors,
         }
     }

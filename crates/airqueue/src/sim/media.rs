@@ -64,6 +64,7 @@ impl Simulation {
     #[inline(always)]
     pub(super) fn link_event(&mut self, m: u32, key: u16) {
         if let AnyMedium::P2p(l) = &mut self.media[m as usize] {
+            let start = self.link_fx.len();
             let outcome = {
                 let mut cx = LinkCtx {
                     now: self.now,
@@ -76,6 +77,11 @@ impl Simulation {
                 };
                 l.on_event_direct(key, &mut cx)
             };
+            // A duplicate (netem) is reported through the effect buffer, before the
+            // outcome, in the order the trait method emits them.
+            if self.link_fx.len() > start {
+                self.act_on_effects(start);
+            }
             match outcome {
                 P2pOutcome::Ready { iface, lost } => {
                     if let Some(pkt) = lost {
@@ -113,6 +119,7 @@ impl Simulation {
                 self.receive(node, pkt, to);
             }
             LinkEffect::Drop { pkt, reason } => self.drop_packet(pkt, reason, None),
+            LinkEffect::Duplicate(_) => self.ledger.duplicated += 1,
             LinkEffect::TxStart { from, pkt } => {
                 // What tcpdump on this interface sees: the packet as it starts onto the
                 // medium.

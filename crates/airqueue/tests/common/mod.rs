@@ -253,7 +253,7 @@ pub fn instants_before(start: u64, interval: u64, end: u64) -> u64 {
 }
 
 /// Asserts packet conservation as the run reports it: the summary flag, the check itself,
-/// no error line, and sent = delivered + Σ dropped + in flight recomputed here.
+/// no error line, and sent + duplicated = delivered + Σ dropped + in flight recomputed here.
 pub fn assert_conserved(r: &RunResults) {
     let p = &r.summary.packets;
     let dropped: u64 = p.dropped.values().sum();
@@ -262,7 +262,11 @@ pub fn assert_conserved(r: &RunResults) {
         p.ok && r.summary.conservation_ok,
         "conservation not ok: {p:?}"
     );
-    assert_eq!(p.sent, p.delivered + dropped + p.in_flight, "{p:?}");
+    assert_eq!(
+        p.sent + p.duplicated,
+        p.delivered + dropped + p.in_flight,
+        "{p:?}"
+    );
     let json = r.summary.to_json();
     assert!(json.contains("\"conservation_ok\": true"), "{json}");
     assert!(json.contains("\"in_flight\""), "{json}");

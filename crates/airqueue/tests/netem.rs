@@ -1,0 +1,155 @@
+//! netem's options beyond delay, uniform jitter and Bernoulli loss on a wired link, end to
+//! end: `duplicate`, `corrupt`, `reorder` (with `gap`), the delay `distribution` tables,
+//! checked against the statistics tc-netem(8) and `sch_netem.c` define.
+
+mod common;
+
+use common::*;
+
+/// 972 B payload (1000 B on the wire) every 100 µs for 20 s (200 000 packets) over one
+/// 100 Mbit / 1 ms link with `impairment`.
+fn netem_link(impairment: &str) -> airqueue::scenario::Scenario {
+    ScenarioToml::new("20.1s")
+        .nodes(&["sender", "receiver"])
+        .link(
+            "netem",
+            "sender",
+            "receiver",
+            "100Mbit",
+            "1ms",
+            &format!("impairment = {impairment}"),
+        )
+        .flow(
+            "cbr",
+            "sender",
+            "receiver",
+            &cbr_interval(972, "100us"),
+            "stop = \"20s\"",
+        )
+        .load()
+}
+
+/// |k − n·p| within the binomial 99.9 % bound.
+fn assert_binomial(k: f64, n: f64, p: f64, what: &str) {
+    let sd = (n * p * (1.0 - p)).sqrt();
+    let z = (k - n * p) / sd;
+    eprintln!("{what}: {k} of {n}, expected {:.1}, z = {z:+.2}", n * p);
+    assert!(z.abs() <= 3.29, "{what}: {k} vs {}", n * p);
+}
+
+/// Reference: tc-netem(8) `duplicate 10%`: each packet is sent twice with probability
+/// 0.1; the copy is a new packet in the ledger, so the receiver gets ≈ 1.1 × n and the
+/// conservation check counts the copies.
+#[test]
+fn duplicate_sends_the_asked_share_twice_and_conservation_counts_the_copies() {
+    let r = run_seed(&netem_link("{ duplicate = \"10%\" }"), 1);
+    let f = flow(&r, "cbr");
+    let n = f.u("tx_packets") as f64;
+    let extra = f.u("rx_packets") as f64 - n;
+    assert_binomial(extra, n, 0.1, "duplicates");
+    assert_conserved(&r);
+    assert_eq!(r.summary.packets.duplicated as f64, extra);
+}
+
+/// Reference: `sch_netem.c` `netem_enqueue`: a loss takes one copy away (`--count`), so a
+/// duplicated packet that draws a loss still goes once, and the re-enqueued copy meets
+/// the loss again. With duplicate d and loss l the receiver gets, per packet,
+/// (1−d)(1−l) + d·l + d(1−l)(2 − l).
+#[test]
+fn a_loss_takes_one_copy_of_a_duplicated_packet() {
+    let (d, l) = (0.2, 0.1);
+    let r = run_seed(&netem_link("{ duplicate = 0.2, loss = 0.1 }"), 2);
+    let f = flow(&r, "cbr");
+    let n = f.u("tx_packets") as f64;
+    let per_packet = (1.0 - d) * (1.0 - l) + d * l + d * (1.0 - l) * (2.0 - l);
+    let got = f.u("rx_packets") as f64 / n;
+    eprintln!("delivered per packet {got:.4}, netem's rule {per_packet:.4}");
+    // A sum of n bounded per-packet counts: sd ≤ √(n·0.5); 99.9 % bound.
+    assert!((got - per_packet).abs() * n <= 3.29 * (n * 0.5).sqrt());
+    assert_conserved(&r);
+}
+
+/// Reference: tc-netem(8) `corrupt 5%`: 5 % of packets get a bit flipped and the
+/// receiver's checksum discards them (counted as `impairment` drops).
+#[test]
+fn corrupt_discards_the_asked_share() {
+    let r = run_seed(&netem_link("{ corrupt = \"5%\" }"), 3);
+    let f = flow(&r, "cbr");
+    let n = f.u("tx_packets") as f64;
+    assert_binomial(f.u("drops_impairment") as f64, n, 0.05, "corrupted");
+    assert_eq!(f.u("rx_packets") + f.u("drops_impairment"), n as u64);
+    assert_conserved(&r);
+}
+
+/// Reference: tc-netem(8) `delay 10ms reorder 25%`: 25 % of packets are sent at once, the
+/// rest after 10 ms; the mean one-way delay is then the link's 1 ms + 80 µs of
+/// serialization + 0.75 × 10 ms, and the early packets overtake (the minimum delay is the
+/// link's own).
+#[test]
+fn reorder_sends_the_asked_share_without_the_delay() {
+    let r = run_seed(&netem_link("{ delay = \"10ms\", reorder = \"25%\" }"), 4);
+    let f = flow(&r, "cbr");
+    let base_ms = 1.0 + 0.08;
+    let want = base_ms + 0.75 * 10.0;
+    let mean = f.f("delay_mean_ms");
+    // The share sent at once is binomial: sd of the mean = 10 ms·√(p(1−p)/n).
+    let n = f.u("rx_packets") as f64;
+    let tol = 3.29 * 10.0 * (0.25f64 * 0.75 / n).sqrt();
+    eprintln!("mean delay {mean:.4} ms, expected {want:.4} ± {tol:.4}");
+    assert!((mean - want).abs() <= tol + 0.001);
+    assert!((f.f("delay_min_ms") - base_ms).abs() < 0.01);
+    assert_eq!(f.u("rx_packets"), f.u("tx_packets"));
+    assert_conserved(&r);
+}
+
+/// Reference: tc-netem(8) `delay 20ms 5ms distribution normal`: iproute2's normal table
+/// scaled by the jitter; the delay's median is the mean (20 ms, plus the link's 1.08 ms)
+/// and its 99th percentile is 2.326 σ above (floored at zero, which N(20, 5) never
+/// reaches in practice).
+#[test]
+fn the_normal_distribution_gives_normal_delays() {
+    let r = run_seed(
+        &netem_link("{ delay = \"20ms\", jitter = \"5ms\", distribution = \"normal\" }"),
+        5,
+    );
+    let f = flow(&r, "cbr");
+    let base = 1.08;
+    let (p50, p99) = (f.f("delay_p50_ms"), f.f("delay_p99_ms"));
+    eprintln!("p50 {p50:.3} ms, p99 {p99:.3} ms");
+    assert!((p50 - (base + 20.0)).abs() < 0.2, "p50 {p50}");
+    assert!((p99 - (base + 20.0 + 2.326 * 5.0)).abs() < 0.4, "p99 {p99}");
+    assert_conserved(&r);
+}
+
+/// Reference: iproute2 `q_netem.c` refuses reordering without a delay, a gap without a
+/// reorder probability and a distribution without jitter; the scenario's validation names
+/// the field.
+#[test]
+fn netem_combinations_iproute2_refuses_are_rejected_with_the_field() {
+    for (imp, field) in [
+        ("{ reorder = \"25%\" }", "impairment.reorder"),
+        ("{ delay = \"1ms\", gap = 5 }", "impairment.gap"),
+        (
+            "{ delay = \"1ms\", distribution = \"pareto\" }",
+            "impairment.distribution",
+        ),
+        (
+            "{ loss_correlation = \"25%\" }",
+            "impairment.loss_correlation",
+        ),
+    ] {
+        let text = ScenarioToml::new("1s")
+            .nodes(&["a", "b"])
+            .link(
+                "l",
+                "a",
+                "b",
+                "10Mbit",
+                "1ms",
+                &format!("impairment = {imp}"),
+            )
+            .toml();
+        let err = airqueue::scenario::load_toml_str(&text).expect_err(imp);
+        assert!(err.to_string().contains(field), "{imp}: {err}");
+    }
+}
