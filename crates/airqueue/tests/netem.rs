@@ -153,3 +153,67 @@ fn netem_combinations_iproute2_refuses_are_rejected_with_the_field() {
         assert!(err.to_string().contains(field), "{imp}: {err}");
     }
 }
+
+/// 1000 B on the wire every 10 ms over one 100 Mbit / 1 ms link with `impairment`.
+fn sparse_link(impairment: &str, interval: &str) -> airqueue::scenario::Scenario {
+    ScenarioToml::new("10.5s")
+        .nodes(&["sender", "receiver"])
+        .link(
+            "netem",
+            "sender",
+            "receiver",
+            "100Mbit",
+            "1ms",
+            &format!("impairment = {impairment}"),
+        )
+        .flow(
+            "cbr",
+            "sender",
+            "receiver",
+            &cbr_interval(972, interval),
+            "stop = \"10s\"",
+        )
+        .load()
+}
+
+/// Reference: `sch_netem.c` `packet_time_ns`: (len + packetoverhead), rounded up to
+/// cells of cellsize and given celloverhead each, × 8 / rate. A packet alone in the queue
+/// is delayed by exactly its packet time: 1000 B at 1 Mbit/s = 8 ms; as ATM cells (48 B
+/// + 5 B) 21 cells = 1113 B = 8.904 ms; with packetoverhead 14, 22 cells = 9.328 ms.
+#[test]
+fn rate_delays_a_lone_packet_by_its_packet_time() {
+    for (imp, packet_ms) in [
+        ("{ rate = \"1Mbit\" }", 8.0),
+        (
+            "{ rate = \"1Mbit\", cell_size = 48, cell_overhead = 5 }",
+            8.904,
+        ),
+        (
+            "{ rate = \"1Mbit\", packet_overhead = 14, cell_size = 48, cell_overhead = 5 }",
+            9.328,
+        ),
+    ] {
+        let r = run_seed(&sparse_link(imp, "10ms"), 6);
+        let f = flow(&r, "cbr");
+        let want = 1.0 + 0.08 + packet_ms;
+        for col in ["delay_min_ms", "delay_max_ms"] {
+            assert!((f.f(col) - want).abs() < 1e-3, "{imp}: {col} {}", f.f(col));
+        }
+        assert_conserved(&r);
+    }
+}
+
+/// Reference: tc-netem(8) `rate`: offered 1.6 Mbit/s into `rate 1Mbit` leaves at 1 Mbit/s
+/// (within 1 %), the rest waiting in netem's queue.
+#[test]
+fn rate_caps_the_output_at_the_rate() {
+    let r = run_seed(&sparse_link("{ rate = \"1Mbit\" }", "5ms"), 7);
+    let f = flow(&r, "cbr");
+    // 10 s of sending; the receiver counts what arrived by 10.5 s: 10.5 s × 1 Mbit/s,
+    // less the first packet's 1.08 ms + 8 ms head start.
+    let got_bits = f.u("rx_packets") as f64 * 1000.0 * 8.0;
+    let want = (10.5 - 0.00908) * 1e6;
+    eprintln!("delivered {got_bits} bits, rate × time {want}");
+    assert!((got_bits - want).abs() / want < 0.01);
+    assert_conserved(&r);
+}

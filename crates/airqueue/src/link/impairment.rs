@@ -151,9 +151,10 @@ impl Impairment {
         }
     }
 
-    /// Corruption, then reorder-or-delay, for a copy of a packet of `flow` that went on.
+    /// Corruption, then reorder-or-delay, for a copy of a `size`-byte packet of `flow`
+    /// that went on at `now`.
     #[inline]
-    pub fn finish(&mut self, flow: FlowId) -> Finish {
+    pub fn finish(&mut self, flow: FlowId, now: SimTime, size: u32) -> Finish {
         let Some(netem) = &mut self.netem else {
             return Finish {
                 corrupted: false,
@@ -164,8 +165,9 @@ impl Impairment {
         let corrupted = netem.corrupted();
         let (delay, jitter) = (self.delay, self.jitter);
         let per_flow = &mut self.per_flow[flow.0 as usize].jitter;
-        let Delay { delay, reordered } =
-            netem.delay(delay, jitter, || uniform_delay(delay, jitter, per_flow));
+        let Delay { delay, reordered } = netem.delay(now, size, delay, jitter, || {
+            uniform_delay(delay, jitter, per_flow)
+        });
         Finish {
             corrupted,
             delay,

@@ -172,6 +172,33 @@ pub struct Netem {
     dup_cor: Crandom,
     corrupt: u32,
     corrupt_cor: Crandom,
+    rate: Option<NetemRate>,
+}
+
+/// netem's `rate` (with `packetoverhead`, `cellsize`, `celloverhead`): packets leave one
+/// after another at the rate, after their delay.
+#[derive(Clone, Debug)]
+struct NetemRate {
+    bps: u64,
+    packet_overhead: i64,
+    cell_size: u64,
+    cell_overhead: i64,
+    /// When the last packet leaves (`time_to_send` of the queue's tail).
+    last: SimTime,
+}
+
+impl NetemRate {
+    /// `packet_time_ns`: (size + overhead), in whole cells if asked, at the rate, rounded
+    /// down to the ns as the kernel's `div64_u64`.
+    fn packet_time(&self, size: u32) -> SimTime {
+        let mut len = (i64::from(size) + self.packet_overhead).max(0);
+        if self.cell_size > 0 {
+            let cells = (len as u64).div_ceil(self.cell_size) as i64;
+            len = cells * (self.cell_size as i64 + self.cell_overhead);
+        }
+        let bits = len.max(0) as u128 * 8 * 1_000_000_000;
+        SimTime((bits / u128::from(self.bps)) as u64)
+    }
 }
 
 impl Netem {
@@ -206,6 +233,13 @@ impl Netem {
             dup_cor: Crandom::new(spec.duplicate_correlation.0),
             corrupt: scaled(spec.corrupt.0),
             corrupt_cor: Crandom::new(spec.corrupt_correlation.0),
+            rate: spec.rate.map(|r| NetemRate {
+                bps: r.bps(),
+                packet_overhead: i64::from(spec.packet_overhead),
+                cell_size: u64::from(spec.cell_size),
+                cell_overhead: i64::from(spec.cell_overhead),
+                last: SimTime::ZERO,
+            }),
         })
     }
 
@@ -234,11 +268,14 @@ impl Netem {
         self.reorder != 0
     }
 
-    /// netem's reorder-or-delay step: inside the gap, or when the reorder draw fails, the
-    /// packet is delayed (`tabledist` here if `decides_delay`, else `per_flow_delay()`)
-    /// and the counter advances; otherwise it goes at once and the counter restarts.
+    /// netem's reorder-or-delay step for a `size`-byte packet at `now`: inside the gap, or
+    /// when the reorder draw fails, the packet is delayed (`tabledist` here when the delay
+    /// is correlated or from a table, else `per_flow_delay()`), then paced by `rate` if
+    /// set, and the counter advances; otherwise it goes at once and the counter restarts.
     pub fn delay(
         &mut self,
+        now: SimTime,
+        size: u32,
         latency: SimTime,
         jitter: SimTime,
         per_flow_delay: impl FnOnce() -> SimTime,
@@ -260,6 +297,17 @@ impl Netem {
             SimTime(d.max(0) as u64)
         } else {
             per_flow_delay()
+        };
+        let delay = match &mut self.rate {
+            None => delay,
+            // `netem_enqueue` with a rate: the packet leaves after the one before it
+            // (the queue's last `time_to_send`) or after its delay, whichever is later,
+            // plus its own packet time.
+            Some(r) => {
+                let leave = (now + delay).max(r.last) + r.packet_time(size);
+                r.last = leave;
+                leave - now
+            }
         };
         Delay {
             delay,
@@ -358,8 +406,14 @@ mod tests {
         let mut n = Netem::new(&spec, 1, "l:a->b").unwrap();
         let pattern: Vec<bool> = (0..15)
             .map(|_| {
-                n.delay(SimTime(10_000_000), SimTime::ZERO, || SimTime(10_000_000))
-                    .reordered
+                n.delay(
+                    SimTime::ZERO,
+                    100,
+                    SimTime(10_000_000),
+                    SimTime::ZERO,
+                    || SimTime(10_000_000),
+                )
+                .reordered
             })
             .collect();
         let expect: Vec<bool> = (1..=15).map(|k| k % 5 == 0).collect();

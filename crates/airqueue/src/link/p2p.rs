@@ -102,8 +102,8 @@ impl P2pLink {
             return P2pOutcome::Ready { iface, lost: None };
         }
         let p = cx.packets.get(pkt);
-        let flow = p.flow;
-        let wire_bits = (u64::from(p.size_bytes) + u64::from(self.overhead_bytes)) * 8;
+        let (flow, size) = (p.flow, p.size_bytes);
+        let wire_bits = (u64::from(size) + u64::from(self.overhead_bytes)) * 8;
         let imp = self.dirs[port].impairment.as_mut().expect("checked above");
         match imp.admit(flow, wire_bits, false) {
             Copies::None => {
@@ -116,7 +116,7 @@ impl P2pLink {
             Copies::Two => self.duplicate(port, pkt, flow, wire_bits, cx),
         }
         let imp = self.dirs[port].impairment.as_mut().expect("checked above");
-        let f = imp.finish(flow);
+        let f = imp.finish(flow, cx.now, size);
         if f.corrupted {
             // netem flips a bit; the receiver's checksum discards the packet.
             return P2pOutcome::Ready {
@@ -143,6 +143,7 @@ impl P2pLink {
     ) {
         let iface = self.ports[port];
         let copy = cx.packets.get(pkt).clone();
+        let size = copy.size_bytes;
         let c = cx.packets.alloc(copy, Location::Propagating(iface.0));
         cx.emit(LinkEffect::Duplicate(c));
         let imp = self.dirs[port]
@@ -150,7 +151,7 @@ impl P2pLink {
             .as_mut()
             .expect("a duplicating impairment");
         let lost = imp.admit(flow, wire_bits, true) == Copies::None;
-        let f = (!lost).then(|| imp.finish(flow));
+        let f = (!lost).then(|| imp.finish(flow, cx.now, size));
         match f {
             Some(f) if !f.corrupted => {
                 let own_event = f.reordered || imp.reorders();

@@ -436,6 +436,25 @@ pub struct ImpairmentSpec {
     pub corrupt: Probability,
     #[serde(default, skip_serializing_if = "is_zero_probability")]
     pub corrupt_correlation: Probability,
+    /// netem `rate`: after the link, packets leave at this rate, one after another, each
+    /// taking (size + `packet_overhead`, rounded up to cells of `cell_size` +
+    /// `cell_overhead`) × 8 / rate; a packet waits for the one before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// netem `rate … packetoverhead`: bytes added to (or, negative, taken from) each
+    /// packet's size for `rate` (e.g. 14 for the Ethernet header netem's skb carries).
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub packet_overhead: i32,
+    /// netem `rate … cellsize`: the size is rounded up to whole cells (e.g. 48 for ATM).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub cell_size: u32,
+    /// netem `rate … celloverhead`: bytes added per cell (e.g. 5 for ATM's header).
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub cell_overhead: i32,
+}
+
+fn is_zero_i32(v: &i32) -> bool {
+    *v == 0
 }
 
 /// netem's delay distributions (`tc qdisc … netem delay D J distribution NAME`).
@@ -469,6 +488,7 @@ impl ImpairmentSpec {
             || self.reorder.0 > 0.0
             || self.duplicate.0 > 0.0
             || self.corrupt.0 > 0.0
+            || self.rate.is_some()
     }
 }
 

@@ -389,6 +389,23 @@ fn check_impairment(imp: &ImpairmentSpec, path: &str, errs: &mut ScenarioError) 
             "a delay distribution is scaled by `jitter`; give a `jitter` (as netem)",
         );
     }
+    if imp.rate.is_none()
+        && (imp.packet_overhead != 0 || imp.cell_size != 0 || imp.cell_overhead != 0)
+    {
+        errs.push(
+            format!("{path}.rate"),
+            "packet_overhead, cell_size and cell_overhead shape netem's `rate`; give a `rate`",
+        );
+    }
+    if imp.rate.is_some_and(|r| r.bps() == 0) {
+        errs.push(format!("{path}.rate"), "must be above 0, e.g. \"1Mbit\"");
+    }
+    if imp.cell_size == 0 && imp.cell_overhead != 0 {
+        errs.push(
+            format!("{path}.cell_overhead"),
+            "is added per cell; give a `cell_size`",
+        );
+    }
     let pairs = [
         (
             "loss_correlation",
