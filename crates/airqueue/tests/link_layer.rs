@@ -421,8 +421,8 @@ fn run_flapping(silent: bool) -> (RunResults, u64, u64) {
         Box::new(Flapping {
             inner: P2pLink::new(
                 "ab".into(),
-                10_000_000,
-                SimTime::from_millis(1),
+                [10_000_000; 2],
+                [SimTime::from_millis(1); 2],
                 0,
                 [ends[0], ends[1]],
                 [None, None],

@@ -1,6 +1,7 @@
 //! netem's options beyond delay, uniform jitter and Bernoulli loss on a wired link, end to
 //! end: `duplicate`, `corrupt`, `reorder` (with `gap`), the delay `distribution` tables,
-//! checked against the statistics tc-netem(8) and `sch_netem.c` define.
+//! checked against the statistics tc-netem(8) and `sch_netem.c` define; and asymmetric
+//! links (a rate, delay and impairment per direction).
 
 mod common;
 
@@ -215,5 +216,53 @@ fn rate_caps_the_output_at_the_rate() {
     let want = (10.5 - 0.00908) * 1e6;
     eprintln!("delivered {got_bits} bits, rate × time {want}");
     assert!((got_bits - want).abs() / want < 0.01);
+    assert_conserved(&r);
+}
+
+/// Reference: the link model's own closed form per direction, serialization (size × 8 /
+/// rate) + propagation delay: an ADSL-like link, 10 Mbit / 5 ms down and 1 Mbit / 50 ms
+/// up with 10 % loss only up, delays a lone 1000 B packet by 0.8 + 5 ms down and 8 + 50 ms
+/// up, and loses only upstream.
+#[test]
+fn an_asymmetric_link_has_its_own_rate_delay_and_impairment_per_direction() {
+    let s = ScenarioToml::new("20.5s")
+        .nodes(&["home", "isp"])
+        .link(
+            "adsl",
+            "isp",
+            "home",
+            "10Mbit",
+            "5ms",
+            "reverse = { rate = \"1Mbit\", delay = \"50ms\", impairment = { loss = \"10%\" } }",
+        )
+        .flow(
+            "down",
+            "isp",
+            "home",
+            &cbr_interval(972, "10ms"),
+            "stop = \"20s\"",
+        )
+        .flow(
+            "up",
+            "home",
+            "isp",
+            &cbr_interval(972, "10ms"),
+            "stop = \"20s\"",
+        )
+        .load();
+    let r = run_seed(&s, 8);
+    let (down, up) = (flow(&r, "down"), flow(&r, "up"));
+    for (f, want) in [(&down, 0.8 + 5.0), (&up, 8.0 + 50.0)] {
+        for col in ["delay_min_ms", "delay_max_ms"] {
+            assert!(
+                (f.f(col) - want).abs() < 1e-3,
+                "{col} {} vs {want}",
+                f.f(col)
+            );
+        }
+    }
+    assert_eq!(down.u("drops_impairment"), 0);
+    let n = up.u("tx_packets") as f64;
+    assert_binomial(up.u("drops_impairment") as f64, n, 0.1, "upstream losses");
     assert_conserved(&r);
 }

@@ -20,8 +20,11 @@ use crate::engine::SimTime;
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
 
-/// One direction: the transmitter of a port and the wire behind it.
+/// One direction: the transmitter of a port and the wire behind it, with the direction's
+/// own line rate and propagation delay (an asymmetric link has different ones).
 struct Direction {
+    rate_bps: u64,
+    delay: SimTime,
     /// The packet being serialized, if any.
     sending: Option<PacketId>,
     /// Packets on the wire: those in `wire` and those with an arrival event of their own
@@ -35,8 +38,6 @@ struct Direction {
 /// A full-duplex wired link between two interfaces.
 pub struct P2pLink {
     name: String,
-    rate_bps: u64,
-    delay: SimTime,
     overhead_bytes: u32,
     ports: [IfaceId; 2],
     /// `neighbours[p]`: the far end of port p.
@@ -48,17 +49,20 @@ const TX_DONE: u16 = 0;
 const ARRIVE: u16 = 1;
 
 impl P2pLink {
-    /// `ends[p]` = (interface, node) of port p; `impairments[p]` acts on what port p sends.
+    /// `ends[p]` = (interface, node) of port p; `rates[p]`, `delays[p]` and
+    /// `impairments[p]` are those of what port p sends.
     pub fn new(
         name: String,
-        rate_bps: u64,
-        delay: SimTime,
+        rates: [u64; 2],
+        delays: [SimTime; 2],
         overhead_bytes: u32,
         ends: [(IfaceId, NodeId); 2],
         impairments: [Option<Impairment>; 2],
     ) -> Self {
         let [i0, i1] = impairments;
-        let dir = |impairment| Direction {
+        let dir = |p: usize, impairment| Direction {
+            rate_bps: rates[p],
+            delay: delays[p],
             sending: None,
             propagating: 0,
             wire: Wire::new(),
@@ -67,19 +71,20 @@ impl P2pLink {
         let nb = |(iface, node)| Neighbour { node, iface };
         P2pLink {
             name,
-            rate_bps,
-            delay,
             overhead_bytes,
             ports: [ends[0].0, ends[1].0],
             neighbours: [[nb(ends[1])], [nb(ends[0])]],
-            dirs: [dir(i0), dir(i1)],
+            dirs: [dir(0, i0), dir(1, i1)],
         }
     }
 
-    /// Serialization time of a `size_bytes` packet.
+    /// Serialization time of a `size_bytes` packet sent by port `port`.
     #[inline(always)]
-    pub fn tx_time(&self, size_bytes: u32) -> SimTime {
-        SimTime::transmission((size_bytes + self.overhead_bytes) as u64, self.rate_bps)
+    pub fn tx_time(&self, port: usize, size_bytes: u32) -> SimTime {
+        SimTime::transmission(
+            (size_bytes + self.overhead_bytes) as u64,
+            self.dirs[port].rate_bps,
+        )
     }
 
     /// Packets on the wire behind port `port` (tests).
@@ -98,7 +103,7 @@ impl P2pLink {
             .take()
             .expect("serialization ends without a packet being sent");
         if self.dirs[port].impairment.is_none() {
-            self.propagate(port, pkt, self.delay, false, cx);
+            self.propagate(port, pkt, self.dirs[port].delay, false, cx);
             return P2pOutcome::Ready { iface, lost: None };
         }
         let p = cx.packets.get(pkt);
@@ -125,7 +130,8 @@ impl P2pLink {
             };
         }
         let own_event = f.reordered || imp.reorders();
-        self.propagate(port, pkt, self.delay + f.delay, own_event, cx);
+        let delay = self.dirs[port].delay + f.delay;
+        self.propagate(port, pkt, delay, own_event, cx);
         P2pOutcome::Ready { iface, lost: None }
     }
 
@@ -155,7 +161,8 @@ impl P2pLink {
         match f {
             Some(f) if !f.corrupted => {
                 let own_event = f.reordered || imp.reorders();
-                self.propagate(port, c, self.delay + f.delay, own_event, cx);
+                let delay = self.dirs[port].delay + f.delay;
+                self.propagate(port, c, delay, own_event, cx);
             }
             _ => cx.emit(LinkEffect::Drop {
                 pkt: c,
@@ -288,7 +295,7 @@ impl Medium for P2pLink {
         let size = cx.packets.get(pkt).size_bytes;
         self.dirs[port].sending = Some(pkt);
         cx.locate(pkt, Location::Transmitting(iface.0));
-        let done = cx.now + self.tx_time(size);
+        let done = cx.now + self.tx_time(port, size);
         cx.schedule(done, 2 * port as u16 + TX_DONE);
     }
 
@@ -309,7 +316,8 @@ impl Medium for P2pLink {
 
     /// Rate, delay and impairment can all change. A new rate applies from the next packet
     /// (the one being serialized finishes at the old rate); a new delay applies to packets
-    /// that finish serialization from now on; a new impairment replaces both directions'
+    /// that finish serialization from now on; each applies to both directions (an
+    /// asymmetric link becomes symmetric in it); a new impairment replaces both directions'
     /// parameters, keeping their random streams.
     fn check_change(&self, change: &LinkChange) -> Result<(), String> {
         if change.impairment.is_some() && self.dirs.iter().any(|d| d.impairment.is_none()) {
@@ -323,8 +331,10 @@ impl Medium for P2pLink {
 
     fn apply(&mut self, change: &LinkChange, cx: &mut LinkCtx<'_>) -> Result<(), String> {
         self.check_change(change)?;
-        if let Some(d) = change.delay {
-            self.delay = d;
+        if let Some(delay) = change.delay {
+            for d in &mut self.dirs {
+                d.delay = delay;
+            }
         }
         if let Some(spec) = &change.impairment {
             for d in &mut self.dirs {
@@ -334,7 +344,9 @@ impl Medium for P2pLink {
             }
         }
         if let Some(r) = change.rate_bps {
-            self.rate_bps = r;
+            for d in &mut self.dirs {
+                d.rate_bps = r;
+            }
             for &p in &self.ports {
                 cx.emit(LinkEffect::ViewChanged(p));
             }
@@ -345,7 +357,7 @@ impl Medium for P2pLink {
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         (self.neighbours[port][0].node == neighbour).then(|| LinkView {
             neighbour,
-            rate_bps: self.rate_bps,
+            rate_bps: self.dirs[port].rate_bps,
             quality: None,
             rssi_dbm: None,
             can_send: true,
@@ -397,8 +409,8 @@ mod tests {
     fn link() -> P2pLink {
         P2pLink::new(
             "l".into(),
-            1_000_000,
-            SimTime(1000),
+            [1_000_000; 2],
+            [SimTime(1000); 2],
             0,
             [(IfaceId(0), NodeId(0)), (IfaceId(1), NodeId(1))],
             [None, None],

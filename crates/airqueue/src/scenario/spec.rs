@@ -219,6 +219,58 @@ pub struct LinkSpec {
     /// Optional netem-like impairment applied to both directions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impairment: Option<ImpairmentSpec>,
+    /// An asymmetric link: what differs in the direction from `between[1]` to
+    /// `between[0]` (an ADSL line, a satellite return channel). Keys left out are the
+    /// link's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<LinkDirectionSpec>,
+}
+
+/// The direction `between[1]` → `between[0]` of an asymmetric link.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDirectionSpec {
+    /// Line rate in this direction, e.g. "1Mbit" for an ADSL uplink.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// One-way propagation delay in this direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    /// The impairment of this direction instead of the link's (`{}` for none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impairment: Option<ImpairmentSpec>,
+}
+
+impl LinkSpec {
+    /// Line rate of the direction leaving `between[end]`, bit/s.
+    pub fn rate_from(&self, end: usize) -> u64 {
+        match (&self.reverse, end) {
+            (Some(LinkDirectionSpec { rate: Some(r), .. }), 1) => r.bps(),
+            _ => self.rate.bps(),
+        }
+    }
+
+    /// Propagation delay of the direction leaving `between[end]`.
+    pub fn delay_from(&self, end: usize) -> Duration {
+        match (&self.reverse, end) {
+            (Some(LinkDirectionSpec { delay: Some(d), .. }), 1) => *d,
+            _ => self.delay,
+        }
+    }
+
+    /// Impairment of the direction leaving `between[end]`.
+    pub fn impairment_from(&self, end: usize) -> Option<&ImpairmentSpec> {
+        match (&self.reverse, end) {
+            (
+                Some(LinkDirectionSpec {
+                    impairment: Some(i),
+                    ..
+                }),
+                1,
+            ) => Some(i),
+            _ => self.impairment.as_ref(),
+        }
+    }
 }
 
 fn default_mtu() -> u32 {

@@ -115,6 +115,15 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         if let Some(imp) = &l.impairment {
             check_impairment(imp, &format!("links.{}.impairment", l.name), &mut errs);
         }
+        if let Some(r) = &l.reverse {
+            let path = format!("links.{}.reverse", l.name);
+            if r.rate.is_some_and(|r| r.bps() == 0) {
+                errs.push(format!("{path}.rate"), "must be above 0, e.g. \"1Mbit\"");
+            }
+            if let Some(imp) = &r.impairment {
+                check_impairment(imp, &format!("{path}.impairment"), &mut errs);
+            }
+        }
     }
     unique("links", s.links.iter().map(|l| l.name.as_str()), &mut errs);
     check_segments(s, &nodes, &mut errs);

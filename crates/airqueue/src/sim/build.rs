@@ -82,6 +82,8 @@ impl Simulation {
         // each segment. `media_ends[m]` lists medium m's (interface, node) per port.
         struct MediumPlan {
             rate_bps: u64,
+            /// An asymmetric link's rate from its second end (`reverse.rate`).
+            reverse_rate_bps: Option<u64>,
             mtu: u32,
             overhead: u32,
             link_header: u32,
@@ -145,11 +147,17 @@ impl Simulation {
             }
             plans.push(MediumPlan {
                 rate_bps: rate.bps(),
+                reverse_rate_bps: None,
                 mtu,
                 overhead: overhead.0 as u32,
                 link_header,
                 ends,
             });
+        }
+
+        // Links come first among the plans (link order).
+        for (plan, l) in plans.iter_mut().zip(&s.links) {
+            plan.reverse_rate_bps = (l.rate_from(1) != l.rate_from(0)).then(|| l.rate_from(1));
         }
 
         // Where each plan's ports sit, (medium, first port): links and segments are media
@@ -207,7 +215,10 @@ impl Simulation {
                 let dev = DevInfo {
                     stab: stab_of(&qdisc_of, &name),
                     name,
-                    rate_bps: plan.rate_bps,
+                    rate_bps: match (p, plan.reverse_rate_bps) {
+                        (1, Some(r)) => r,
+                        _ => plan.rate_bps,
+                    },
                     mtu: plan.mtu,
                     psched_mtu: plan.mtu + plan.overhead,
                     link_header: plan.link_header,
@@ -289,13 +300,14 @@ impl Simulation {
                     .as_ref()
                     .is_some_and(|c| c.name == l.name && c.impairment.is_some())
             });
-            let spec = l.impairment.as_ref().or(changed.then_some(&none));
-            let imp =
-                |me: usize| spec.map(|imp| Impairment::new(imp, seed, &direction(me), &flow_names));
+            let imp = |me: usize| {
+                let spec = l.impairment_from(me).or(changed.then_some(&none));
+                spec.map(|imp| Impairment::new(imp, seed, &direction(me), &flow_names))
+            };
             media.push(AnyMedium::P2p(P2pLink::new(
                 l.name.clone(),
-                plan.rate_bps,
-                l.delay.time(),
+                [l.rate_from(0), l.rate_from(1)],
+                [l.delay_from(0).time(), l.delay_from(1).time()],
                 plan.overhead,
                 [plan.ends[0], plan.ends[1]],
                 [imp(0), imp(1)],
