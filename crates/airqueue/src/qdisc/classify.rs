@@ -4,8 +4,11 @@
 //! Linux attaches filters (`tc filter … u32 match ip dst …`, `flow`, `fw`) to a classful
 //! qdisc; here a class carries a `match` table instead, the common cases of those filters
 //! written by name: the flow, the source or destination host, DSCP, `skb->priority`, the
-//! protocol and the egress interface. Rules are tried in order and the first match wins,
-//! as with filters of increasing `prio`; packets no rule takes go to the qdisc's `default`.
+//! protocol, the source and destination ports (`u32 match ip sport|dport`, single ports,
+//! ranges and lists), the egress interface, and raw `u32` selectors (value and mask on a
+//! 5-tuple field, as `tc filter … u32 match ip <field> <value> <mask>`). Rules are tried in
+//! order and the first match wins, as with filters of increasing `prio`; packets no rule
+//! takes go to the qdisc's `default`.
 //!
 //! Fair queues that hash flows (sfq, fq_codel) use [`flow_hash`] over the 5-tuple, as
 //! Linux's flow dissector + jhash do; the perturbation makes the hash change with `perturb`.
@@ -78,9 +81,19 @@ pub struct MatchSpec {
     /// `skb->priority` values (SO_PRIORITY).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<Vec<u32>>,
-    /// IP protocol: "tcp" or "udp".
+    /// IP protocol: "tcp", "udp" or "icmp".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<MatchProtocol>,
+    /// Source ports: a port, a range "5000-5010", or a list of both (`u32 match ip sport`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sport: Option<Ports>,
+    /// Destination ports, as `sport` (`u32 match ip dport`), e.g. 5060 or ["80", "443"].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dport: Option<Ports>,
+    /// Raw selectors, all of which must hold (one `tc filter … u32` with several `match`
+    /// clauses): `{ field = "src", value = 167772160, mask = 4294967040 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub u32: Option<Vec<U32Selector>>,
     /// Egress interfaces `<node>.<link>` (what a class on a virtual device matches to
     /// separate the traffic of its member interfaces, as in seed 000's IMQ trees).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,6 +106,119 @@ pub struct MatchSpec {
 pub enum MatchProtocol {
     Tcp,
     Udp,
+    Icmp,
+}
+
+/// Inclusive port ranges: `80`, `"5000-5010"`, or a list of both.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Ports(pub Vec<(u16, u16)>);
+
+impl JsonSchema for Ports {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Ports".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A port (`5060`), a range (`\"5000-5010\"`), or a list of both.",
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": 65535},
+                {"type": "string"},
+                {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}
+            ]
+        })
+    }
+}
+
+const PORTS_FIX: &str =
+    "write a port (5060), a range (\"5000-5010\") or a list of them ([80, \"8000-8080\"])";
+
+fn port_range(v: &serde_json::Value) -> Result<(u16, u16), String> {
+    let port = |x: &str| x.trim().parse::<u16>().ok();
+    match v {
+        serde_json::Value::Number(n) => n
+            .as_u64()
+            .and_then(|p| u16::try_from(p).ok())
+            .map(|p| (p, p))
+            .ok_or_else(|| format!("{n} is not a port (0–65535); {PORTS_FIX}")),
+        serde_json::Value::String(s) => {
+            let (lo, hi) = s.split_once('-').unwrap_or((s, s));
+            match (port(lo), port(hi)) {
+                (Some(lo), Some(hi)) if lo <= hi => Ok((lo, hi)),
+                _ => Err(format!("\"{s}\" is not a port or range; {PORTS_FIX}")),
+            }
+        }
+        other => Err(format!("{other} is not a port; {PORTS_FIX}")),
+    }
+}
+
+impl<'de> Deserialize<'de> for Ports {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        let items = match &v {
+            serde_json::Value::Array(a) => a.iter().collect(),
+            one => vec![one],
+        };
+        items
+            .into_iter()
+            .map(port_range)
+            .collect::<Result<Vec<_>, _>>()
+            .map(Ports)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A 5-tuple field a `u32` selector reads (`u32 match ip <field>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum U32Field {
+    /// IPv4 source address (32 bits).
+    Src,
+    /// IPv4 destination address (32 bits).
+    Dst,
+    /// Source port (16 bits).
+    Sport,
+    /// Destination port (16 bits).
+    Dport,
+    /// IP protocol number (8 bits: 6 TCP, 17 UDP, 1 ICMP).
+    Protocol,
+    /// The TOS byte (8 bits: DSCP << 2 | ECN).
+    Tos,
+}
+
+/// `u32 match ip <field> <value> <mask>`: holds when `field & mask == value & mask`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct U32Selector {
+    pub field: U32Field,
+    pub value: u32,
+    /// Default: all ones (the whole field).
+    #[serde(default = "all_ones")]
+    pub mask: u32,
+}
+
+fn all_ones() -> u32 {
+    u32::MAX
+}
+
+impl U32Selector {
+    #[inline]
+    fn holds(&self, p: &Packet) -> bool {
+        let t = &p.tuple;
+        let v = match self.field {
+            U32Field::Src => t.src_addr,
+            U32Field::Dst => t.dst_addr,
+            U32Field::Sport => u32::from(t.src_port),
+            U32Field::Dport => u32::from(t.dst_port),
+            U32Field::Protocol => match t.protocol {
+                Protocol::Tcp => 6,
+                Protocol::Udp => 17,
+                Protocol::Icmp => 1,
+            },
+            U32Field::Tos => (u32::from(p.dscp) << 2) | u32::from(p.ecn & 0b11),
+        };
+        v & self.mask == self.value & self.mask
+    }
 }
 
 /// The names a scenario defines, for resolving `match` tables (built once per run).
@@ -154,7 +280,15 @@ pub struct Match {
     dscp: Option<Vec<u8>>,
     priority: Option<Vec<u32>>,
     protocol: Option<Protocol>,
+    sport: Option<Vec<(u16, u16)>>,
+    dport: Option<Vec<(u16, u16)>>,
+    u32: Vec<U32Selector>,
     dev: Option<Vec<u32>>,
+}
+
+fn in_ports(set: &Option<Vec<(u16, u16)>>, port: u16) -> bool {
+    set.as_ref()
+        .is_none_or(|s| s.iter().any(|&(lo, hi)| (lo..=hi).contains(&port)))
 }
 
 fn hit<T: PartialEq>(set: &Option<Vec<T>>, v: T) -> bool {
@@ -219,7 +353,11 @@ impl Match {
             protocol: spec.protocol.map(|p| match p {
                 MatchProtocol::Tcp => Protocol::Tcp,
                 MatchProtocol::Udp => Protocol::Udp,
+                MatchProtocol::Icmp => Protocol::Icmp,
             }),
+            sport: spec.sport.as_ref().map(|p| p.0.clone()),
+            dport: spec.dport.as_ref().map(|p| p.0.clone()),
+            u32: spec.u32.clone().unwrap_or_default(),
             dev: spec
                 .dev
                 .as_ref()
@@ -236,6 +374,9 @@ impl Match {
             && hit(&self.dscp, p.dscp)
             && hit(&self.priority, p.priority)
             && self.protocol.is_none_or(|x| x == p.tuple.protocol)
+            && in_ports(&self.sport, p.tuple.src_port)
+            && in_ports(&self.dport, p.tuple.dst_port)
+            && self.u32.iter().all(|s| s.holds(p))
             && hit(&self.dev, p.out_iface)
     }
 }
@@ -327,6 +468,43 @@ mod tests {
         assert!(!m.matches(&pkt(2, 2, 46, 0)), "bulk is not voice*");
         assert!(!m.matches(&pkt(0, 1, 46, 0)), "dst ap is not listed");
         assert!(!m.matches(&pkt(0, 2, 0, 0)), "dscp 0 is not 46");
+    }
+
+    /// Reference: tc-u32(8) semantics: `match ip sport 1000 0xfff0` takes ports
+    /// 1000–1007…(mask) — here `field & mask == value & mask`; `match ip src 10.0.0.0/24`
+    /// is a mask of 0xffffff00; port ranges are inclusive at both ends.
+    #[test]
+    fn port_ranges_and_u32_selectors_compare_as_tc_u32() {
+        let mut errs = ScenarioError::default();
+        let m = Match::resolve(
+            &parse(serde_json::json!({
+                "sport": ["1000-1010", 2000],
+                "u32": [{"field": "dst", "value": 0x0a00_0000u32, "mask": 0xffff_ff00u32}]
+            })),
+            &names(),
+            "q",
+            &mut errs,
+        );
+        assert!(errs.is_empty(), "{errs}");
+        let with = |sport: u16, dst: u32| {
+            let mut p = pkt(0, dst, 0, 0);
+            p.tuple.src_port = sport;
+            m.matches(&p)
+        };
+        assert!(with(1000, 0x0a00_0001) && with(1010, 0x0a00_00ff) && with(2000, 0x0a00_0042));
+        assert!(!with(999, 0x0a00_0001) && !with(1011, 0x0a00_0001) && !with(2001, 0x0a00_0001));
+        assert!(!with(1000, 0x0a00_0101), "outside 10.0.0.0/24");
+        let tos = U32Selector {
+            field: U32Field::Tos,
+            value: 46 << 2,
+            mask: 0xfc,
+        };
+        let mut p = pkt(0, 1, 46, 0);
+        p.ecn = 2;
+        assert!(
+            tos.holds(&p),
+            "the DSCP bits of the TOS byte, ECN masked off"
+        );
     }
 
     #[test]

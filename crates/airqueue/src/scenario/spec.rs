@@ -694,6 +694,12 @@ pub struct FlowSpec {
     pub transport: TransportSpec,
     /// The application generating the traffic.
     pub app: AppSpec,
+    /// The server's port: the destination port of the data (of a UDP flow, of a TCP
+    /// flow's client-to-server packets). Default 5001 (iperf's) and 80 for `web`; what a
+    /// `match` with `dport`/`sport` classifies by (5060 for SIP, 443 for HTTPS …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 65535))]
+    pub port: Option<u16>,
 }
 
 crate::kind_enum! {

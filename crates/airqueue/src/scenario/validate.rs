@@ -227,6 +227,12 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     for f in &s.flows {
         let label = format!("flows.{}", f.name);
         check_name(format!("{label}.name"), &f.name, &mut errs);
+        if f.port == Some(0) {
+            errs.push(
+                format!("{label}.port"),
+                "port 0 is reserved; give 1–65535 (e.g. 5060 for SIP)",
+            );
+        }
         node_ref(format!("{label}.from"), &f.from, &mut errs);
         node_ref(format!("{label}.to"), &f.to, &mut errs);
         if f.from == f.to {

@@ -440,8 +440,16 @@ impl Simulation {
                 continue;
             };
             let (protocol, transport, dst_port) = match endpoint {
-                Endpoint::Udp(_) => (Protocol::Udp, f.transport.kind(), SINK_PORT),
-                Endpoint::Tcp(_) => (Protocol::Tcp, f.transport.kind(), SINK_PORT),
+                Endpoint::Udp(_) => (
+                    Protocol::Udp,
+                    f.transport.kind(),
+                    f.port.unwrap_or(SINK_PORT),
+                ),
+                Endpoint::Tcp(_) => (
+                    Protocol::Tcp,
+                    f.transport.kind(),
+                    f.port.unwrap_or(SINK_PORT),
+                ),
                 // ICMP has no ports; the source port stands for the echo identifier.
                 Endpoint::Ping(_) => (Protocol::Icmp, "icmp", 0),
             };
@@ -757,9 +765,11 @@ fn endpoint_of(
                 return None;
             }
             let (app, first_port, server_port) = match &f.app {
-                AppSpec::Bulk(BulkSpec { bytes }) => {
-                    (TcpApp::Bulk(bytes.map(|b| b.0)), index as u32, SINK_PORT)
-                }
+                AppSpec::Bulk(BulkSpec { bytes }) => (
+                    TcpApp::Bulk(bytes.map(|b| b.0)),
+                    index as u32,
+                    f.port.unwrap_or(SINK_PORT),
+                ),
                 AppSpec::Message(MessageSpec {
                     size,
                     rate,
@@ -772,14 +782,18 @@ fn endpoint_of(
                         ArrivalDistribution::Constant => Pattern::Cbr { interval: iv },
                     };
                     let arrivals = UdpSource::new(*size, start, stop, pattern, rng());
-                    (TcpApp::Message(arrivals), index as u32, SINK_PORT)
+                    (
+                        TcpApp::Message(arrivals),
+                        index as u32,
+                        f.port.unwrap_or(SINK_PORT),
+                    )
                 }
                 // A web client uses a new port per connection: start in the upper half of
                 // the dynamic range, away from the single ports of the other flows.
                 AppSpec::Web(spec) => (
                     TcpApp::Web(Box::new(WebSession::new(spec, rng()))),
                     8192 + (index as u32 * 512) % 8192,
-                    HTTP_PORT,
+                    f.port.unwrap_or(HTTP_PORT),
                 ),
                 other => {
                     errs.push(
