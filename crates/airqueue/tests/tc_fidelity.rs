@@ -115,3 +115,53 @@ fn htb_charges_skb_len_with_the_link_header() {
     println!("htb: {got:.0} bit/s (want {want:.0})");
     assert!((got - want).abs() / want < 0.005, "{got} vs {want}");
 }
+
+/// sender → router (100 Mbit) → sink (100 Mbit) with `qdisc` on the router's egress and
+/// one CBR flow of 1500 B datagrams at `offered`.
+fn shaped(qdisc: &str, offered: &str) -> RunResults {
+    let r = ScenarioToml::new("11s")
+        .warmup("1s")
+        .nodes(&["sender", "router", "sink"])
+        .link("access", "sender", "router", "100Mbit", "1ms", "")
+        .link("out", "router", "sink", "100Mbit", "1ms", "")
+        .qdisc("router.out", qdisc)
+        .flow("f", "sender", "sink", &cbr_rate(1472, offered), "")
+        .run();
+    assert_conserved(&r);
+    r
+}
+
+/// Reference: `tc -s qdisc show`'s `overlimits` as the kernel counts it. `tbf_dequeue`
+/// counts one per dequeue refused for lack of tokens, and a throttled tbf is asked at
+/// every arrival (`__dev_xmit_skb` runs the qdisc after each enqueue, accepted or not)
+/// and after every departure (`__qdisc_run` asks again): overlimits ≈ arrivals while the
+/// device is idle + departures. Here the device is busy 120 µs of each 2.4 ms gap between
+/// departures (5 %), so ≈ 0.95 × arrivals + departures (2 %); below its rate, never.
+/// `htb_change_class_mode` counts a class going into CAN'T SEND: a saturated leaf does so
+/// again and again, an unsaturated one never. No requeues: the medium pulls only when it
+/// can send.
+#[test]
+fn overlimits_count_throttle_events_as_tc_s_shows_them() {
+    let tbf = "kind = \"tbf\"\nrate = \"5Mbit\"\nburst = 3000\nlimit = 30000";
+    let r = shaped(tbf, "8Mbit");
+    let q = queue(&r, "router.out");
+    let (over, sent) = (q.u("overlimits"), q.u("dequeued_packets"));
+    let arrivals = q.u("enqueued_packets") + q.u("drops");
+    let busy = 1500.0 * 8.0 / 100e6 / (1500.0 * 8.0 / 5e6);
+    let want = arrivals as f64 * (1.0 - busy) + sent as f64;
+    eprintln!("tbf saturated: overlimits {over}, arrivals {arrivals}, departures {sent}, expected {want:.0}");
+    assert!((over as f64 - want).abs() / want < 0.02);
+    assert_eq!(q.u("requeues"), 0);
+    let r = shaped(tbf, "2Mbit");
+    assert_eq!(queue(&r, "router.out").u("overlimits"), 0);
+
+    let htb = r#"kind = "htb"
+default = "a"
+classes = [ { name = "a", rate = "5Mbit", ceil = "5Mbit" } ]"#;
+    let r = shaped(htb, "8Mbit");
+    let over = queue(&r, "router.out").u("overlimits");
+    eprintln!("htb saturated: overlimits {over}");
+    assert!(over > 100, "{over}");
+    let r = shaped(htb, "2Mbit");
+    assert_eq!(queue(&r, "router.out").u("overlimits"), 0);
+}

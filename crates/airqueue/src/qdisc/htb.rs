@@ -422,6 +422,8 @@ pub struct Htb {
     stash: Stash,
     len: usize,
     backlog: u64,
+    /// Classes going over their limit (`q->overlimits` in `htb_change_class_mode`).
+    overlimits: u64,
 }
 
 impl Htb {
@@ -535,6 +537,7 @@ impl Htb {
             stash: Stash::default(),
             len: 0,
             backlog: 0,
+            overlimits: 0,
         }
     }
 
@@ -585,6 +588,7 @@ impl Htb {
         if new == old {
             return;
         }
+        self.overlimits += u64::from(new == Mode::CantSend);
         if self.classes[c as usize].prio_activity != 0 {
             if old != Mode::CantSend {
                 self.deactivate_prios(c);
@@ -1094,7 +1098,12 @@ impl Qdisc for Htb {
         }
     }
 
+    fn overlimits(&self) -> u64 {
+        self.overlimits
+    }
+
     fn reset_stats(&mut self) {
+        self.overlimits = 0;
         self.direct_stats.reset();
         for c in &mut self.classes {
             c.inner_stats.reset();

@@ -335,6 +335,12 @@ pub trait Qdisc: Send {
     fn sample_classes(&self, _out: &mut Vec<ClassSample>) {}
     /// Starts a new measurement period for per-class counters (the warm-up ended).
     fn reset_stats(&mut self) {}
+    /// `tc -s`'s `overlimits`: how often the discipline was throttled (a shaper refused
+    /// to send for lack of tokens: tbf per refused dequeue as `tbf_dequeue`, htb per class
+    /// going over its limit as `htb_change_class_mode`). Since the last `reset_stats`.
+    fn overlimits(&self) -> u64 {
+        0
+    }
     /// What the driver of interface `iface` below this discipline reports about a
     /// neighbour changed ([`QdiscCtx::link_of`] reads the new state). Called before the
     /// interface asks for packets again; disciplines that read link views refresh what

@@ -105,6 +105,8 @@ pub struct Tbf {
     claim: Option<Claim>,
     /// Whether members of a virtual device ask (then wakeups are merged over members).
     serving_members: bool,
+    /// Dequeues refused for lack of tokens (`qdisc_qstats_overlimit` in `tbf_dequeue`).
+    overlimits: u64,
 }
 
 /// A member's head packet that waits for tokens: younger packets of other members do not
@@ -156,6 +158,7 @@ impl Tbf {
             member_waits: Lanes::default(),
             claim: None,
             serving_members: false,
+            overlimits: 0,
         }
     }
 
@@ -312,6 +315,7 @@ impl Tbf {
         let outcome = self.check_member(ctx);
         self.note_member_outcome(m, &outcome, ctx);
         let Check::Send { pkt, toks, ptoks } = outcome else {
+            self.overlimits += u64::from(matches!(outcome, Check::Wait { .. }));
             return None;
         };
         let got = dequeue_for(&mut *self.child, ctx);
@@ -453,9 +457,19 @@ impl Qdisc for Tbf {
             }
             Check::Wait { at, .. } => {
                 self.watchdog = Some(at);
+                self.overlimits += 1;
                 None
             }
         }
+    }
+
+    fn overlimits(&self) -> u64 {
+        self.overlimits
+    }
+
+    fn reset_stats(&mut self) {
+        self.overlimits = 0;
+        self.child.reset_stats();
     }
 
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {

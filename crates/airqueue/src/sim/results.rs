@@ -340,6 +340,10 @@ impl Simulation {
             );
         }
         t.push("marks", u64s(&|x| x.stats.marks));
+        // `tc -s qdisc show`'s other counters. No requeues happen here: a medium asks for
+        // a packet only when it can send it (Linux requeues when the driver refuses one).
+        t.push("overlimits", u64s(&|x| x.qdisc.overlimits()));
+        t.push("requeues", u64s(&|_| 0));
         t.push(
             "backlog_mean_packets",
             f64s(&|x| x.stats.mean_backlog(now).0),
