@@ -331,6 +331,56 @@ pub struct CellSpec {
     #[serde(default = "default_mtu")]
     #[schemars(range(min = 68, max = 2304))]
     pub mtu: u32,
+    /// A QoS BSS: EDCA (IEEE 802.11-2016 §10.22.2) instead of the DCF. Every interface
+    /// then has four access categories (AC_BK, AC_BE, AC_VI, AC_VO) with their own queue
+    /// in the driver buffer, back-off and TXOP; a packet's AC follows from its DSCP as
+    /// Linux's `cfg80211_classify8021d` maps it (EF → AC_VO, CS3/AF3x/CS4/AF4x/CS5 →
+    /// AC_VI, CS1 → AC_BK, others AC_BE). Default false (the DCF).
+    #[serde(default)]
+    pub qos: bool,
+    /// EDCA parameter overrides per access category (with `qos`); the defaults are
+    /// 802.11-2016 Table 9-137 for the PHY (e.g. 802.11a: BE AIFSN 3 CW 15–1023, VO AIFSN
+    /// 2 CW 3–7 TXOP 1504us).
+    #[serde(default, skip_serializing_if = "EdcaSpec::is_default")]
+    pub edca: EdcaSpec,
+}
+
+/// EDCA parameter overrides of a QoS cell, per access category.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EdcaSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bk: Option<EdcaAcSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub be: Option<EdcaAcSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vi: Option<EdcaAcSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vo: Option<EdcaAcSpec>,
+}
+
+impl EdcaSpec {
+    pub fn is_default(&self) -> bool {
+        *self == EdcaSpec::default()
+    }
+}
+
+/// One access category's EDCA parameters (absent keys keep the default).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EdcaAcSpec {
+    /// AIFS = SIFS + aifsn slots (1 … 15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aifsn: Option<u32>,
+    /// CWmin, 2^k − 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_min: Option<u32>,
+    /// CWmax, 2^k − 1, not below cw_min.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_max: Option<u32>,
+    /// TXOP limit ("0us": one frame exchange per channel access).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txop: Option<Duration>,
 }
 
 /// A station of a cell.

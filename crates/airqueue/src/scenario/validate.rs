@@ -535,6 +535,7 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
                 "must be longer than zero, e.g. \"9us\"",
             );
         }
+        check_edca(c, &label, errs);
         if c.mtu < MIN_MTU || c.mtu > 2304 {
             errs.push(
                 format!("{label}.mtu"),
@@ -578,6 +579,42 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
         }
     }
     unique("cells", s.cells.iter().map(|c| c.name.as_str()), errs);
+}
+
+/// A cell's `edca` overrides: only with `qos`, AIFSN 1…15, CWs 2^k − 1 in order.
+fn check_edca(c: &super::spec::CellSpec, label: &str, errs: &mut ScenarioError) {
+    let e = &c.edca;
+    if !c.qos && !e.is_default() {
+        errs.push(
+            format!("{label}.edca"),
+            "EDCA parameters need qos = true; add it or remove edca",
+        );
+    }
+    for (ac, o) in [("bk", &e.bk), ("be", &e.be), ("vi", &e.vi), ("vo", &e.vo)] {
+        let Some(o) = o else { continue };
+        let path = format!("{label}.edca.{ac}");
+        if o.aifsn.is_some_and(|a| !(1..=15).contains(&a)) {
+            errs.push(
+                format!("{path}.aifsn"),
+                "must be in 1…15 (the AIFSN field has 4 bits; non-AP stations use ≥ 2)",
+            );
+        }
+        for (k, v) in [("cw_min", o.cw_min), ("cw_max", o.cw_max)] {
+            if let Some(v) = v {
+                if !(v + 1).is_power_of_two() || v > 32767 {
+                    errs.push(
+                        format!("{path}.{k}"),
+                        format!("{v} is not 2^k − 1 (≤ 32767), e.g. 3, 7, 15"),
+                    );
+                }
+            }
+        }
+        if let (Some(a), Some(b)) = (o.cw_min, o.cw_max) {
+            if a > b {
+                errs.push(format!("{path}.cw_max"), "must not be below cw_min");
+            }
+        }
+    }
 }
 
 /// A route's `next_hop`: required when `via` is a segment with more than two nodes, and
