@@ -79,6 +79,8 @@ pub fn default_params(phy: &Phy) -> [EdcaParams; 4] {
     let (a_min, a_max) = (phy.cw_min, phy.cw_max);
     let dsss = phy.standard == Standard::B;
     let (vi_txop, vo_txop) = if dsss { (6016, 3264) } else { (3008, 1504) };
+    // (aCWmin + 1)/2 − 1 and (aCWmin + 1)/4 − 1, aCWmin = 2^k − 1.
+    let (half, quarter) = ((a_min + 1) >> 1, (a_min + 1) >> 2);
     [
         EdcaParams {
             aifsn: 7,
@@ -94,14 +96,14 @@ pub fn default_params(phy: &Phy) -> [EdcaParams; 4] {
         },
         EdcaParams {
             aifsn: 2,
-            cw_min: (a_min + 1) / 2 - 1,
+            cw_min: half - 1,
             cw_max: a_min,
             txop: SimTime::from_micros(vi_txop),
         },
         EdcaParams {
             aifsn: 2,
-            cw_min: (a_min + 1) / 4 - 1,
-            cw_max: (a_min + 1) / 2 - 1,
+            cw_min: quarter - 1,
+            cw_max: half - 1,
             txop: SimTime::from_micros(vo_txop),
         },
     ]
@@ -187,7 +189,16 @@ mod tests {
         let up_ac: Vec<Ac> = (0..8).map(up_to_ac).collect();
         assert_eq!(
             up_ac,
-            [Ac::Be, Ac::Bk, Ac::Bk, Ac::Be, Ac::Vi, Ac::Vi, Ac::Vo, Ac::Vo]
+            [
+                Ac::Be,
+                Ac::Bk,
+                Ac::Bk,
+                Ac::Be,
+                Ac::Vi,
+                Ac::Vi,
+                Ac::Vo,
+                Ac::Vo
+            ]
         );
     }
 
