@@ -186,11 +186,11 @@ fn single_class_saturation_matches_the_finite_retry_model() {
 /// §10.22.2.4: it counts only after its own AIFS); an active station with b = 0
 /// transmits. Nobody: an idle slot σ, active counters decrease, s grows. One: a success
 /// (k frames in its TXOP, T_s = k exchanges + (k − 1) SIFS + AIFS_min), it draws b
-/// uniformly in [0, CWmin]; the other freezes. Both: a collision (T_c = DATA + EIFS − DIFS
-/// + AIFS_min), each goes to the next stage (CW_r = min(2^r (CWmin + 1) − 1, CWmax),
+/// uniformly in [0, CWmin]; the other freezes. Both: a collision (T_c = DATA + EIFS −
+/// DIFS + AIFS_min), each goes to the next stage (CW_r = min(2^r (CWmin + 1) − 1, CWmax),
 /// discarding at R = 7 and restarting at CWmin) and draws in [0, CW_r]. The stationary
-/// distribution π (power iteration of the lazy chain) gives S_i = Σ π·[i succeeds]·k_i·L
-/// / Σ π·duration. Returns IP bit/s per station.
+/// distribution π (power iteration of the lazy chain) gives
+/// S_i = Σ π·[i succeeds]·k_i·L / Σ π·duration. Returns IP bit/s per station.
 fn exact_two_stations(phy: &Phy, kbps: u32, st: [EdcaParams; 2]) -> [f64; 2] {
     const R: usize = 7;
     let cw = |p: &EdcaParams, r: usize| {
@@ -199,10 +199,10 @@ fn exact_two_stations(phy: &Phy, kbps: u32, st: [EdcaParams; 2]) -> [f64; 2] {
     // Per station: its (stage, counter) states and the index of (r, 0).
     let mut base = [[0usize; R]; 2];
     let mut size = [0usize; 2];
-    for i in 0..2 {
-        for r in 0..R {
-            base[i][r] = size[i];
-            size[i] += cw(&st[i], r) + 1;
+    for (i, p) in st.iter().enumerate() {
+        for (r, b) in base[i].iter_mut().enumerate() {
+            *b = size[i];
+            size[i] += cw(p, r) + 1;
         }
     }
     let min_aifsn = st[0].aifsn.min(st[1].aifsn);
