@@ -343,6 +343,39 @@ pub struct CellSpec {
     /// 2 CW 3–7 TXOP 1504us).
     #[serde(default, skip_serializing_if = "EdcaSpec::is_default")]
     pub edca: EdcaSpec,
+    /// The AP's queues below its qdisc: "driver" (a FIFO of `ap_buffer`/`buffer` packets,
+    /// seed 002's testbed) or "mac80211" (Linux's per-station, per-AC FQ-CoDel queues with
+    /// the airtime-fair scheduler of "Ending the Anomaly", USENIX ATC 2017; the qdisc above
+    /// then holds nothing, as mac80211 runs with noqueue). See docs/wifi.md.
+    #[serde(default)]
+    pub ap_queues: ApQueuesKind,
+    /// With "mac80211": schedule stations by air time (default true; false = plain round
+    /// robin of packets, mac80211 without airtime fairness).
+    #[serde(default = "default_true_cell")]
+    pub airtime_fairness: bool,
+    /// With "mac80211": air time added to a station's deficit per round (mac80211's
+    /// default airtime weight, 256us).
+    #[serde(default = "default_airtime_quantum")]
+    pub airtime_quantum: Duration,
+}
+
+/// The AP's queues below its qdisc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ApQueuesKind {
+    /// A FIFO driver buffer of `ap_buffer` (or `buffer`) packets.
+    #[default]
+    Driver,
+    /// mac80211's per-station FQ-CoDel TXQs and airtime fairness.
+    Mac80211,
+}
+
+fn default_true_cell() -> bool {
+    true
+}
+
+fn default_airtime_quantum() -> Duration {
+    Duration(crate::engine::SimTime::from_micros(256))
 }
 
 /// EDCA parameter overrides of a QoS cell, per access category.

@@ -536,6 +536,12 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
             );
         }
         check_edca(c, &label, errs);
+        if c.airtime_quantum.time().0 == 0 {
+            errs.push(
+                format!("{label}.airtime_quantum"),
+                "must be longer than zero, e.g. \"256us\" (mac80211's default)",
+            );
+        }
         if c.mtu < MIN_MTU || c.mtu > 2304 {
             errs.push(
                 format!("{label}.mtu"),

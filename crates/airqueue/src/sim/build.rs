@@ -890,6 +890,11 @@ fn build_cell(
                         _ => BitErrors::None,
                     },
                     edca: c.qos.then(|| edca_params(&phy, c)),
+                    txq: (st.is_none() && c.ap_queues == crate::scenario::ApQueuesKind::Mac80211)
+                        .then(|| crate::link::wifi::txq::TxqConf {
+                            quantum: c.airtime_quantum.time(),
+                            airtime_fair: c.airtime_fairness,
+                        }),
                 }
             })
             .collect()

@@ -76,6 +76,7 @@
 
 use super::edca::{classify, Ac, EdcaParams};
 use super::phy::{Phy, CTS_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
+use super::txq::{ApQueues, TxqConf};
 use crate::channel::{BitErrorModel, BitErrors};
 use crate::engine::{stream, SimRng, SimTime, TimerId};
 use crate::link::{LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour};
@@ -127,6 +128,9 @@ pub struct PortConf {
     /// EDCA parameters per access category (BK, BE, VI, VO) when the BSS has QoS; `None`:
     /// the DCF.
     pub edca: Option<[EdcaParams; 4]>,
+    /// An AP's mac80211 queues (per-station FQ-CoDel, airtime fairness) instead of a
+    /// driver FIFO of `buffer` packets; stations: `None`.
+    pub txq: Option<TxqConf>,
 }
 
 /// Counters of one port, since the warm-up.
@@ -207,6 +211,9 @@ struct Sta {
     quality_up: Option<f64>,
     quality_down: Option<f64>,
     stats: StaStats,
+    /// An AP's mac80211 queues; its functions' `buf` then holds only the frame the
+    /// hardware sends.
+    txq: Option<Box<ApQueues>>,
 }
 
 /// What the exchange on the air will come to.
@@ -242,8 +249,10 @@ pub struct Cell {
     /// End of the last busy period + DIFS/EIFS (the DCF's slot reference; an AC's is
     /// this − DIFS + AIFS[AC]).
     idle_from: SimTime,
-    /// Functions transmitting in the exchange on the air (empty: none).
+    /// Functions transmitting in the exchange on the air (empty: none), and the air time
+    /// of each one's part of it.
     on_air: Vec<u32>,
+    air: Vec<SimTime>,
     outcome: Outcome,
     timer: TimerId,
     stats_from: SimTime,
@@ -334,7 +343,11 @@ impl Cell {
                 }
                 Sta {
                     len: 0,
-                    cap: pc.buffer as usize,
+                    cap: if pc.txq.is_some() {
+                        usize::MAX
+                    } else {
+                        pc.buffer as usize
+                    },
                     first,
                     count: fns.len() as u32 - first,
                     overhead: DATA_OVERHEAD_BYTES
@@ -355,6 +368,15 @@ impl Cell {
                     quality_up: None,
                     quality_down: None,
                     stats: StaStats::default(),
+                    txq: pc.txq.clone().map(|c| {
+                        Box::new(ApQueues::new(
+                            c,
+                            ports.len(),
+                            pc.edca.map_or(1, |_| 4),
+                            &format!("cell:{name}:{who}"),
+                            seed,
+                        ))
+                    }),
                 }
             })
             .collect();
@@ -376,6 +398,7 @@ impl Cell {
             ap_backlog: vec![0; ports.len()],
             idle_from: SimTime::ZERO,
             on_air: Vec::with_capacity(fns.len()),
+            air: Vec::with_capacity(fns.len()),
             outcome: Outcome::Success,
             timer: TimerId(u32::MAX),
             stats_from,
@@ -541,6 +564,7 @@ impl Cell {
             }
         }
         let sifs = self.phy.sifs;
+        self.air.clear();
         let (decide, busy_end, outcome) = if self.on_air.len() == 1 {
             let k = self.on_air[0] as usize;
             let p = self.fns[k].port as usize;
@@ -583,18 +607,24 @@ impl Cell {
                 if counting {
                     self.sta[p].stats.airtime += first.0;
                 }
+                self.air.push(first);
                 end = end.max(now + first);
             }
             (end, end + self.eifs, Outcome::Collision)
         };
-        if outcome != Outcome::Collision && counting {
+        if outcome != Outcome::Collision {
             let p = self.fns[self.on_air[0] as usize].port as usize;
-            self.sta[p].stats.airtime += (busy_end - now).0
+            let air = busy_end
+                - now
                 - if outcome == Outcome::Success {
-                    self.difs.0
+                    self.difs
                 } else {
-                    self.eifs.0
+                    self.eifs
                 };
+            self.air.push(air);
+            if counting {
+                self.sta[p].stats.airtime += air.0;
+            }
         }
         self.outcome = outcome;
         self.idle_from = busy_end;
@@ -718,6 +748,47 @@ impl Cell {
         if was_full {
             cx.emit(LinkEffect::Ready(self.ports[p]));
         }
+        self.refill(k, cx);
+    }
+
+    /// An AP with mac80211 queues: if function `k`'s hardware queue is empty, the airtime
+    /// scheduler hands it the next frame (without contending: the caller does).
+    fn refill(&mut self, k: usize, cx: &mut LinkCtx<'_>) {
+        let p = self.fns[k].port as usize;
+        if !self.fns[k].buf.is_empty() {
+            return;
+        }
+        let fi = k - self.sta[p].first as usize;
+        let counting = cx.now >= self.stats_from;
+        let Some(txq) = self.sta[p].txq.as_mut() else {
+            return;
+        };
+        if let Some((pkt, _)) = txq.dequeue(fi, cx, &mut self.ap_backlog, counting) {
+            self.fns[k].buf.push_back(pkt);
+            self.fns[k].head_since = cx.now;
+            self.sta[p].len += 1;
+        }
+    }
+
+    /// Charges function `k`'s part `air` of the exchange to the airtime scheduler of its
+    /// AP: the AP's frames to a station always, a station's frames when they succeeded.
+    fn charge(&mut self, k: usize, peer: Option<usize>, air: SimTime, ok: bool, counting: bool) {
+        let p = self.fns[k].port as usize;
+        let fi = k - self.sta[p].first as usize;
+        let ap = self.ap_of[p] as usize;
+        let sta = if ap == p {
+            match peer {
+                Some(q) => q,
+                None => return,
+            }
+        } else if ok {
+            p
+        } else {
+            return;
+        };
+        if let Some(txq) = self.sta[ap].txq.as_mut() {
+            txq.charge(sta, fi.min(txq_fns(txq) - 1), air, counting);
+        }
     }
 
     /// The exchange's deciding frame ended: deliver or count the failure, then contend.
@@ -741,6 +812,8 @@ impl Cell {
             };
             let up = !self.is_ap(p);
             let long = size + self.sta[p].overhead > self.conf.rts_threshold;
+            let air = self.air[j];
+            self.charge(k, q, air, self.outcome == Outcome::Success, counting);
             let done = match self.outcome {
                 Outcome::Success => {
                     ewma(&mut self.sta[link], up, 1.0);
@@ -835,6 +908,73 @@ impl Cell {
         }
     }
 
+    /// The `txqs` table of APs with mac80211 queues: per station and AC, the air time the
+    /// scheduler charged (both directions) and the TXQ's drops.
+    fn txq_table(&self, now: SimTime) -> Option<Table> {
+        let span = now.saturating_sub(self.stats_from).as_secs_f64().max(1e-12);
+        let mut rows: Vec<(usize, usize, usize)> = Vec::new(); // (ap, station, fi)
+        for (ap, s) in self.sta.iter().enumerate() {
+            let Some(t) = &s.txq else { continue };
+            for q in (0..self.sta.len()).filter(|&q| q != ap && self.ap_of[q] as usize == ap) {
+                for fi in 0..t.functions() {
+                    rows.push((ap, q, fi));
+                }
+            }
+        }
+        if rows.is_empty() {
+            return None;
+        }
+        let txq = |r: &(usize, usize, usize)| self.sta[r.0].txq.as_ref().unwrap().stats(r.1, r.2);
+        let mut t = Table::default();
+        t.push(
+            "cell",
+            Column::Str(
+                rows.iter()
+                    .map(|r| self.cells[self.cell_of[r.0] as usize].clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "station",
+            Column::Str(rows.iter().map(|r| self.names[r.1].clone()).collect()),
+        );
+        t.push(
+            "ac",
+            Column::Str(
+                rows.iter()
+                    .map(|r| {
+                        if self.sta[r.0].count > 1 {
+                            Ac::from_index(r.2).name().to_string()
+                        } else {
+                            "DCF".to_string()
+                        }
+                    })
+                    .collect(),
+            ),
+        );
+        t.push(
+            "airtime_s",
+            Column::F64(rows.iter().map(|r| txq(r).airtime as f64 / 1e9).collect()),
+        );
+        t.push(
+            "airtime_share",
+            Column::F64(
+                rows.iter()
+                    .map(|r| txq(r).airtime as f64 / 1e9 / span)
+                    .collect(),
+            ),
+        );
+        t.push(
+            "aqm_drops",
+            Column::U64(rows.iter().map(|r| txq(r).aqm_drops).collect()),
+        );
+        t.push(
+            "overlimit_drops",
+            Column::U64(rows.iter().map(|r| txq(r).overlimit_drops).collect()),
+        );
+        Some(t)
+    }
+
     /// The `access_categories` table of the QoS ports: one row per EDCA function.
     fn ac_table(&self) -> Option<Table> {
         let qos: Vec<&Edcaf> = self
@@ -885,6 +1025,11 @@ impl Cell {
         );
         Some(t)
     }
+}
+
+/// Functions per port an AP's queues were made for.
+fn txq_fns(t: &ApQueues) -> usize {
+    t.functions()
 }
 
 /// Folds an attempt outcome into a link's delivery estimate (EWMA, weight ¼ on the new
@@ -964,16 +1109,40 @@ impl Medium for Cell {
         }
         cx.locate(pkt, Location::Transmitting(self.ports[port].0));
         let s = &mut self.sta[port];
+        let fi = if s.count > 1 {
+            classify(dscp, priority) as usize
+        } else {
+            0
+        };
+        let k = s.first as usize + fi;
+        let on_air = self.on_air.contains(&(k as u32));
+        if s.txq.is_some() {
+            let q = self.peer_of(port, next_hop).expect("checked above");
+            let counting = cx.now >= self.stats_from;
+            self.sta[port].txq.as_mut().unwrap().enqueue(
+                q,
+                fi,
+                pkt,
+                cx,
+                &mut self.ap_backlog,
+                counting,
+            );
+            if on_air || !self.fns[k].buf.is_empty() {
+                return;
+            }
+            self.refill(k, cx);
+            if self.fns[k].buf.is_empty() {
+                return; // CoDel dropped it
+            }
+            self.contend(k, cx.now);
+            if self.on_air.is_empty() {
+                self.rearm(cx);
+            }
+            return;
+        }
         s.len += 1;
-        let k = s.first as usize
-            + if s.count > 1 {
-                classify(dscp, priority) as usize
-            } else {
-                0
-            };
         let f = &mut self.fns[k];
         f.buf.push_back(pkt);
-        let on_air = self.on_air.contains(&(k as u32));
         if f.buf.len() == 1 && !on_air {
             f.head_since = cx.now;
             self.contend(k, cx.now);
@@ -1018,7 +1187,11 @@ impl Medium for Cell {
 
     fn held(&self, out: &mut Vec<(Location, u64)>) {
         for (p, s) in self.sta.iter().enumerate() {
-            out.push((Location::Transmitting(self.ports[p].0), s.len as u64));
+            let queued = s.txq.as_ref().map_or(0, |t| t.len());
+            out.push((
+                Location::Transmitting(self.ports[p].0),
+                (s.len + queued) as u64,
+            ));
         }
     }
 
@@ -1028,6 +1201,9 @@ impl Medium for Cell {
         append(table(tables, "stations"), rows.into_columns());
         if let Some(ac) = self.ac_table() {
             append(table(tables, "access_categories"), ac.columns);
+        }
+        if let Some(t) = self.txq_table(now) {
+            append(table(tables, "txqs"), t.columns);
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod dcf;
 pub mod edca;
 pub mod phy;
 pub mod rate;
+pub mod txq;
 
 pub use dcf::{Cell, DcfConf, PortConf};
 pub use edca::{Ac, EdcaParams};
