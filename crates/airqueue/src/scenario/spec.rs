@@ -357,6 +357,10 @@ pub struct CellSpec {
     /// default airtime weight, 256us).
     #[serde(default = "default_airtime_quantum")]
     pub airtime_quantum: Duration,
+    /// Rate control of stations that do not set their own: "fixed" (default) or
+    /// "minstrel".
+    #[serde(default)]
+    pub rate_control: RateControlKind,
 }
 
 /// The AP's queues below its qdisc.
@@ -436,6 +440,39 @@ pub struct CellStationSpec {
     /// MPDU); a corrupted frame is not acknowledged and is retried.
     #[serde(default)]
     pub ber: Probability,
+    /// Its SNR, dB, both directions: each attempt's frame errors follow the BER of the
+    /// attempt's PHY rate at this SNR (the channel module's modulation curves: ns-3's
+    /// DSSS and NIST OFDM models) instead of `ber`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snr_db: Option<f64>,
+    /// Later SNRs, e.g. [{ at = "20s", snr_db = 8 }] (a station moving away).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snr_changes: Vec<SnrChange>,
+    /// "fixed" (the `rate`; the seeds' setting) or "minstrel" (Linux mac80211's rate
+    /// control chooses the rate of both directions, reported in the link view). Default:
+    /// the cell's `rate_control`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<RateControlKind>,
+}
+
+/// A station's SNR from an instant on.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SnrChange {
+    pub at: Duration,
+    pub snr_db: f64,
+}
+
+/// How a station's PHY rate is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RateControlKind {
+    /// The fixed `rate` (ns-3's ConstantRateWifiManager).
+    #[default]
+    Fixed,
+    /// Minstrel (Linux `rc80211_minstrel`): EWMA success probabilities per rate, 10 %
+    /// look-around, multi-rate retry chain.
+    Minstrel,
 }
 
 fn default_rts_threshold() -> u32 {

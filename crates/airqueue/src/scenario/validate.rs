@@ -501,6 +501,24 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
                     "must be at least 1 packet",
                 );
             }
+            if st.snr_db.is_some() && st.ber.0 > 0.0 {
+                errs.push(
+                    format!("{label}.stations.{}.snr_db", st.node),
+                    "snr_db and ber both set the frame errors; keep one",
+                );
+            }
+            if !st.snr_changes.is_empty() && st.snr_db.is_none() {
+                errs.push(
+                    format!("{label}.stations.{}.snr_changes", st.node),
+                    "needs a starting snr_db, e.g. snr_db = 25",
+                );
+            }
+            if st.snr_changes.len() > 1000 {
+                errs.push(
+                    format!("{label}.stations.{}.snr_changes", st.node),
+                    "at most 1000 changes per station",
+                );
+            }
             if !(0.0..=1.0).contains(&st.ber.0) {
                 errs.push(
                     format!("{label}.stations.{}.ber", st.node),

@@ -895,6 +895,17 @@ fn build_cell(
                             quantum: c.airtime_quantum.time(),
                             airtime_fair: c.airtime_fairness,
                         }),
+                    minstrel: st.is_some_and(|st| {
+                        st.rate_control.unwrap_or(c.rate_control)
+                            == crate::scenario::RateControlKind::Minstrel
+                    }),
+                    snr_db: st.and_then(|st| st.snr_db),
+                    snr_changes: st.map_or(Vec::new(), |st| {
+                        st.snr_changes
+                            .iter()
+                            .map(|ch| (ch.at.time(), ch.snr_db))
+                            .collect()
+                    }),
                 }
             })
             .collect()

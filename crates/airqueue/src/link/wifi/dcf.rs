@@ -75,6 +75,7 @@
 //! function per port with AIFSN 2 and the PHY's CW — exactly the model above.
 
 use super::edca::{classify, Ac, EdcaParams};
+use super::minstrel::{rate_of_attempt, ChainEntry, Minstrel};
 use super::phy::{Phy, CTS_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
 use super::txq::{ApQueues, TxqConf};
 use crate::channel::{BitErrorModel, BitErrors};
@@ -131,6 +132,12 @@ pub struct PortConf {
     /// An AP's mac80211 queues (per-station FQ-CoDel, airtime fairness) instead of a
     /// driver FIFO of `buffer` packets; stations: `None`.
     pub txq: Option<TxqConf>,
+    /// A station whose link rate (both directions) Minstrel chooses instead of `rate_kbps`.
+    pub minstrel: bool,
+    /// A station's SNR, dB: its frames' errors follow the modulation's BER at the rate
+    /// of each attempt (instead of `errors`); and its changes, `(when, snr_db)`.
+    pub snr_db: Option<f64>,
+    pub snr_changes: Vec<(SimTime, f64)>,
 }
 
 /// Counters of one port, since the warm-up.
@@ -189,6 +196,9 @@ struct Edcaf {
     head_since: SimTime,
     /// Start of the TXOP it holds while it continues one (`None`: it holds none).
     txop_from: Option<SimTime>,
+    /// The head frame's Minstrel retry chain, and the rate (index) of its last attempt.
+    chain: Option<[ChainEntry; 4]>,
+    attempt_rate: usize,
     stats: AcStats,
 }
 
@@ -214,6 +224,12 @@ struct Sta {
     /// An AP's mac80211 queues; its functions' `buf` then holds only the frame the
     /// hardware sends.
     txq: Option<Box<ApQueues>>,
+    /// Minstrel of this station's frames to its AP, and of the AP's frames to it.
+    rc_up: Option<Box<Minstrel>>,
+    rc_down: Option<Box<Minstrel>>,
+    /// With an SNR: the BER of each of the cell's rates (index as `Cell::rates`).
+    ber_of_rate: Option<Vec<f64>>,
+    snr_changes: Vec<(SimTime, f64)>,
 }
 
 /// What the exchange on the air will come to.
@@ -256,6 +272,42 @@ pub struct Cell {
     outcome: Outcome,
     timer: TimerId,
     stats_from: SimTime,
+    /// The standard's rates, ascending (Minstrel's and the SNR tables' rate indices).
+    rates: Vec<u32>,
+}
+
+/// Air time of a 1500-B frame exchange (DIFS, mean back-off, DATA, SIFS, ACK) at each of
+/// `rates`: Minstrel's "perfect" transmission times.
+fn exchange_times(phy: &Phy, rates: &[u32]) -> Vec<SimTime> {
+    rates
+        .iter()
+        .map(|&k| {
+            phy.difs()
+                + SimTime(phy.cw_min as u64 * phy.slot.0 / 2)
+                + phy.data_duration(1500, k)
+                + phy.sifs
+                + phy.ack_duration(k)
+        })
+        .collect()
+}
+
+/// The BER of each of `rates` at SNR `snr_db` (the channel module's modulation curves).
+fn ber_table(rates: &[u32], phy: &Phy, snr_db: f64) -> Vec<f64> {
+    use crate::channel::modulation::Modulation;
+    let snr = 10f64.powf(snr_db / 10.0);
+    rates
+        .iter()
+        .map(|&k| {
+            let m = match (phy.standard, k) {
+                (_, 1_000) => Modulation::Dsss1,
+                (_, 2_000) => Modulation::Dsss2,
+                (_, 5_500) => Modulation::Cck5_5,
+                (_, 11_000) => Modulation::Cck11,
+                (_, k) => Modulation::Ofdm((k / 1000) as u8),
+            };
+            m.ber(snr)
+        })
+        .collect()
 }
 
 impl Cell {
@@ -311,6 +363,8 @@ impl Cell {
             })
             .collect();
         let mut fns = Vec::new();
+        let mut rates = phy.standard.rates_kbps().to_vec();
+        rates.sort_unstable();
         let sta = ports
             .iter()
             .enumerate()
@@ -338,6 +392,8 @@ impl Cell {
                         tx_at: SimTime::MAX,
                         head_since: SimTime::ZERO,
                         txop_from: None,
+                        chain: None,
+                        attempt_rate: 0,
                         stats: AcStats::default(),
                     });
                 }
@@ -368,6 +424,20 @@ impl Cell {
                     quality_up: None,
                     quality_down: None,
                     stats: StaStats::default(),
+                    rc_up: pc.minstrel.then(|| {
+                        Box::new(Minstrel::new(
+                            exchange_times(&phy, &rates),
+                            stream(seed, &format!("cell:{name}:minstrel:{who}:up")),
+                        ))
+                    }),
+                    rc_down: pc.minstrel.then(|| {
+                        Box::new(Minstrel::new(
+                            exchange_times(&phy, &rates),
+                            stream(seed, &format!("cell:{name}:minstrel:{who}:down")),
+                        ))
+                    }),
+                    ber_of_rate: pc.snr_db.map(|snr| ber_table(&rates, &phy, snr)),
+                    snr_changes: pc.snr_changes.clone(),
                     txq: pc.txq.clone().map(|c| {
                         Box::new(ApQueues::new(
                             c,
@@ -404,6 +474,7 @@ impl Cell {
             stats_from,
             sta,
             fns,
+            rates,
         }
     }
 
@@ -489,7 +560,59 @@ impl Cell {
     /// The PHY rate of frames between port `p` and port `q` (one of them the AP).
     #[inline]
     fn rate(&self, p: usize, q: usize) -> u32 {
-        self.rate_kbps[if self.is_ap(p) { q } else { p }]
+        let (link, rc) = if self.is_ap(p) {
+            (q, &self.sta[q].rc_down)
+        } else {
+            (p, &self.sta[p].rc_up)
+        };
+        match rc {
+            Some(m) => self.rates[m.best()],
+            None => self.rate_kbps[link],
+        }
+    }
+
+    /// The rate of the next attempt of function `k`'s head frame to port `q`: the fixed
+    /// rate, or the entry of the frame's Minstrel retry chain for this attempt (the chain
+    /// is drawn at the frame's first attempt, after Minstrel's statistics update).
+    fn attempt_kbps(&mut self, k: usize, q: usize, cx: &mut LinkCtx<'_>) -> u32 {
+        let p = self.fns[k].port as usize;
+        let ap = self.is_ap(p);
+        let link = if ap { q } else { p };
+        let s = &mut self.sta[link];
+        let Some(m) = (if ap {
+            s.rc_down.as_mut()
+        } else {
+            s.rc_up.as_mut()
+        }) else {
+            return self.rate(p, q);
+        };
+        if self.fns[k].chain.is_none() {
+            if m.update(cx.now) {
+                cx.emit(LinkEffect::ViewChanged(self.ports[p]));
+                cx.emit(LinkEffect::ViewChanged(self.ports[q]));
+            }
+            self.fns[k].chain = Some(m.chain());
+        }
+        let f = &mut self.fns[k];
+        let r = rate_of_attempt(f.chain.as_ref().unwrap(), f.src + f.lrc);
+        f.attempt_rate = r;
+        self.rates[r]
+    }
+
+    /// Tells the link's Minstrel how function `k`'s attempt to `q` went.
+    fn rc_report(&mut self, k: usize, q: usize, ok: bool) {
+        let p = self.fns[k].port as usize;
+        let ap = self.is_ap(p);
+        let link = if ap { q } else { p };
+        let r = self.fns[k].attempt_rate;
+        let s = &mut self.sta[link];
+        if let Some(m) = if ap {
+            s.rc_down.as_mut()
+        } else {
+            s.rc_up.as_mut()
+        } {
+            m.report(r, ok);
+        }
     }
 
     /// Function `k`'s head frame: the packet, its MPDU bytes, its receiver (the sender
@@ -568,7 +691,8 @@ impl Cell {
         let (decide, busy_end, outcome) = if self.on_air.len() == 1 {
             let k = self.on_air[0] as usize;
             let p = self.fns[k].port as usize;
-            let (pkt, mpdu, q, kbps) = self.head(k, cx);
+            let (pkt, mpdu, q, _) = self.head(k, cx);
+            let kbps = self.attempt_kbps(k, q, cx);
             cx.tx_start(self.ports[p], pkt);
             let ctl = self.phy.response_kbps(kbps);
             let mut t = now;
@@ -580,11 +704,19 @@ impl Cell {
                     + sifs;
             }
             let data_end = t + self.phy.duration(mpdu, kbps);
+            let link = if self.is_ap(p) { q } else { p };
+            let ber = self.sta[link]
+                .ber_of_rate
+                .as_ref()
+                .map(|t| t[self.rates.iter().position(|&r| r == kbps).unwrap_or(0)]);
             let errors = if self.is_ap(p) {
                 &mut self.sta[q].errors_down
             } else {
                 &mut self.sta[p].errors_up
             };
+            if let Some(ber) = ber {
+                errors.set_kind(BitErrors::Ber(ber));
+            }
             if errors.lost(8 * mpdu as u64) {
                 (data_end, data_end + self.eifs, Outcome::Corrupted)
             } else {
@@ -597,7 +729,8 @@ impl Cell {
             for j in 0..self.on_air.len() {
                 let k = self.on_air[j] as usize;
                 let p = self.fns[k].port as usize;
-                let (pkt, mpdu, _, kbps) = self.head(k, cx);
+                let (pkt, mpdu, q, _) = self.head(k, cx);
+                let kbps = self.attempt_kbps(k, q, cx);
                 cx.tx_start(self.ports[p], pkt);
                 let first = if mpdu > self.conf.rts_threshold {
                     self.phy.duration(RTS_BYTES, self.phy.response_kbps(kbps))
@@ -731,6 +864,7 @@ impl Cell {
         let p = self.fns[k].port as usize;
         let f = &mut self.fns[k];
         f.buf.pop_front();
+        f.chain = None;
         f.cw = f.par.cw_min;
         f.src = 0;
         f.lrc = 0;
@@ -814,6 +948,7 @@ impl Cell {
             let long = size + self.sta[p].overhead > self.conf.rts_threshold;
             let air = self.air[j];
             self.charge(k, q, air, self.outcome == Outcome::Success, counting);
+            self.rc_report(k, q.unwrap_or(p), self.outcome == Outcome::Success);
             let done = match self.outcome {
                 Outcome::Success => {
                     ewma(&mut self.sta[link], up, 1.0);
@@ -889,7 +1024,7 @@ impl Cell {
             t.rate.push(if self.is_ap(p) {
                 0.0
             } else {
-                self.rate_kbps[p] as f64 * 1e3
+                self.rate(self.ap_of[p] as usize, p) as f64 * 1e3
             });
             t.sent.push(st.sent);
             t.retries.push(st.retries);
@@ -1152,8 +1287,32 @@ impl Medium for Cell {
         }
     }
 
-    fn on_event(&mut self, _key: u16, cx: &mut LinkCtx<'_>) {
-        self.settle(cx);
+    /// Schedules the stations' SNR changes (key 1 + their index in port order).
+    fn start(&mut self, cx: &mut LinkCtx<'_>) {
+        let mut key = 1u16;
+        for s in &self.sta {
+            for &(at, _) in &s.snr_changes {
+                cx.schedule(at, key);
+                key += 1;
+            }
+        }
+    }
+
+    fn on_event(&mut self, key: u16, cx: &mut LinkCtx<'_>) {
+        if key == OUTCOME {
+            self.settle(cx);
+            return;
+        }
+        let mut left = key as usize - 1;
+        for p in 0..self.sta.len() {
+            let n = self.sta[p].snr_changes.len();
+            if left < n {
+                let snr = self.sta[p].snr_changes[left].1;
+                self.sta[p].ber_of_rate = Some(ber_table(&self.rates, &self.phy, snr));
+                return;
+            }
+            left -= n;
+        }
     }
 
     fn on_timer(&mut self, _key: u32, cx: &mut LinkCtx<'_>) {

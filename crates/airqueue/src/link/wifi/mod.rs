@@ -4,6 +4,7 @@
 
 pub mod dcf;
 pub mod edca;
+pub mod minstrel;
 pub mod phy;
 pub mod rate;
 pub mod txq;
