@@ -11,7 +11,8 @@
 //! port has a driver buffer of `buffer` packets below its egress qdisc (the port is
 //! `ready()` while it has room); the head of the buffer is the frame the MAC is sending.
 //! Every frame between the AP and station `k` goes at station `k`'s fixed PHY rate (rate
-//! control off, the seeds' setting). MAC frames (RTS, CTS, ACK) are timing only: they never
+//! control off, the seeds' setting), or at the rate of Minstrel's retry chain for that
+//! attempt ([`super::minstrel`], a station with `minstrel`). MAC frames (RTS, CTS, ACK) are timing only: they never
 //! enter the packet arena.
 //!
 //! **Back-off, event-driven.** The medium keeps one reference instant, `idle_from`: the
@@ -1319,11 +1320,12 @@ impl Medium for Cell {
         self.transmit(cx);
     }
 
-    /// The PHY rate of the link (fixed per station); the EWMA (weight ¼) of the attempt
-    /// outcomes on that link in that direction (what the driver saw: ACKed or not); whether
-    /// no exchange is on the air; the driver buffer's packets for that neighbour. The view
-    /// changes with every exchange; no `ViewChanged` is emitted for that (the rate, which
-    /// qdiscs act on, is fixed), so qdiscs read it when they dequeue.
+    /// The PHY rate of the link (fixed per station, or Minstrel's best rate); the EWMA
+    /// (weight ¼) of the attempt outcomes on that link in that direction (what the driver
+    /// saw: ACKed or not); whether no exchange is on the air; the driver buffer's (or the
+    /// AP's TXQ's) packets for that neighbour. The view changes with every exchange;
+    /// `ViewChanged` is emitted only when Minstrel's best rate changes, so qdiscs read
+    /// the rest when they dequeue.
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         let q = self.peer_of(port, neighbour)?;
         Some(LinkView {
