@@ -50,3 +50,23 @@ def test_stations_table_reaches_python() -> None:
     assert st["phy_rate_bps"][1] == 11e6
     # Conservation in the AP's ledger: every station's acknowledged frames reach the AP.
     assert int(st["frames_sent"][1:].sum()) >= int(res.flows["rx_packets"].sum())
+
+
+def test_qos_and_mac80211_tables_reach_python() -> None:
+    """A QoS cell reports its access categories, an AP with mac80211 queues its TXQs
+    (docs/wifi.md); the keys are set with ``--set``-style overrides."""
+    res = airqueue.run(
+        ROOT / "scenarios/validation/dcf-saturation.toml",
+        set={
+            "run.duration": "3s",
+            "cells.wlan.qos": True,
+            "cells.wlan.ap_queues": "mac80211",
+        },
+    )
+    ac = res.more["access_categories"]
+    assert set(ac["ac"]) == {"AC_BK", "AC_BE", "AC_VI", "AC_VO"}
+    # The saturating flows carry DSCP 0: everything goes through AC_BE.
+    be = ac[ac["ac"] == "AC_BE"]
+    assert int(be["frames_sent"].sum()) > 0
+    assert int(ac[ac["ac"] != "AC_BE"]["frames_sent"].sum()) == 0
+    assert "airtime_s" in res.more["txqs"].columns

@@ -383,6 +383,93 @@ pub struct CellSpec {
     #[serde(default = "default_mtu")]
     #[schemars(range(min = 68, max = 2304))]
     pub mtu: u32,
+    /// A QoS BSS: EDCA (IEEE 802.11-2016 §10.22.2) instead of the DCF. Every interface
+    /// then has four access categories (AC_BK, AC_BE, AC_VI, AC_VO) with their own queue
+    /// in the driver buffer, back-off and TXOP; a packet's AC follows from its DSCP as
+    /// Linux's `cfg80211_classify8021d` maps it (EF → AC_VO, CS3/AF3x/CS4/AF4x/CS5 →
+    /// AC_VI, CS1 → AC_BK, others AC_BE). Default false (the DCF).
+    #[serde(default)]
+    pub qos: bool,
+    /// EDCA parameter overrides per access category (with `qos`); the defaults are
+    /// 802.11-2016 Table 9-137 for the PHY (e.g. 802.11a: BE AIFSN 3 CW 15–1023, VO AIFSN
+    /// 2 CW 3–7 TXOP 1504us).
+    #[serde(default, skip_serializing_if = "EdcaSpec::is_default")]
+    pub edca: EdcaSpec,
+    /// The AP's queues below its qdisc: "driver" (a FIFO of `ap_buffer`/`buffer` packets,
+    /// seed 002's testbed) or "mac80211" (Linux's per-station, per-AC FQ-CoDel queues with
+    /// the airtime-fair scheduler of "Ending the Anomaly", USENIX ATC 2017; the qdisc above
+    /// then holds nothing, as mac80211 runs with noqueue). See docs/wifi.md.
+    #[serde(default)]
+    pub ap_queues: ApQueuesKind,
+    /// With "mac80211": schedule stations by air time (default true; false = plain round
+    /// robin of packets, mac80211 without airtime fairness).
+    #[serde(default = "default_true_cell")]
+    pub airtime_fairness: bool,
+    /// With "mac80211": air time added to a station's deficit per round (mac80211's
+    /// default airtime weight, 256us).
+    #[serde(default = "default_airtime_quantum")]
+    pub airtime_quantum: Duration,
+    /// Rate control of stations that do not set their own: "fixed" (default) or
+    /// "minstrel".
+    #[serde(default)]
+    pub rate_control: RateControlKind,
+}
+
+/// The AP's queues below its qdisc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ApQueuesKind {
+    /// A FIFO driver buffer of `ap_buffer` (or `buffer`) packets.
+    #[default]
+    Driver,
+    /// mac80211's per-station FQ-CoDel TXQs and airtime fairness.
+    Mac80211,
+}
+
+fn default_true_cell() -> bool {
+    true
+}
+
+fn default_airtime_quantum() -> Duration {
+    Duration(crate::engine::SimTime::from_micros(256))
+}
+
+/// EDCA parameter overrides of a QoS cell, per access category.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EdcaSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bk: Option<EdcaAcSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub be: Option<EdcaAcSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vi: Option<EdcaAcSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vo: Option<EdcaAcSpec>,
+}
+
+impl EdcaSpec {
+    pub fn is_default(&self) -> bool {
+        *self == EdcaSpec::default()
+    }
+}
+
+/// One access category's EDCA parameters (absent keys keep the default).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EdcaAcSpec {
+    /// AIFS = SIFS + aifsn slots (1 … 15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aifsn: Option<u32>,
+    /// CWmin, 2^k − 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_min: Option<u32>,
+    /// CWmax, 2^k − 1, not below cw_min.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_max: Option<u32>,
+    /// TXOP limit ("0us": one frame exchange per channel access).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txop: Option<Duration>,
 }
 
 /// A station of a cell.
@@ -405,6 +492,39 @@ pub struct CellStationSpec {
     /// MPDU); a corrupted frame is not acknowledged and is retried.
     #[serde(default)]
     pub ber: Probability,
+    /// Its SNR, dB, both directions: each attempt's frame errors follow the BER of the
+    /// attempt's PHY rate at this SNR (the channel module's modulation curves: ns-3's
+    /// DSSS and NIST OFDM models) instead of `ber`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snr_db: Option<f64>,
+    /// Later SNRs, e.g. [{ at = "20s", snr_db = 8 }] (a station moving away).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snr_changes: Vec<SnrChange>,
+    /// "fixed" (the `rate`; the seeds' setting) or "minstrel" (Linux mac80211's rate
+    /// control chooses the rate of both directions, reported in the link view). Default:
+    /// the cell's `rate_control`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<RateControlKind>,
+}
+
+/// A station's SNR from an instant on.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SnrChange {
+    pub at: Duration,
+    pub snr_db: f64,
+}
+
+/// How a station's PHY rate is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RateControlKind {
+    /// The fixed `rate` (ns-3's ConstantRateWifiManager).
+    #[default]
+    Fixed,
+    /// Minstrel (Linux `rc80211_minstrel`): EWMA success probabilities per rate, 10 %
+    /// look-around, multi-rate retry chain.
+    Minstrel,
 }
 
 fn default_rts_threshold() -> u32 {

@@ -601,6 +601,24 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
                     "must be at least 1 packet",
                 );
             }
+            if st.snr_db.is_some() && st.ber.0 > 0.0 {
+                errs.push(
+                    format!("{label}.stations.{}.snr_db", st.node),
+                    "snr_db and ber both set the frame errors; keep one",
+                );
+            }
+            if !st.snr_changes.is_empty() && st.snr_db.is_none() {
+                errs.push(
+                    format!("{label}.stations.{}.snr_changes", st.node),
+                    "needs a starting snr_db, e.g. snr_db = 25",
+                );
+            }
+            if st.snr_changes.len() > 1000 {
+                errs.push(
+                    format!("{label}.stations.{}.snr_changes", st.node),
+                    "at most 1000 changes per station",
+                );
+            }
             if !(0.0..=1.0).contains(&st.ber.0) {
                 errs.push(
                     format!("{label}.stations.{}.ber", st.node),
@@ -633,6 +651,13 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
             errs.push(
                 format!("{label}.slot"),
                 "must be longer than zero, e.g. \"9us\"",
+            );
+        }
+        check_edca(c, &label, errs);
+        if c.airtime_quantum.time().0 == 0 {
+            errs.push(
+                format!("{label}.airtime_quantum"),
+                "must be longer than zero, e.g. \"256us\" (mac80211's default)",
             );
         }
         if c.mtu < MIN_MTU || c.mtu > 2304 {
@@ -678,6 +703,42 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
         }
     }
     unique("cells", s.cells.iter().map(|c| c.name.as_str()), errs);
+}
+
+/// A cell's `edca` overrides: only with `qos`, AIFSN 1…15, CWs 2^k − 1 in order.
+fn check_edca(c: &super::spec::CellSpec, label: &str, errs: &mut ScenarioError) {
+    let e = &c.edca;
+    if !c.qos && !e.is_default() {
+        errs.push(
+            format!("{label}.edca"),
+            "EDCA parameters need qos = true; add it or remove edca",
+        );
+    }
+    for (ac, o) in [("bk", &e.bk), ("be", &e.be), ("vi", &e.vi), ("vo", &e.vo)] {
+        let Some(o) = o else { continue };
+        let path = format!("{label}.edca.{ac}");
+        if o.aifsn.is_some_and(|a| !(1..=15).contains(&a)) {
+            errs.push(
+                format!("{path}.aifsn"),
+                "must be in 1…15 (the AIFSN field has 4 bits; non-AP stations use ≥ 2)",
+            );
+        }
+        for (k, v) in [("cw_min", o.cw_min), ("cw_max", o.cw_max)] {
+            if let Some(v) = v {
+                if !(v + 1).is_power_of_two() || v > 32767 {
+                    errs.push(
+                        format!("{path}.{k}"),
+                        format!("{v} is not 2^k − 1 (≤ 32767), e.g. 3, 7, 15"),
+                    );
+                }
+            }
+        }
+        if let (Some(a), Some(b)) = (o.cw_min, o.cw_max) {
+            if a > b {
+                errs.push(format!("{path}.cw_max"), "must not be below cw_min");
+            }
+        }
+    }
 }
 
 /// A route's `next_hop`: required when `via` is a segment with more than two nodes, and

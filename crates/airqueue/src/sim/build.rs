@@ -818,6 +818,38 @@ fn endpoint_of(
     }
 }
 
+/// A QoS cell's EDCA parameter set: the defaults of IEEE 802.11-2016 Table 9-137 for its
+/// PHY, with the cell's `edca` overrides per access category.
+fn edca_params(
+    phy: &crate::link::wifi::Phy,
+    c: &crate::scenario::CellSpec,
+) -> [crate::link::wifi::EdcaParams; 4] {
+    use crate::link::wifi::Ac;
+    let mut p = crate::link::wifi::edca::default_params(phy);
+    for (ac, o) in [
+        (Ac::Bk, &c.edca.bk),
+        (Ac::Be, &c.edca.be),
+        (Ac::Vi, &c.edca.vi),
+        (Ac::Vo, &c.edca.vo),
+    ] {
+        let Some(o) = o else { continue };
+        let e = &mut p[ac as usize];
+        if let Some(v) = o.aifsn {
+            e.aifsn = v;
+        }
+        if let Some(v) = o.cw_min {
+            e.cw_min = v;
+        }
+        if let Some(v) = o.cw_max {
+            e.cw_max = v;
+        }
+        if let Some(d) = o.txop {
+            e.txop = d.time();
+        }
+    }
+    p
+}
+
 /// A station's PHY rate: its own, the cell's, or the standard's highest.
 fn cell_rate(
     c: &crate::scenario::CellSpec,
@@ -883,6 +915,23 @@ fn build_cell(
                         Some(st) if st.ber.0 > 0.0 => BitErrors::Ber(st.ber.0),
                         _ => BitErrors::None,
                     },
+                    edca: c.qos.then(|| edca_params(&phy, c)),
+                    txq: (st.is_none() && c.ap_queues == crate::scenario::ApQueuesKind::Mac80211)
+                        .then(|| crate::link::wifi::txq::TxqConf {
+                            quantum: c.airtime_quantum.time(),
+                            airtime_fair: c.airtime_fairness,
+                        }),
+                    minstrel: st.is_some_and(|st| {
+                        st.rate_control.unwrap_or(c.rate_control)
+                            == crate::scenario::RateControlKind::Minstrel
+                    }),
+                    snr_db: st.and_then(|st| st.snr_db),
+                    snr_changes: st.map_or(Vec::new(), |st| {
+                        st.snr_changes
+                            .iter()
+                            .map(|ch| (ch.at.time(), ch.snr_db))
+                            .collect()
+                    }),
                 }
             })
             .collect()

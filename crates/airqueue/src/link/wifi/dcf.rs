@@ -1,5 +1,5 @@
 //! An 802.11 cell as a medium: an infrastructure BSS on one channel, with the DCF
-//! (IEEE 802.11-2016 §10.3) as its channel access.
+//! (IEEE 802.11-2016 §10.3) or EDCA (§10.22.2) as its channel access.
 //!
 //! # The model
 //!
@@ -11,7 +11,8 @@
 //! port has a driver buffer of `buffer` packets below its egress qdisc (the port is
 //! `ready()` while it has room); the head of the buffer is the frame the MAC is sending.
 //! Every frame between the AP and station `k` goes at station `k`'s fixed PHY rate (rate
-//! control off, the seeds' setting). MAC frames (RTS, CTS, ACK) are timing only: they never
+//! control off, the seeds' setting), or at the rate of Minstrel's retry chain for that
+//! attempt ([`super::minstrel`], a station with `minstrel`). MAC frames (RTS, CTS, ACK) are timing only: they never
 //! enter the packet arena.
 //!
 //! **Back-off, event-driven.** The medium keeps one reference instant, `idle_from`: the
@@ -54,8 +55,30 @@
 //!
 //! **Delivery.** The receiver gets the packet at the end of the data frame; the sender's
 //! buffer frees its slot then too.
+//!
+//! **EDCA** (§10.22.2; a BSS with `qos`). Each port runs four EDCA functions, one per
+//! access category ([`super::edca`]), each with its own driver queue, back-off, CW and
+//! retry counters and its parameters (AIFSN, CWmin, CWmax, TXOP limit). A packet goes to
+//! the queue of its AC (Linux's `cfg80211_classify8021d` on its DSCP); the queues share
+//! the port's driver buffer of `buffer` packets (the port is ready while the total has
+//! room). An AC's counter counts slots from its own reference, `AIFS[AC]` after the busy
+//! period (`idle_from` − DIFS + AIFS: the same event-driven scheme, one reference per
+//! AIFSN), and the AC transmits after `b` idle slots past AIFS (as ns-3's
+//! `ChannelAccessManager`; the standard's slot-boundary rule of §10.22.2.4 lets a counter
+//! reaching zero transmit in the next slot, the same count). Counters of two ACs of one
+//! port expiring in the same slot are an **internal collision**: the higher AC
+//! transmits, each lower one acts as after a collision on the air (CW doubles, its retry
+//! counter counts, it may discard the frame) without using the medium. A function that
+//! won the medium holds a **TXOP** of `txop` (0: one exchange): after a success it sends
+//! its next frame SIFS after the ACK if that exchange ends within the limit (the first
+//! frame is always sent); a failure ends the TXOP with a new back-off. QoS data frames
+//! carry a 2-byte QoS Control field (MPDU = IP + 38 B). A BSS without `qos` is the DCF: one
+//! function per port with AIFSN 2 and the PHY's CW — exactly the model above.
 
+use super::edca::{classify, Ac, EdcaParams};
+use super::minstrel::{rate_of_attempt, ChainEntry, Minstrel};
 use super::phy::{Phy, CTS_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
+use super::txq::{ApQueues, TxqConf};
 use crate::channel::{BitErrorModel, BitErrors};
 use crate::engine::{stream, SimRng, SimTime, TimerId};
 use crate::link::{LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour};
@@ -67,6 +90,9 @@ use std::collections::VecDeque;
 
 /// The event at the end of an exchange's deciding frame.
 const OUTCOME: u16 = 0;
+
+/// Bytes a QoS data frame adds to a non-QoS one: the QoS Control field (§9.2.4.5).
+pub const QOS_CONTROL_BYTES: u32 = 2;
 
 /// Per-cell MAC settings (the PHY's are in [`Phy`]).
 #[derive(Clone, Debug)]
@@ -101,6 +127,18 @@ pub struct PortConf {
     pub buffer: u32,
     /// Bit errors of data frames between this station and the AP (either direction).
     pub errors: BitErrors,
+    /// EDCA parameters per access category (BK, BE, VI, VO) when the BSS has QoS; `None`:
+    /// the DCF.
+    pub edca: Option<[EdcaParams; 4]>,
+    /// An AP's mac80211 queues (per-station FQ-CoDel, airtime fairness) instead of a
+    /// driver FIFO of `buffer` packets; stations: `None`.
+    pub txq: Option<TxqConf>,
+    /// A station whose link rate (both directions) Minstrel chooses instead of `rate_kbps`.
+    pub minstrel: bool,
+    /// A station's SNR, dB: its frames' errors follow the modulation's BER at the rate
+    /// of each attempt (instead of `errors`); and its changes, `(when, snr_db)`.
+    pub snr_db: Option<f64>,
+    pub snr_changes: Vec<(SimTime, f64)>,
 }
 
 /// Counters of one port, since the warm-up.
@@ -124,10 +162,28 @@ struct StaStats {
     access_delay: u64,
 }
 
-struct Sta {
+/// Counters of one EDCA function (QoS cells' `access_categories` table), since the
+/// warm-up.
+#[derive(Clone, Debug, Default)]
+struct AcStats {
+    sent: u64,
+    collisions: u64,
+    internal: u64,
+    drops: u64,
+    access_delay: u64,
+    /// Channel accesses won (TXOPs started).
+    txops: u64,
+}
+
+/// One channel-access function: the DCF of a port, or one EDCA function (one AC) of a
+/// QoS port, with its driver queue.
+struct Edcaf {
+    port: u32,
+    ac: Ac,
+    par: EdcaParams,
     buf: VecDeque<PacketId>,
-    cap: usize,
-    /// Slots of back-off left, counted from the cell's `idle_from` (`None`: none pending).
+    /// Slots of back-off left, counted from this function's AIFS reference (`None`: none
+    /// pending).
     backoff: Option<u32>,
     cw: u32,
     src: u32,
@@ -135,10 +191,28 @@ struct Sta {
     /// Whether the head frame's attempts so far collided / were corrupted.
     collided: bool,
     corrupted: bool,
-    /// When this station transmits (`MAX`: it is not contending).
+    /// When this function transmits (`MAX`: it is not contending).
     tx_at: SimTime,
     /// When the head frame reached the head.
     head_since: SimTime,
+    /// Start of the TXOP it holds while it continues one (`None`: it holds none).
+    txop_from: Option<SimTime>,
+    /// The head frame's Minstrel retry chain, and the rate (index) of its last attempt.
+    chain: Option<[ChainEntry; 4]>,
+    attempt_rate: usize,
+    stats: AcStats,
+}
+
+/// A port: its functions' shared driver buffer, streams and link state.
+struct Sta {
+    /// Packets in all its functions' queues, and the buffer's capacity.
+    len: usize,
+    cap: usize,
+    /// Its functions: `first .. first + count` in the cell's `fns`.
+    first: u32,
+    count: u32,
+    /// MAC framing around an IP packet in its data frames (36 B, QoS 38 B).
+    overhead: u32,
     rng: SimRng,
     /// Errors of this station's frames to the AP, and of the AP's frames to it.
     errors_up: BitErrorModel,
@@ -148,6 +222,15 @@ struct Sta {
     quality_up: Option<f64>,
     quality_down: Option<f64>,
     stats: StaStats,
+    /// An AP's mac80211 queues; its functions' `buf` then holds only the frame the
+    /// hardware sends.
+    txq: Option<Box<ApQueues>>,
+    /// Minstrel of this station's frames to its AP, and of the AP's frames to it.
+    rc_up: Option<Box<Minstrel>>,
+    rc_down: Option<Box<Minstrel>>,
+    /// With an SNR: the BER of each of the cell's rates (index as `Cell::rates`).
+    ber_of_rate: Option<Vec<f64>>,
+    snr_changes: Vec<(SimTime, f64)>,
 }
 
 /// What the exchange on the air will come to.
@@ -176,15 +259,56 @@ pub struct Cell {
     rate_kbps: Vec<u32>,
     neighbours: Vec<Vec<Neighbour>>,
     sta: Vec<Sta>,
+    /// The channel-access functions of all ports, port by port (ACs ascending).
+    fns: Vec<Edcaf>,
     /// Packets in the AP's buffer per destination port (its `hw_backlog` per neighbour).
     ap_backlog: Vec<u32>,
-    /// Start of back-off counting: end of the last busy period + DIFS/EIFS.
+    /// End of the last busy period + DIFS/EIFS (the DCF's slot reference; an AC's is
+    /// this − DIFS + AIFS[AC]).
     idle_from: SimTime,
-    /// Ports transmitting in the exchange on the air (empty: none).
+    /// Functions transmitting in the exchange on the air (empty: none), and the air time
+    /// of each one's part of it.
     on_air: Vec<u32>,
+    air: Vec<SimTime>,
     outcome: Outcome,
     timer: TimerId,
     stats_from: SimTime,
+    /// The standard's rates, ascending (Minstrel's and the SNR tables' rate indices).
+    rates: Vec<u32>,
+}
+
+/// Air time of a 1500-B frame exchange (DIFS, mean back-off, DATA, SIFS, ACK) at each of
+/// `rates`: Minstrel's "perfect" transmission times.
+fn exchange_times(phy: &Phy, rates: &[u32]) -> Vec<SimTime> {
+    rates
+        .iter()
+        .map(|&k| {
+            phy.difs()
+                + SimTime(phy.cw_min as u64 * phy.slot.0 / 2)
+                + phy.data_duration(1500, k)
+                + phy.sifs
+                + phy.ack_duration(k)
+        })
+        .collect()
+}
+
+/// The BER of each of `rates` at SNR `snr_db` (the channel module's modulation curves).
+fn ber_table(rates: &[u32], phy: &Phy, snr_db: f64) -> Vec<f64> {
+    use crate::channel::modulation::Modulation;
+    let snr = 10f64.powf(snr_db / 10.0);
+    rates
+        .iter()
+        .map(|&k| {
+            let m = match (phy.standard, k) {
+                (_, 1_000) => Modulation::Dsss1,
+                (_, 2_000) => Modulation::Dsss2,
+                (_, 5_500) => Modulation::Cck5_5,
+                (_, 11_000) => Modulation::Cck11,
+                (_, k) => Modulation::Ofdm((k / 1000) as u8),
+            };
+            m.ber(snr)
+        })
+        .collect()
 }
 
 impl Cell {
@@ -239,6 +363,9 @@ impl Cell {
                 }
             })
             .collect();
+        let mut fns = Vec::new();
+        let mut rates = phy.standard.rates_kbps().to_vec();
+        rates.sort_unstable();
         let sta = ports
             .iter()
             .enumerate()
@@ -246,17 +373,46 @@ impl Cell {
                 let name = &bsses[cell_of[p] as usize].0;
                 let is_ap = ap_of[p] as usize == p;
                 let who = &pc.name;
+                let first = fns.len() as u32;
+                let params: Vec<(Ac, EdcaParams)> = match &pc.edca {
+                    Some(e) => Ac::ALL.iter().map(|&ac| (ac, e[ac as usize])).collect(),
+                    None => vec![(Ac::Be, EdcaParams::dcf(&phy))],
+                };
+                for (ac, par) in params {
+                    fns.push(Edcaf {
+                        port: p as u32,
+                        ac,
+                        par,
+                        buf: VecDeque::new(),
+                        backoff: None,
+                        cw: par.cw_min,
+                        src: 0,
+                        lrc: 0,
+                        collided: false,
+                        corrupted: false,
+                        tx_at: SimTime::MAX,
+                        head_since: SimTime::ZERO,
+                        txop_from: None,
+                        chain: None,
+                        attempt_rate: 0,
+                        stats: AcStats::default(),
+                    });
+                }
                 Sta {
-                    buf: VecDeque::with_capacity(pc.buffer as usize),
-                    cap: pc.buffer as usize,
-                    backoff: None,
-                    cw: phy.cw_min,
-                    src: 0,
-                    lrc: 0,
-                    collided: false,
-                    corrupted: false,
-                    tx_at: SimTime::MAX,
-                    head_since: SimTime::ZERO,
+                    len: 0,
+                    cap: if pc.txq.is_some() {
+                        usize::MAX
+                    } else {
+                        pc.buffer as usize
+                    },
+                    first,
+                    count: fns.len() as u32 - first,
+                    overhead: DATA_OVERHEAD_BYTES
+                        + if pc.edca.is_some() {
+                            QOS_CONTROL_BYTES
+                        } else {
+                            0
+                        },
                     rng: stream(seed, &format!("cell:{name}:backoff:{who}")),
                     errors_up: BitErrorModel::new(
                         pc.errors,
@@ -269,6 +425,29 @@ impl Cell {
                     quality_up: None,
                     quality_down: None,
                     stats: StaStats::default(),
+                    rc_up: pc.minstrel.then(|| {
+                        Box::new(Minstrel::new(
+                            exchange_times(&phy, &rates),
+                            stream(seed, &format!("cell:{name}:minstrel:{who}:up")),
+                        ))
+                    }),
+                    rc_down: pc.minstrel.then(|| {
+                        Box::new(Minstrel::new(
+                            exchange_times(&phy, &rates),
+                            stream(seed, &format!("cell:{name}:minstrel:{who}:down")),
+                        ))
+                    }),
+                    ber_of_rate: pc.snr_db.map(|snr| ber_table(&rates, &phy, snr)),
+                    snr_changes: pc.snr_changes.clone(),
+                    txq: pc.txq.clone().map(|c| {
+                        Box::new(ApQueues::new(
+                            c,
+                            ports.len(),
+                            pc.edca.map_or(1, |_| 4),
+                            &format!("cell:{name}:{who}"),
+                            seed,
+                        ))
+                    }),
                 }
             })
             .collect();
@@ -289,11 +468,14 @@ impl Cell {
             neighbours,
             ap_backlog: vec![0; ports.len()],
             idle_from: SimTime::ZERO,
-            on_air: Vec::with_capacity(ports.len()),
+            on_air: Vec::with_capacity(fns.len()),
+            air: Vec::with_capacity(fns.len()),
             outcome: Outcome::Success,
             timer: TimerId(u32::MAX),
             stats_from,
             sta,
+            fns,
+            rates,
         }
     }
 
@@ -313,50 +495,60 @@ impl Cell {
         self.ap_of[p] as usize == p
     }
 
-    /// Slots wholly idle between `idle_from` and `now`.
+    /// Where function `k` counts its slots from: AIFS[AC] after the busy period, i.e.
+    /// `idle_from` − DIFS + AIFS (the DCF: `idle_from`).
     #[inline]
-    fn idle_slots(&self, now: SimTime) -> u64 {
-        if now > self.idle_from {
-            (now.0 - self.idle_from.0) / self.slot
+    fn reference(&self, k: usize) -> u64 {
+        (self.idle_from.0 + self.fns[k].par.aifsn as u64 * self.slot).saturating_sub(2 * self.slot)
+    }
+
+    /// Slots wholly idle between function `k`'s reference and `now`.
+    #[inline]
+    fn idle_slots(&self, k: usize, now: SimTime) -> u64 {
+        let r = self.reference(k);
+        if now.0 > r {
+            (now.0 - r) / self.slot
         } else {
             0
         }
     }
 
     #[inline]
-    fn expiry(&self, b: u32) -> SimTime {
-        SimTime(self.idle_from.0 + b as u64 * self.slot)
+    fn expiry(&self, k: usize, b: u32) -> SimTime {
+        SimTime(self.reference(k) + b as u64 * self.slot)
     }
 
-    fn draw(&mut self, p: usize) -> u32 {
-        let s = &mut self.sta[p];
-        s.rng.random_range(0..=s.cw)
+    /// A back-off for function `k`, uniform in [0, CW], from its port's stream.
+    fn draw(&mut self, k: usize) -> u32 {
+        let cw = self.fns[k].cw;
+        let s = &mut self.sta[self.fns[k].port as usize];
+        s.rng.random_range(0..=cw)
     }
 
-    /// Station `p` has a new head frame at `now` and is not on the air: when does it send?
-    fn contend(&mut self, p: usize, now: SimTime) {
-        let elapsed = self.idle_slots(now);
-        let idle = now >= self.idle_from && self.on_air.is_empty();
-        let b = match self.sta[p].backoff {
+    /// Function `k` has a new head frame at `now` and is not on the air: when does it send?
+    fn contend(&mut self, k: usize, now: SimTime) {
+        let elapsed = self.idle_slots(k, now);
+        let idle = now.0 >= self.reference(k) && self.on_air.is_empty();
+        let b = match self.fns[k].backoff {
             // A post-back-off that ran out while the medium was idle: send at once.
             Some(b) if idle && b as u64 <= elapsed => None,
             Some(b) => Some(b),
             None if idle => None,
-            None => Some(self.draw(p)),
+            None => Some(self.draw(k)),
         };
-        self.sta[p].backoff = b;
-        self.sta[p].tx_at = match b {
-            Some(b) => self.expiry(b),
+        self.fns[k].backoff = b;
+        self.fns[k].tx_at = match b {
+            Some(b) => self.expiry(k, b),
             None => now,
         };
     }
 
-    /// Arms the timer at the earliest transmission of a contending station.
+    /// Arms the timer at the earliest transmission of a contending function.
     fn rearm(&mut self, cx: &mut LinkCtx<'_>) {
         let next = self
-            .sta
+            .fns
             .iter()
-            .map(|s| s.tx_at)
+            .map(|f| f.tx_at)
             .min()
             .unwrap_or(SimTime::MAX);
         if next == SimTime::MAX {
@@ -369,50 +561,140 @@ impl Cell {
     /// The PHY rate of frames between port `p` and port `q` (one of them the AP).
     #[inline]
     fn rate(&self, p: usize, q: usize) -> u32 {
-        self.rate_kbps[if self.is_ap(p) { q } else { p }]
+        let (link, rc) = if self.is_ap(p) {
+            (q, &self.sta[q].rc_down)
+        } else {
+            (p, &self.sta[p].rc_up)
+        };
+        match rc {
+            Some(m) => self.rates[m.best()],
+            None => self.rate_kbps[link],
+        }
     }
 
-    /// The timer fired: every station whose back-off expires now transmits.
+    /// The rate of the next attempt of function `k`'s head frame to port `q`: the fixed
+    /// rate, or the entry of the frame's Minstrel retry chain for this attempt (the chain
+    /// is drawn at the frame's first attempt, after Minstrel's statistics update).
+    fn attempt_kbps(&mut self, k: usize, q: usize, cx: &mut LinkCtx<'_>) -> u32 {
+        let p = self.fns[k].port as usize;
+        let ap = self.is_ap(p);
+        let link = if ap { q } else { p };
+        let s = &mut self.sta[link];
+        let Some(m) = (if ap {
+            s.rc_down.as_mut()
+        } else {
+            s.rc_up.as_mut()
+        }) else {
+            return self.rate(p, q);
+        };
+        if self.fns[k].chain.is_none() {
+            if m.update(cx.now) {
+                cx.emit(LinkEffect::ViewChanged(self.ports[p]));
+                cx.emit(LinkEffect::ViewChanged(self.ports[q]));
+            }
+            self.fns[k].chain = Some(m.chain());
+        }
+        let f = &mut self.fns[k];
+        let r = rate_of_attempt(f.chain.as_ref().unwrap(), f.src + f.lrc);
+        f.attempt_rate = r;
+        self.rates[r]
+    }
+
+    /// Tells the link's Minstrel how function `k`'s attempt to `q` went.
+    fn rc_report(&mut self, k: usize, q: usize, ok: bool) {
+        let p = self.fns[k].port as usize;
+        let ap = self.is_ap(p);
+        let link = if ap { q } else { p };
+        let r = self.fns[k].attempt_rate;
+        let s = &mut self.sta[link];
+        if let Some(m) = if ap {
+            s.rc_down.as_mut()
+        } else {
+            s.rc_up.as_mut()
+        } {
+            m.report(r, ok);
+        }
+    }
+
+    /// Function `k`'s head frame: the packet, its MPDU bytes, its receiver (the sender
+    /// itself when the next hop is no neighbour) and the PHY rate.
+    fn head(&self, k: usize, cx: &LinkCtx<'_>) -> (PacketId, u32, usize, u32) {
+        let p = self.fns[k].port as usize;
+        let pkt = *self.fns[k].buf.front().expect("a transmitter has a frame");
+        let (size, next_hop) = {
+            let k = cx.packets.get(pkt);
+            (k.size_bytes, k.next_hop)
+        };
+        let q = self.peer_of(p, next_hop).unwrap_or(p);
+        (pkt, size + self.sta[p].overhead, q, self.rate(p, q))
+    }
+
+    /// Air time of a whole exchange of an `mpdu`-byte frame at `kbps`: [RTS SIFS CTS
+    /// SIFS] DATA SIFS ACK.
+    fn exchange(&self, mpdu: u32, kbps: u32) -> SimTime {
+        let sifs = self.phy.sifs;
+        let ctl = self.phy.response_kbps(kbps);
+        let mut t = self.phy.duration(mpdu, kbps) + sifs + self.phy.ack_duration(kbps);
+        if mpdu > self.conf.rts_threshold {
+            t = t
+                + self.phy.duration(RTS_BYTES, ctl)
+                + sifs
+                + self.phy.duration(CTS_BYTES, ctl)
+                + sifs;
+        }
+        t
+    }
+
+    /// The timer fired: every function whose back-off expires now transmits.
     fn transmit(&mut self, cx: &mut LinkCtx<'_>) {
         let now = cx.now;
-        if !self.sta.iter().any(|s| s.tx_at == now) {
+        if !self.fns.iter().any(|f| f.tx_at == now) {
             return;
         }
-        let elapsed = self.idle_slots(now);
         debug_assert!(self.on_air.is_empty());
-        for p in 0..self.sta.len() {
-            let s = &mut self.sta[p];
-            if s.tx_at == now {
-                s.tx_at = SimTime::MAX;
-                s.backoff = None;
-                self.on_air.push(p as u32);
-            } else if let Some(b) = s.backoff {
+        for k in 0..self.fns.len() {
+            let elapsed = self.idle_slots(k, now);
+            let f = &mut self.fns[k];
+            if f.tx_at == now {
+                f.tx_at = SimTime::MAX;
+                f.backoff = None;
+                self.on_air.push(k as u32);
+            } else if let Some(b) = f.backoff {
                 // Freeze: the wholly idle slots count, the rest resumes later.
                 let left = b as u64 - elapsed.min(b as u64);
                 if left == 0 {
                     // Only a post-back-off (no frame) can have run out before now.
-                    debug_assert!(s.buf.is_empty());
-                    s.backoff = None;
+                    debug_assert!(f.buf.is_empty());
+                    f.backoff = None;
                 } else {
-                    s.backoff = Some(left as u32);
-                    if s.tx_at != SimTime::MAX {
-                        s.tx_at = SimTime::MAX; // set again when the medium is idle
+                    f.backoff = Some(left as u32);
+                    if f.tx_at != SimTime::MAX {
+                        f.tx_at = SimTime::MAX; // set again when the medium is idle
                     }
                 }
             }
         }
+        if self.on_air.len() > 1 {
+            self.internal_collisions(cx);
+        }
+        let counting = now >= self.stats_from;
+        for &k in &self.on_air {
+            let f = &mut self.fns[k as usize];
+            if f.txop_from.is_none() {
+                f.txop_from = Some(now);
+                if counting {
+                    f.stats.txops += 1;
+                }
+            }
+        }
         let sifs = self.phy.sifs;
+        self.air.clear();
         let (decide, busy_end, outcome) = if self.on_air.len() == 1 {
-            let p = self.on_air[0] as usize;
-            let pkt = *self.sta[p].buf.front().expect("a transmitter has a frame");
-            let (size, next_hop) = {
-                let k = cx.packets.get(pkt);
-                (k.size_bytes, k.next_hop)
-            };
+            let k = self.on_air[0] as usize;
+            let p = self.fns[k].port as usize;
+            let (pkt, mpdu, q, _) = self.head(k, cx);
+            let kbps = self.attempt_kbps(k, q, cx);
             cx.tx_start(self.ports[p], pkt);
-            let q = self.peer_of(p, next_hop).unwrap_or(p);
-            let kbps = self.rate(p, q);
-            let mpdu = size + DATA_OVERHEAD_BYTES;
             let ctl = self.phy.response_kbps(kbps);
             let mut t = now;
             if mpdu > self.conf.rts_threshold {
@@ -422,12 +704,20 @@ impl Cell {
                     + self.phy.duration(CTS_BYTES, ctl)
                     + sifs;
             }
-            let data_end = t + self.phy.data_duration(size, kbps);
+            let data_end = t + self.phy.duration(mpdu, kbps);
+            let link = if self.is_ap(p) { q } else { p };
+            let ber = self.sta[link]
+                .ber_of_rate
+                .as_ref()
+                .map(|t| t[self.rates.iter().position(|&r| r == kbps).unwrap_or(0)]);
             let errors = if self.is_ap(p) {
                 &mut self.sta[q].errors_down
             } else {
                 &mut self.sta[p].errors_up
             };
+            if let Some(ber) = ber {
+                errors.set_kind(BitErrors::Ber(ber));
+            }
             if errors.lost(8 * mpdu as u64) {
                 (data_end, data_end + self.eifs, Outcome::Corrupted)
             } else {
@@ -437,49 +727,215 @@ impl Cell {
         } else {
             // A collision: each sends its first frame; the longest decides.
             let mut end = now;
-            for k in 0..self.on_air.len() {
-                let p = self.on_air[k] as usize;
-                let pkt = *self.sta[p].buf.front().expect("a transmitter has a frame");
-                let (size, next_hop) = {
-                    let k = cx.packets.get(pkt);
-                    (k.size_bytes, k.next_hop)
-                };
+            for j in 0..self.on_air.len() {
+                let k = self.on_air[j] as usize;
+                let p = self.fns[k].port as usize;
+                let (pkt, mpdu, q, _) = self.head(k, cx);
+                let kbps = self.attempt_kbps(k, q, cx);
                 cx.tx_start(self.ports[p], pkt);
-                let q = self.peer_of(p, next_hop).unwrap_or(p);
-                let kbps = self.rate(p, q);
-                let first = if size + DATA_OVERHEAD_BYTES > self.conf.rts_threshold {
+                let first = if mpdu > self.conf.rts_threshold {
                     self.phy.duration(RTS_BYTES, self.phy.response_kbps(kbps))
                 } else {
-                    self.phy.data_duration(size, kbps)
+                    self.phy.duration(mpdu, kbps)
                 };
-                if now >= self.stats_from {
+                if counting {
                     self.sta[p].stats.airtime += first.0;
                 }
+                self.air.push(first);
                 end = end.max(now + first);
             }
             (end, end + self.eifs, Outcome::Collision)
         };
-        if outcome != Outcome::Collision && now >= self.stats_from {
-            let p = self.on_air[0] as usize;
-            self.sta[p].stats.airtime += (busy_end - now).0
+        if outcome != Outcome::Collision {
+            let p = self.fns[self.on_air[0] as usize].port as usize;
+            let air = busy_end
+                - now
                 - if outcome == Outcome::Success {
-                    self.difs.0
+                    self.difs
                 } else {
-                    self.eifs.0
+                    self.eifs
                 };
+            self.air.push(air);
+            if counting {
+                self.sta[p].stats.airtime += air.0;
+            }
         }
         self.outcome = outcome;
         self.idle_from = busy_end;
         cx.schedule(decide, OUTCOME);
     }
 
+    /// Several functions of one port expired in the same slot (§10.22.2.4): the highest
+    /// AC keeps the slot; each lower one fails as on a collision and backs off again.
+    /// `on_air` is in function order: port by port, ACs ascending.
+    fn internal_collisions(&mut self, cx: &mut LinkCtx<'_>) {
+        let counting = cx.now >= self.stats_from;
+        let mut j = 0;
+        while j + 1 < self.on_air.len() {
+            let (k, next) = (self.on_air[j] as usize, self.on_air[j + 1] as usize);
+            if self.fns[k].port != self.fns[next].port {
+                j += 1;
+                continue;
+            }
+            self.on_air.remove(j);
+            if counting {
+                self.fns[k].stats.internal += 1;
+            }
+            let (pkt, mpdu, q, _) = self.head(k, cx);
+            let long = mpdu > self.conf.rts_threshold;
+            let done = self.fail(k, pkt, Outcome::Collision, long, false, counting, cx);
+            if done {
+                let peer = (q != self.fns[k].port as usize).then_some(q);
+                self.finish(k, peer, cx);
+            }
+            let b = self.draw(k);
+            self.fns[k].backoff = Some(b);
+            self.fns[k].txop_from = None;
+        }
+    }
+
+    /// Function `k`'s attempt at `pkt` failed with `o` (`on_air`: on the medium, not an
+    /// internal collision): count it, double CW or discard the frame at the retry limit
+    /// (§10.3.4.4). Returns whether the frame was discarded.
+    #[allow(clippy::too_many_arguments)]
+    fn fail(
+        &mut self,
+        k: usize,
+        pkt: PacketId,
+        o: Outcome,
+        long: bool,
+        on_air: bool,
+        counting: bool,
+        cx: &mut LinkCtx<'_>,
+    ) -> bool {
+        let (short_limit, long_limit) = (self.conf.short_retry_limit, self.conf.long_retry_limit);
+        let p = self.fns[k].port as usize;
+        let f = &mut self.fns[k];
+        let st = &mut self.sta[p].stats;
+        if o == Outcome::Collision {
+            f.collided = true;
+        } else {
+            f.corrupted = true;
+        }
+        if counting && on_air {
+            if o == Outcome::Collision {
+                st.collisions += 1;
+                f.stats.collisions += 1;
+            } else {
+                st.errors += 1;
+            }
+        }
+        // An RTS failure or a short frame: the short counter; a long data frame after a
+        // CTS: the long one.
+        let exhausted = if long && o == Outcome::Corrupted {
+            f.lrc += 1;
+            f.lrc >= long_limit
+        } else {
+            f.src += 1;
+            f.src >= short_limit
+        };
+        if exhausted {
+            let reason = match (f.collided, f.corrupted) {
+                (true, false) => DropReason::Collision,
+                (false, true) => DropReason::ChannelError,
+                _ => DropReason::RetryLimit,
+            };
+            if counting {
+                f.stats.drops += 1;
+                match reason {
+                    DropReason::Collision => st.drops_collision += 1,
+                    DropReason::ChannelError => st.drops_channel += 1,
+                    _ => st.drops_retry += 1,
+                }
+            }
+            cx.emit(LinkEffect::Drop { pkt, reason });
+        } else {
+            f.cw = (2 * f.cw + 1).min(f.par.cw_max);
+            if counting {
+                st.retries += 1;
+            }
+        }
+        exhausted
+    }
+
+    /// Function `k`'s head frame is done (acknowledged or discarded): the next one comes
+    /// to the head, the counters reset, the buffer has room again.
+    fn finish(&mut self, k: usize, peer: Option<usize>, cx: &mut LinkCtx<'_>) {
+        let now = cx.now;
+        let p = self.fns[k].port as usize;
+        let f = &mut self.fns[k];
+        f.buf.pop_front();
+        f.chain = None;
+        f.cw = f.par.cw_min;
+        f.src = 0;
+        f.lrc = 0;
+        f.collided = false;
+        f.corrupted = false;
+        f.head_since = now;
+        let s = &mut self.sta[p];
+        let was_full = s.len == s.cap;
+        s.len -= 1;
+        if self.ap_of[p] as usize == p {
+            if let Some(q) = peer {
+                self.ap_backlog[q] -= 1;
+            }
+        }
+        if was_full {
+            cx.emit(LinkEffect::Ready(self.ports[p]));
+        }
+        self.refill(k, cx);
+    }
+
+    /// An AP with mac80211 queues: if function `k`'s hardware queue is empty, the airtime
+    /// scheduler hands it the next frame (without contending: the caller does).
+    fn refill(&mut self, k: usize, cx: &mut LinkCtx<'_>) {
+        let p = self.fns[k].port as usize;
+        if !self.fns[k].buf.is_empty() {
+            return;
+        }
+        let fi = k - self.sta[p].first as usize;
+        let counting = cx.now >= self.stats_from;
+        let Some(txq) = self.sta[p].txq.as_mut() else {
+            return;
+        };
+        if let Some((pkt, _)) = txq.dequeue(fi, cx, &mut self.ap_backlog, counting) {
+            self.fns[k].buf.push_back(pkt);
+            self.fns[k].head_since = cx.now;
+            self.sta[p].len += 1;
+        }
+    }
+
+    /// Charges function `k`'s part `air` of the exchange to the airtime scheduler of its
+    /// AP: the AP's frames to a station always, a station's frames when they succeeded.
+    fn charge(&mut self, k: usize, peer: Option<usize>, air: SimTime, ok: bool, counting: bool) {
+        let p = self.fns[k].port as usize;
+        let fi = k - self.sta[p].first as usize;
+        let ap = self.ap_of[p] as usize;
+        let sta = if ap == p {
+            match peer {
+                Some(q) => q,
+                None => return,
+            }
+        } else if ok {
+            p
+        } else {
+            return;
+        };
+        if let Some(txq) = self.sta[ap].txq.as_mut() {
+            txq.charge(sta, fi.min(txq_fns(txq) - 1), air, counting);
+        }
+    }
+
     /// The exchange's deciding frame ended: deliver or count the failure, then contend.
     fn settle(&mut self, cx: &mut LinkCtx<'_>) {
         let now = cx.now;
         let counting = now >= self.stats_from;
-        for k in 0..self.on_air.len() {
-            let p = self.on_air[k] as usize;
-            let pkt = *self.sta[p].buf.front().expect("a transmitter has a frame");
+        // The function whose TXOP continues, and when its next frame starts.
+        let mut txop_next: Option<(usize, SimTime)> = None;
+        for j in 0..self.on_air.len() {
+            let k = self.on_air[j] as usize;
+            let p = self.fns[k].port as usize;
+            let pkt = *self.fns[k].buf.front().expect("a transmitter has a frame");
             let (size, next_hop) = {
                 let k = cx.packets.get(pkt);
                 (k.size_bytes, k.next_hop)
@@ -490,14 +946,20 @@ impl Cell {
                 _ => p,
             };
             let up = !self.is_ap(p);
-            let long = size + DATA_OVERHEAD_BYTES > self.conf.rts_threshold;
+            let long = size + self.sta[p].overhead > self.conf.rts_threshold;
+            let air = self.air[j];
+            self.charge(k, q, air, self.outcome == Outcome::Success, counting);
+            self.rc_report(k, q.unwrap_or(p), self.outcome == Outcome::Success);
             let done = match self.outcome {
                 Outcome::Success => {
                     ewma(&mut self.sta[link], up, 1.0);
+                    let f = &mut self.fns[k];
                     let s = &mut self.sta[p];
                     if counting {
                         s.stats.sent += 1;
-                        s.stats.access_delay += (now - s.head_since).0;
+                        s.stats.access_delay += (now - f.head_since).0;
+                        f.stats.sent += 1;
+                        f.stats.access_delay += (now - f.head_since).0;
                     }
                     match q {
                         Some(q) => cx.emit(LinkEffect::Deliver {
@@ -512,87 +974,42 @@ impl Cell {
                     true
                 }
                 o => {
-                    let (short_limit, long_limit) =
-                        (self.conf.short_retry_limit, self.conf.long_retry_limit);
                     ewma(&mut self.sta[link], up, 0.0);
-                    let s = &mut self.sta[p];
-                    if o == Outcome::Collision {
-                        s.collided = true;
-                    } else {
-                        s.corrupted = true;
-                    }
-                    if counting {
-                        if o == Outcome::Collision {
-                            s.stats.collisions += 1;
-                        } else {
-                            s.stats.errors += 1;
-                        }
-                    }
-                    // An RTS failure or a short frame: the short counter; a long data
-                    // frame after a CTS: the long one.
-                    let exhausted = if long && o == Outcome::Corrupted {
-                        s.lrc += 1;
-                        s.lrc >= long_limit
-                    } else {
-                        s.src += 1;
-                        s.src >= short_limit
-                    };
-                    if exhausted {
-                        let reason = match (s.collided, s.corrupted) {
-                            (true, false) => DropReason::Collision,
-                            (false, true) => DropReason::ChannelError,
-                            _ => DropReason::RetryLimit,
-                        };
-                        if counting {
-                            match reason {
-                                DropReason::Collision => s.stats.drops_collision += 1,
-                                DropReason::ChannelError => s.stats.drops_channel += 1,
-                                _ => s.stats.drops_retry += 1,
-                            }
-                        }
-                        cx.emit(LinkEffect::Drop { pkt, reason });
-                    } else {
-                        s.cw = (2 * s.cw + 1).min(self.phy.cw_max);
-                        if counting {
-                            s.stats.retries += 1;
-                        }
-                    }
-                    exhausted
+                    self.fail(k, pkt, o, long, true, counting, cx)
                 }
             };
-            let s = &mut self.sta[p];
             if done {
-                let was_full = s.buf.len() == s.cap;
-                s.buf.pop_front();
-                s.cw = self.phy.cw_min;
-                s.src = 0;
-                s.lrc = 0;
-                s.collided = false;
-                s.corrupted = false;
-                s.head_since = now;
-                if self.ap_of[p] as usize == p {
-                    if let Some(q) = q {
-                        self.ap_backlog[q] -= 1;
-                    }
-                }
-                if was_full {
-                    cx.emit(LinkEffect::Ready(self.ports[p]));
+                self.finish(k, q, cx);
+            }
+            // The TXOP goes on if the next frame's exchange ends within the limit.
+            let f = &self.fns[k];
+            if self.outcome == Outcome::Success && f.par.txop > SimTime::ZERO && !f.buf.is_empty() {
+                let start = f.txop_from.expect("a transmitter holds a TXOP");
+                let next = self.idle_from - self.difs + self.phy.sifs;
+                let (_, mpdu, _, kbps) = self.head(k, cx);
+                if next + self.exchange(mpdu, kbps) <= start + f.par.txop {
+                    txop_next = Some((k, next));
+                    continue;
                 }
             }
-            // A new back-off after every attempt (post-back-off if the buffer is empty).
-            let b = self.draw(p);
-            self.sta[p].backoff = Some(b);
+            // A new back-off after every attempt (post-back-off if the queue is empty).
+            let b = self.draw(k);
+            self.fns[k].backoff = Some(b);
+            self.fns[k].txop_from = None;
         }
         self.on_air.clear();
-        for p in 0..self.sta.len() {
-            if !self.sta[p].buf.is_empty() {
-                self.sta[p].tx_at = match self.sta[p].backoff {
-                    Some(b) => self.expiry(b),
-                    // Frozen with a frame and no back-off cannot happen: a station with a
-                    // frame either transmitted or kept a counter.
-                    None => self.idle_from,
+        for k in 0..self.fns.len() {
+            if !self.fns[k].buf.is_empty() {
+                self.fns[k].tx_at = match self.fns[k].backoff {
+                    Some(b) => self.expiry(k, b),
+                    // Only the TXOP holder (set below) has a frame and no back-off: every
+                    // other function with a frame transmitted or kept a counter.
+                    None => SimTime(self.reference(k)),
                 };
             }
+        }
+        if let Some((k, at)) = txop_next {
+            self.fns[k].tx_at = at;
         }
         self.rearm(cx);
     }
@@ -608,7 +1025,7 @@ impl Cell {
             t.rate.push(if self.is_ap(p) {
                 0.0
             } else {
-                self.rate_kbps[p] as f64 * 1e3
+                self.rate(self.ap_of[p] as usize, p) as f64 * 1e3
             });
             t.sent.push(st.sent);
             t.retries.push(st.retries);
@@ -626,6 +1043,129 @@ impl Cell {
             });
         }
     }
+
+    /// The `txqs` table of APs with mac80211 queues: per station and AC, the air time the
+    /// scheduler charged (both directions) and the TXQ's drops.
+    fn txq_table(&self, now: SimTime) -> Option<Table> {
+        let span = now.saturating_sub(self.stats_from).as_secs_f64().max(1e-12);
+        let mut rows: Vec<(usize, usize, usize)> = Vec::new(); // (ap, station, fi)
+        for (ap, s) in self.sta.iter().enumerate() {
+            let Some(t) = &s.txq else { continue };
+            for q in (0..self.sta.len()).filter(|&q| q != ap && self.ap_of[q] as usize == ap) {
+                for fi in 0..t.functions() {
+                    rows.push((ap, q, fi));
+                }
+            }
+        }
+        if rows.is_empty() {
+            return None;
+        }
+        let txq = |r: &(usize, usize, usize)| self.sta[r.0].txq.as_ref().unwrap().stats(r.1, r.2);
+        let mut t = Table::default();
+        t.push(
+            "cell",
+            Column::Str(
+                rows.iter()
+                    .map(|r| self.cells[self.cell_of[r.0] as usize].clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "station",
+            Column::Str(rows.iter().map(|r| self.names[r.1].clone()).collect()),
+        );
+        t.push(
+            "ac",
+            Column::Str(
+                rows.iter()
+                    .map(|r| {
+                        if self.sta[r.0].count > 1 {
+                            Ac::from_index(r.2).name().to_string()
+                        } else {
+                            "DCF".to_string()
+                        }
+                    })
+                    .collect(),
+            ),
+        );
+        t.push(
+            "airtime_s",
+            Column::F64(rows.iter().map(|r| txq(r).airtime as f64 / 1e9).collect()),
+        );
+        t.push(
+            "airtime_share",
+            Column::F64(
+                rows.iter()
+                    .map(|r| txq(r).airtime as f64 / 1e9 / span)
+                    .collect(),
+            ),
+        );
+        t.push(
+            "aqm_drops",
+            Column::U64(rows.iter().map(|r| txq(r).aqm_drops).collect()),
+        );
+        t.push(
+            "overlimit_drops",
+            Column::U64(rows.iter().map(|r| txq(r).overlimit_drops).collect()),
+        );
+        Some(t)
+    }
+
+    /// The `access_categories` table of the QoS ports: one row per EDCA function.
+    fn ac_table(&self) -> Option<Table> {
+        let qos: Vec<&Edcaf> = self
+            .fns
+            .iter()
+            .filter(|f| self.sta[f.port as usize].count > 1)
+            .collect();
+        if qos.is_empty() {
+            return None;
+        }
+        let mut t = Table::default();
+        let port = |f: &&Edcaf| f.port as usize;
+        t.push(
+            "cell",
+            Column::Str(
+                qos.iter()
+                    .map(|f| self.cells[self.cell_of[port(f)] as usize].clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "station",
+            Column::Str(qos.iter().map(|f| self.names[port(f)].clone()).collect()),
+        );
+        t.push(
+            "ac",
+            Column::Str(qos.iter().map(|f| f.ac.name().to_string()).collect()),
+        );
+        let u = |g: fn(&AcStats) -> u64| Column::U64(qos.iter().map(|f| g(&f.stats)).collect());
+        t.push("frames_sent", u(|s| s.sent));
+        t.push("txops", u(|s| s.txops));
+        t.push("collisions", u(|s| s.collisions));
+        t.push("internal_collisions", u(|s| s.internal));
+        t.push("drops", u(|s| s.drops));
+        t.push(
+            "mean_access_delay_ms",
+            Column::F64(
+                qos.iter()
+                    .map(|f| {
+                        if f.stats.sent > 0 {
+                            f.stats.access_delay as f64 / f.stats.sent as f64 / 1e6
+                        } else {
+                            f64::NAN
+                        }
+                    })
+                    .collect(),
+            ),
+        );
+        Some(t)
+    }
+}
+
+/// Functions per port an AP's queues were made for.
+fn txq_fns(t: &ApQueues) -> usize {
+    t.functions()
 }
 
 /// Folds an attempt outcome into a link's delivery estimate (EWMA, weight ¼ on the new
@@ -681,14 +1221,17 @@ impl Medium for Cell {
 
     fn ready(&self, port: usize) -> bool {
         let s = &self.sta[port];
-        s.buf.len() < s.cap
+        s.len < s.cap
     }
 
     fn send(&mut self, port: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
         debug_assert!(self.ready(port));
         // Routing only picks neighbours on this cell; a frame for anyone else has no
         // receiver (and no PHY rate).
-        let next_hop = cx.packets.get(pkt).next_hop;
+        let (next_hop, dscp, priority) = {
+            let k = cx.packets.get(pkt);
+            (k.next_hop, k.dscp, k.priority)
+        };
         match self.peer_of(port, next_hop) {
             None => {
                 cx.emit(LinkEffect::Drop {
@@ -702,30 +1245,87 @@ impl Medium for Cell {
         }
         cx.locate(pkt, Location::Transmitting(self.ports[port].0));
         let s = &mut self.sta[port];
-        s.buf.push_back(pkt);
-        let on_air = self.on_air.contains(&(port as u32));
-        if s.buf.len() == 1 && !on_air {
-            s.head_since = cx.now;
-            self.contend(port, cx.now);
+        let fi = if s.count > 1 {
+            classify(dscp, priority) as usize
+        } else {
+            0
+        };
+        let k = s.first as usize + fi;
+        let on_air = self.on_air.contains(&(k as u32));
+        if s.txq.is_some() {
+            let q = self.peer_of(port, next_hop).expect("checked above");
+            let counting = cx.now >= self.stats_from;
+            self.sta[port].txq.as_mut().unwrap().enqueue(
+                q,
+                fi,
+                pkt,
+                cx,
+                &mut self.ap_backlog,
+                counting,
+            );
+            if on_air || !self.fns[k].buf.is_empty() {
+                return;
+            }
+            self.refill(k, cx);
+            if self.fns[k].buf.is_empty() {
+                return; // CoDel dropped it
+            }
+            self.contend(k, cx.now);
+            if self.on_air.is_empty() {
+                self.rearm(cx);
+            }
+            return;
+        }
+        s.len += 1;
+        let f = &mut self.fns[k];
+        f.buf.push_back(pkt);
+        if f.buf.len() == 1 && !on_air {
+            f.head_since = cx.now;
+            self.contend(k, cx.now);
             if self.on_air.is_empty() {
                 self.rearm(cx);
             }
         }
     }
 
-    fn on_event(&mut self, _key: u16, cx: &mut LinkCtx<'_>) {
-        self.settle(cx);
+    /// Schedules the stations' SNR changes (key 1 + their index in port order).
+    fn start(&mut self, cx: &mut LinkCtx<'_>) {
+        let mut key = 1u16;
+        for s in &self.sta {
+            for &(at, _) in &s.snr_changes {
+                cx.schedule(at, key);
+                key += 1;
+            }
+        }
+    }
+
+    fn on_event(&mut self, key: u16, cx: &mut LinkCtx<'_>) {
+        if key == OUTCOME {
+            self.settle(cx);
+            return;
+        }
+        let mut left = key as usize - 1;
+        for p in 0..self.sta.len() {
+            let n = self.sta[p].snr_changes.len();
+            if left < n {
+                let snr = self.sta[p].snr_changes[left].1;
+                self.sta[p].ber_of_rate = Some(ber_table(&self.rates, &self.phy, snr));
+                return;
+            }
+            left -= n;
+        }
     }
 
     fn on_timer(&mut self, _key: u32, cx: &mut LinkCtx<'_>) {
         self.transmit(cx);
     }
 
-    /// The PHY rate of the link (fixed per station); the EWMA (weight ¼) of the attempt
-    /// outcomes on that link in that direction (what the driver saw: ACKed or not); whether
-    /// no exchange is on the air; the driver buffer's packets for that neighbour. The view
-    /// changes with every exchange; no `ViewChanged` is emitted for that (the rate, which
-    /// qdiscs act on, is fixed), so qdiscs read it when they dequeue.
+    /// The PHY rate of the link (fixed per station, or Minstrel's best rate); the EWMA
+    /// (weight ¼) of the attempt outcomes on that link in that direction (what the driver
+    /// saw: ACKed or not); whether no exchange is on the air; the driver buffer's (or the
+    /// AP's TXQ's) packets for that neighbour. The view changes with every exchange;
+    /// `ViewChanged` is emitted only when Minstrel's best rate changes, so qdiscs read
+    /// the rest when they dequeue.
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         let q = self.peer_of(port, neighbour)?;
         Some(LinkView {
@@ -741,52 +1341,72 @@ impl Medium for Cell {
             hw_backlog: if self.is_ap(port) {
                 self.ap_backlog[q]
             } else {
-                self.sta[port].buf.len() as u32
+                self.sta[port].len as u32
             },
         })
     }
 
     fn held(&self, out: &mut Vec<(Location, u64)>) {
         for (p, s) in self.sta.iter().enumerate() {
-            out.push((Location::Transmitting(self.ports[p].0), s.buf.len() as u64));
+            let queued = s.txq.as_ref().map_or(0, |t| t.len());
+            out.push((
+                Location::Transmitting(self.ports[p].0),
+                (s.len + queued) as u64,
+            ));
         }
     }
 
     fn report(&self, now: SimTime, tables: &mut Vec<(String, Table)>) {
         let mut rows = StationRows::default();
         self.rows(now, &mut rows);
-        let t = match tables.iter_mut().find(|(n, _)| n == "stations") {
-            Some(t) => t,
-            None => {
-                tables.push(("stations".into(), Table::default()));
-                tables.last_mut().unwrap()
-            }
-        };
-        append(&mut t.1, rows);
+        append(table(tables, "stations"), rows.into_columns());
+        if let Some(ac) = self.ac_table() {
+            append(table(tables, "access_categories"), ac.columns);
+        }
+        if let Some(t) = self.txq_table(now) {
+            append(table(tables, "txqs"), t.columns);
+        }
     }
 }
 
-/// Appends `rows` to the `stations` table `t` (creating its columns).
-fn append(t: &mut Table, r: StationRows) {
-    let cols: Vec<(&str, Column)> = vec![
-        ("cell", Column::Str(r.cell)),
-        ("station", Column::Str(r.station)),
-        ("role", Column::Str(r.role)),
-        ("phy_rate_bps", Column::F64(r.rate)),
-        ("frames_sent", Column::U64(r.sent)),
-        ("retries", Column::U64(r.retries)),
-        ("collisions", Column::U64(r.collisions)),
-        ("channel_errors", Column::U64(r.errors)),
-        ("drops_collision", Column::U64(r.drops_collision)),
-        ("drops_channel_error", Column::U64(r.drops_channel)),
-        ("drops_retry_limit", Column::U64(r.drops_retry)),
-        ("airtime_s", Column::F64(r.airtime)),
-        ("airtime_share", Column::F64(r.share)),
-        ("mean_access_delay_ms", Column::F64(r.delay)),
-    ];
+/// The table `name` of `tables`, added empty if it is not there yet.
+fn table<'a>(tables: &'a mut Vec<(String, Table)>, name: &str) -> &'a mut Table {
+    match tables.iter().position(|(n, _)| n == name) {
+        Some(i) => &mut tables[i].1,
+        None => {
+            tables.push((name.into(), Table::default()));
+            &mut tables.last_mut().unwrap().1
+        }
+    }
+}
+
+impl StationRows {
+    fn into_columns(self) -> Vec<(String, Column)> {
+        let r = self;
+        vec![
+            ("cell".into(), Column::Str(r.cell)),
+            ("station".into(), Column::Str(r.station)),
+            ("role".into(), Column::Str(r.role)),
+            ("phy_rate_bps".into(), Column::F64(r.rate)),
+            ("frames_sent".into(), Column::U64(r.sent)),
+            ("retries".into(), Column::U64(r.retries)),
+            ("collisions".into(), Column::U64(r.collisions)),
+            ("channel_errors".into(), Column::U64(r.errors)),
+            ("drops_collision".into(), Column::U64(r.drops_collision)),
+            ("drops_channel_error".into(), Column::U64(r.drops_channel)),
+            ("drops_retry_limit".into(), Column::U64(r.drops_retry)),
+            ("airtime_s".into(), Column::F64(r.airtime)),
+            ("airtime_share".into(), Column::F64(r.share)),
+            ("mean_access_delay_ms".into(), Column::F64(r.delay)),
+        ]
+    }
+}
+
+/// Appends the rows `cols` to table `t` (creating its columns when it is empty).
+fn append(t: &mut Table, cols: Vec<(String, Column)>) {
     if t.columns.is_empty() {
         for (n, c) in cols {
-            t.push(n, c);
+            t.push(&n, c);
         }
         return;
     }
@@ -795,7 +1415,7 @@ fn append(t: &mut Table, r: StationRows) {
             (Column::Str(a), Column::Str(b)) => a.extend(b),
             (Column::U64(a), Column::U64(b)) => a.extend(b),
             (Column::F64(a), Column::F64(b)) => a.extend(b),
-            _ => unreachable!("the stations table's columns have fixed types"),
+            _ => unreachable!("a cell table's columns have fixed types"),
         }
     }
 }

@@ -1,9 +1,14 @@
-//! IEEE 802.11 cells (issue 12): PHY timing ([`phy`]), the DCF medium ([`dcf`]), and the
+//! IEEE 802.11 cells (issue 12): PHY timing ([`phy`]), the DCF/EDCA medium ([`dcf`]), EDCA
+//! parameters and DSCP classification ([`edca`]), and the
 //! effective-rate helper of seed 002 ([`rate`]). docs/wifi.md describes the model.
 
 pub mod dcf;
+pub mod edca;
+pub mod minstrel;
 pub mod phy;
 pub mod rate;
+pub mod txq;
 
 pub use dcf::{Cell, DcfConf, PortConf};
+pub use edca::{Ac, EdcaParams};
 pub use phy::{Phy, Standard};
