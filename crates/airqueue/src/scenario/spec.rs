@@ -118,7 +118,7 @@ pub struct QdiscChangeSpec {
     pub replace: Option<QdiscConf>,
 }
 
-/// A change of a flow's application (UDP sources and ping).
+/// A change of a flow's application (UDP sources, ping and TCP bulk transfers).
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowChangeSpec {
@@ -126,7 +126,12 @@ pub struct FlowChangeSpec {
     pub name: String,
     /// `stop` (no more packets; those sent travel on), `start` (send again from this
     /// instant, with the source's pattern, until the flow's `stop`) or `restart` (stop,
-    /// then start at once: the pattern begins anew, as a restarted iperf).
+    /// then start at once: the pattern begins anew, as a restarted iperf). On a TCP bulk
+    /// transfer `stop` aborts its connection (no FIN exchange: the endpoints' state is
+    /// discarded, segments still travelling are ignored on arrival, as for a reset
+    /// connection), `start` opens a fresh connection (new client port, handshake if
+    /// configured, initial window, slow start) and `restart` is both (seed 003 §5.2, Fig.
+    /// 11: the connection closed and a new TCP session started).
     pub action: FlowAction,
 }
 
