@@ -489,6 +489,13 @@ crate::kind_enum! {
         /// Hierarchical Token Bucket: a class tree with rate/ceil shaping, borrowing from
         /// ancestors, prio for excess, leaves with child qdiscs (Linux `sch_htb.c`).
         "htb" => Htb(crate::qdisc::HtbConf),
+        /// Dynamic Fair Queuing (seed 003): per-destination-host queues served round robin,
+        /// wired hosts' packets dropped with P_d = 1 − (B_wireless/B_wired)·(RTT_wireless/
+        /// RTT_wired); hosts classified by the RTTs of the gateway's pings (a node hook).
+        "dfq" => Dfq(crate::qdisc::DfqConf),
+        /// Deficit Round Robin over per-destination-host queues (one class per host, made
+        /// as hosts appear): the per-host fairness baseline.
+        "host_drr" => HostDrr(crate::qdisc::HostDrrConf),
     }
 }
 
