@@ -53,6 +53,7 @@
 //!   of a member, so that the real-interface path does no per-member work.
 
 mod bfifo;
+mod cake;
 mod class_stats;
 pub mod classify;
 mod codel;
@@ -78,6 +79,7 @@ mod tbf;
 mod wf2q_plus;
 
 pub use bfifo::{Bfifo, BfifoConf};
+pub use cake::{Cake, CakeConf, CakeDiffserv, CakeIsolation};
 pub use class_stats::{Child, ClassReport, ClassSample, ClassStats};
 pub use codel::{Codel, CodelConf};
 pub use dfq::{drop_probability, Dfq, DfqConf, HostKind, MonitorReport};
@@ -445,6 +447,7 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::Htb(c) => Box::new(Htb::build(c, b, errs)),
         QdiscConf::Dfq(c) => Box::new(Dfq::from_conf(c, b, errs)?),
         QdiscConf::HostDrr(c) => Box::new(HostDrr::from_conf(c, b, errs)?),
+        QdiscConf::Cake(c) => Box::new(Cake::from_conf(c, b, errs)?),
     };
     (errs.problems.len() == before).then_some(q)
 }
@@ -488,7 +491,8 @@ pub fn check(conf: &QdiscConf, path: &str, errs: &mut ScenarioError) {
         | QdiscConf::Wf2qPlus(_)
         | QdiscConf::Red(_)
         | QdiscConf::Dfq(_)
-        | QdiscConf::HostDrr(_) => {}
+        | QdiscConf::HostDrr(_)
+        | QdiscConf::Cake(_) => {}
     }
 }
 

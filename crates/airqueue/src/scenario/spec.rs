@@ -496,6 +496,9 @@ crate::kind_enum! {
         /// Deficit Round Robin over per-destination-host queues (one class per host, made
         /// as hosts appear): the per-host fairness baseline.
         "host_drr" => HostDrr(crate::qdisc::HostDrrConf),
+        /// CAKE (Linux `sch_cake.c`): DRR++ flow queueing with COBALT AQM, host isolation
+        /// (triple-isolate, dual-srchost, dual-dsthost, …), diffserv tins and a shaper.
+        "cake" => Cake(crate::qdisc::CakeConf),
     }
 }
 
