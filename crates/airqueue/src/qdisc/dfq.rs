@@ -32,13 +32,18 @@
 //! - **Idle class**: when no host of one class was served in the interval (no wireless
 //!   traffic to protect, or no wired traffic to drop), `P_d = 0`; the formula would give 1
 //!   (or divide by zero) and starve the wired hosts for nobody's benefit.
-//! - **Probes**: ICMP packets are never dropped by the dropper (the detector's own pings,
-//!   and "for each packet of wired *connection*").
+//! - **Probes**: ICMP packets (the detector's own pings) wait in a priority band served
+//!   ahead of the host queues and are never dropped by the dropper ("for each packet of
+//!   wired *connection*"): a probe that waited behind a host's backlog in this very queue
+//!   would measure DFQ's queue, not the host's link, and a loaded wired host would look
+//!   wireless (the paper's RTTs, 300 µs and 3 ms, are those of unloaded links). They are
+//!   84 B per host per probe period.
 //! - **Buffer**: `limit` packets shared by all host queues (default 1000, Linux's
 //!   txqueuelen); when full, the head packet of the longest host queue is dropped
 //!   (reason `overflow`), as Linux's `sfq` of the paper's era drops from its longest slot,
 //!   so that the buffer does not become one host's.
 
+use super::fifo_queue::PacketFifo;
 use super::host_queues::HostQueues;
 use super::peek_stash::PeekStash;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
@@ -136,6 +141,9 @@ pub fn drop_probability(
 pub struct Dfq {
     conf: DfqConf,
     queues: HostQueues,
+    /// The priority band of ICMP probes and its bytes.
+    probes: PacketFifo,
+    probe_bytes: u64,
     state: Vec<HostState>,
     board: RttBoard,
     stash: PeekStash,
@@ -174,6 +182,8 @@ impl Dfq {
         Some(Dfq {
             conf: c.clone(),
             queues: HostQueues::default(),
+            probes: PacketFifo::default(),
+            probe_bytes: 0,
             state: Vec::new(),
             board: Arc::new(Mutex::new(RttTable::new(c.rtt_window.time()))),
             stash: PeekStash::default(),
@@ -251,6 +261,10 @@ impl Dfq {
     /// The server: round robin over the backlogged hosts, one packet a turn; a wired
     /// host's packet goes to the dropper with probability `P_d`.
     fn serve(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        if let Some(p) = self.probes.pop_front() {
+            self.probe_bytes -= ctx.len_of(p) as u64;
+            return Some(p);
+        }
         loop {
             let &h = self.queues.active.front()?;
             let p = self.queues.pop(h, |p| ctx.len_of(p))?;
@@ -279,7 +293,28 @@ impl Qdisc for Dfq {
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
         self.monitor(ctx.now);
-        let addr = ctx.packets.get(pkt).tuple.dst_addr;
+        let (addr, proto) = {
+            let p = ctx.packets.get(pkt);
+            (p.tuple.dst_addr, p.tuple.protocol)
+        };
+        if proto == Protocol::Icmp {
+            if self.len() >= self.conf.limit as usize && self.queues.len == 0 {
+                ctx.drop_packet(pkt, DropReason::QdiscOverflow);
+                return Verdict::Dropped;
+            }
+            self.probes.push_back(pkt);
+            self.probe_bytes += ctx.len_of(pkt) as u64;
+            if self.len() <= self.conf.limit as usize {
+                return Verdict::Queued;
+            }
+            let fat = self.queues.fattest().expect("host packets are queued");
+            let victim = self
+                .queues
+                .pop_anywhere(fat, |p| ctx.len_of(p))
+                .expect("fattest");
+            ctx.drop_packet(victim, DropReason::QdiscOverflow);
+            return Verdict::Congested;
+        }
         let h = self.queues.host(addr);
         if h == self.state.len() {
             self.state.push(HostState::default());
@@ -320,11 +355,11 @@ impl Qdisc for Dfq {
     }
 
     fn len(&self) -> usize {
-        self.queues.len + self.stash.len()
+        self.queues.len + self.probes.len() + self.stash.len()
     }
 
     fn backlog_bytes(&self) -> u64 {
-        self.queues.bytes + self.stash.bytes()
+        self.queues.bytes + self.probe_bytes + self.stash.bytes()
     }
 
     /// The RTT detector on the gateway, sharing this discipline's board.
@@ -453,8 +488,11 @@ mod tests {
             p.tuple.dst_addr = 1;
             p.tuple.protocol = Protocol::Icmp;
         });
+        let data = to_host(&mut h, 1, 1000);
+        h.enqueue(&mut q, data);
         h.enqueue(&mut q, probe);
-        assert_eq!(h.dequeue(&mut q), Some(probe));
+        assert_eq!(h.dequeue(&mut q), Some(probe), "probes go first");
+        h.dequeue(&mut q);
         let n = 5000.0;
         let frac = 1.0 - wired as f64 / n;
         let sigma = (0.4 * 0.6 / n).sqrt();
