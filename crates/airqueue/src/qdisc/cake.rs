@@ -116,11 +116,11 @@ pub enum CakeDiffserv {
 #[serde(deny_unknown_fields)]
 pub struct CakeConf {
     /// Shaper rate; absent: unlimited (the device's own rate limits).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth: Option<Rate>,
     /// Per-packet overhead in bytes replacing the link-layer header in the shaper's length
     /// (`overhead N`, may be negative); absent: the packet length as the qdisc sees it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<i32>,
     /// Minimum packet length the shaper charges (`mpu N`). Default 0.
     #[serde(default)]
@@ -136,7 +136,7 @@ pub struct CakeConf {
     #[serde(default = "default_rtt")]
     pub rtt: Duration,
     /// Buffer in bytes; absent: Linux's default (module documentation).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memlimit: Option<Bytes>,
 }
 
@@ -692,7 +692,7 @@ impl Cake {
                 // not lag either: it is reset when the queue was idle (enqueue).
                 let tin_dur = SimTime::transmission(len, tin.rate_bps.max(1));
                 tin.time_next = tin.time_next.max(now) + tin_dur;
-                self.time_next = self.time_next + SimTime::transmission(len, self.rate_bps);
+                self.time_next += SimTime::transmission(len, self.rate_bps);
             }
             return Some(p);
         }

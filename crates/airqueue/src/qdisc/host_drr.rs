@@ -28,7 +28,7 @@ pub struct HostDrrConf {
     #[serde(default = "super::pfifo::default_limit")]
     pub limit: u32,
     /// Bytes a host may send per round. Default: the device's psched_mtu.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantum: Option<Bytes>,
 }
 
