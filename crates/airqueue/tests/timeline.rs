@@ -322,6 +322,10 @@ fn a_bad_timeline_is_reported_with_paths_and_fixes() {
             "[[at]]\nat = \"1s\"\nqdisc = { dev = \"router.out\", replace = { kind = \"prio\" } }\n",
             "a replacement needs the same classes",
         ),
+        (
+            "[[at]]\nat = \"1s\"\nqdisc = { dev = \"router.out\", replace = { kind = \"dfq\" } }\n",
+            "at[0].qdisc.replace: dfq needs a node hook",
+        ),
     ];
     for (at, want) in cases {
         let p = problems(&base, at);

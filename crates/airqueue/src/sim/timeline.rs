@@ -202,6 +202,16 @@ pub(super) fn build_timeline(
                     let Some(new) = qdisc::build(conf, &b, errs) else {
                         continue;
                     };
+                    if new.node_hook("", 0).is_some() {
+                        errs.push(
+                            path,
+                            format!(
+                                "{} needs a node hook (its RTT detector), attached when the simulation is built; the timeline cannot bring it in yet: put it in [[qdiscs]] instead",
+                                new.kind()
+                            ),
+                        );
+                        continue;
+                    }
                     // The class table and the per-class time series have one row per class
                     // for the whole run.
                     let classes = |q: &dyn Qdisc| {
