@@ -322,6 +322,10 @@ fn a_bad_timeline_is_reported_with_paths_and_fixes() {
             "[[at]]\nat = \"1s\"\nqdisc = { dev = \"router.out\", replace = { kind = \"prio\" } }\n",
             "a replacement needs the same classes",
         ),
+        (
+            "[[at]]\nat = \"1s\"\nqdisc = { dev = \"router.out\", replace = { kind = \"dfq\" } }\n",
+            "at[0].qdisc.replace: dfq needs a node hook",
+        ),
     ];
     for (at, want) in cases {
         let p = problems(&base, at);
@@ -372,4 +376,74 @@ fn the_shipped_timeline_example_does_what_its_description_says() {
             "35 bottleneck rate 10Mbit"
         ]
     );
+}
+
+#[test]
+fn a_tcp_bulk_transfer_restarted_opens_a_fresh_connection_in_slow_start() {
+    // Reference: seed 003 §5.2 (Fig. 11) and RFC 5681 §3.1 — a restarted session is a new
+    // connection whose congestion window starts at the initial window. A bulk transfer over
+    // 10 Mbit/s with a 20 ms RTT, restarted at 3 s: two connections were opened; the cwnd
+    // sampled just after the restart is back near the initial window (≤ 10 segments of
+    // 1448 B, two RTTs of slow start from IW 2 at most … below 16 segments) while it stood
+    // far above that before; the old connection's segments still travelling are ignored
+    // (nothing is lost from the ledger: conservation holds), and the new connection
+    // reaches the line rate again within a second.
+    let tcp = "{ kind = \"bulk\" }\ntransport = { kind = \"tcp\", trace = true }";
+    let base = ScenarioToml::new("6s")
+        .sample_interval("10ms")
+        .nodes(&["sender", "router", "sink"])
+        .link("access", "sender", "router", "100Mbit", "0ms", "")
+        .link("out", "router", "sink", "10Mbit", "10ms", "")
+        .flow("f", "sender", "sink", tcp, "");
+    let r = run_at(
+        &base,
+        "[[at]]\nat = \"3s\"\nflow = { name = \"f\", action = \"restart\" }\n",
+    );
+    assert_eq!(flow(&r, "f").u("connections"), 2);
+    let cwnd = series(&r.timeseries, "f", "cwnd_bytes");
+    let at = |t: f64| {
+        cwnd.iter()
+            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+            .map(|(_, v)| *v)
+            .unwrap()
+    };
+    println!("cwnd at 2.99 s {} at 3.01 s {}", at(2.99), at(3.01));
+    assert!(
+        at(2.99) > 30.0 * 1448.0,
+        "cwnd before the restart {}",
+        at(2.99)
+    );
+    assert!(
+        at(3.01) < 16.0 * 1448.0,
+        "cwnd after the restart {}",
+        at(3.01)
+    );
+    let tput = series(&r.timeseries, "f", "throughput_bps");
+    let late = mean_between(&tput, 4.5, 6.0);
+    assert!(late > 9e6, "throughput after the restart {late}");
+
+    // `stop` alone: nothing is delivered after the abort has drained (50 ms later).
+    let r = run_at(
+        &base,
+        "[[at]]\nat = \"2s\"\nflow = { name = \"f\", action = \"stop\" }\n",
+    );
+    let tput = series(&r.timeseries, "f", "throughput_bps");
+    assert_eq!(mean_between(&tput, 2.1, 6.0), 0.0);
+    assert!(mean_between(&tput, 1.0, 2.0) > 9e6);
+    // A TCP web flow is still refused, with the reason.
+    let web = ScenarioToml::new("3s")
+        .nodes(&["a", "b"])
+        .link("l", "a", "b", "10Mbit", "1ms", "")
+        .flow(
+            "w",
+            "a",
+            "b",
+            "{ kind = \"web\" }\ntransport = { kind = \"tcp\" }",
+            "",
+        );
+    let msg = problems(
+        &web,
+        "[[at]]\nat = \"1s\"\nflow = { name = \"w\", action = \"restart\" }\n",
+    );
+    assert!(msg.contains("TCP bulk transfers only"), "{msg}");
 }

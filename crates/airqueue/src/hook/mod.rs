@@ -13,6 +13,8 @@
 //! traffic (seed 003) are hooks. Packets a node's own applications send do not pass its
 //! hooks (they do not arrive).
 
+pub mod rtt_detector;
+
 use crate::engine::{EventQueue, SimTime, TimerId, Timers};
 use crate::packet::{DropReason, Location, PacketArena, PacketId};
 use crate::sim::{Event, TimerOwner};

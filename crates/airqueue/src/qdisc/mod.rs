@@ -53,13 +53,17 @@
 //!   of a member, so that the real-interface path does no per-member work.
 
 mod bfifo;
+mod cake;
 mod class_stats;
 pub mod classify;
 mod codel;
+mod dfq;
 mod drr;
 mod fair_classes;
 mod fifo_queue;
 mod fq_codel;
+mod host_drr;
+mod host_queues;
 mod htb;
 mod member_lanes;
 mod peek_stash;
@@ -75,11 +79,14 @@ mod tbf;
 mod wf2q_plus;
 
 pub use bfifo::{Bfifo, BfifoConf};
+pub use cake::{Cake, CakeConf, CakeDiffserv, CakeIsolation};
 pub use class_stats::{Child, ClassReport, ClassSample, ClassStats};
 pub use codel::{Codel, CodelConf};
+pub use dfq::{drop_probability, Dfq, DfqConf, HostKind, MonitorReport};
 pub use drr::{Drr, DrrClassConf, DrrConf};
 pub use fair_classes::{FairClassConf, FairControl, VirtualLength};
 pub use fq_codel::{FqCodel, FqCodelConf, FqCodelStats};
+pub use host_drr::{HostDrr, HostDrrConf};
 pub use htb::{Htb, HtbClassConf, HtbConf};
 pub use pfifo::{Pfifo, PfifoConf};
 pub use pfifo_fast::{PfifoFast, PfifoFastConf};
@@ -351,6 +358,12 @@ pub trait Qdisc: Send {
     /// keeping the queued packets and the state Linux keeps. Problems go to `errs` under
     /// `b.path`. The default refuses: the discipline does not support `change` yet (use
     /// `replace`).
+    /// A node hook this discipline needs on the node it sits on (`dfq`'s RTT detector,
+    /// which reads the replies to the gateway's probes), attached when the simulation is
+    /// built. `node` names the node; `node_addr` is its IP address.
+    fn node_hook(&self, _node: &str, _node_addr: u32) -> Option<Box<dyn crate::hook::NodeHook>> {
+        None
+    }
     fn change(&mut self, _conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) {
         errs.push(
             b.path.clone(),
@@ -438,6 +451,9 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::Prio(c) => Box::new(Prio::build(c, b, errs)),
         QdiscConf::Drr(c) => Box::new(Drr::build(c, b, errs)),
         QdiscConf::Htb(c) => Box::new(Htb::build(c, b, errs)),
+        QdiscConf::Dfq(c) => Box::new(Dfq::from_conf(c, b, errs)?),
+        QdiscConf::HostDrr(c) => Box::new(HostDrr::from_conf(c, b, errs)?),
+        QdiscConf::Cake(c) => Box::new(Cake::from_conf(c, b, errs)?),
     };
     (errs.problems.len() == before).then_some(q)
 }
@@ -479,7 +495,10 @@ pub fn check(conf: &QdiscConf, path: &str, errs: &mut ScenarioError) {
         | QdiscConf::Sfq(_)
         | QdiscConf::Stfq(_)
         | QdiscConf::Wf2qPlus(_)
-        | QdiscConf::Red(_) => {}
+        | QdiscConf::Red(_)
+        | QdiscConf::Dfq(_)
+        | QdiscConf::HostDrr(_)
+        | QdiscConf::Cake(_) => {}
     }
 }
 

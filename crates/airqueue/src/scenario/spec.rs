@@ -118,7 +118,7 @@ pub struct QdiscChangeSpec {
     pub replace: Option<QdiscConf>,
 }
 
-/// A change of a flow's application (UDP sources and ping).
+/// A change of a flow's application (UDP sources, ping and TCP bulk transfers).
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowChangeSpec {
@@ -126,7 +126,12 @@ pub struct FlowChangeSpec {
     pub name: String,
     /// `stop` (no more packets; those sent travel on), `start` (send again from this
     /// instant, with the source's pattern, until the flow's `stop`) or `restart` (stop,
-    /// then start at once: the pattern begins anew, as a restarted iperf).
+    /// then start at once: the pattern begins anew, as a restarted iperf). On a TCP bulk
+    /// transfer `stop` aborts its connection (no FIN exchange: the endpoints' state is
+    /// discarded, segments still travelling are ignored on arrival, as for a reset
+    /// connection), `start` opens a fresh connection (new client port, handshake if
+    /// configured, initial window, slow start) and `restart` is both (seed 003 §5.2, Fig.
+    /// 11: the connection closed and a new TCP session started).
     pub action: FlowAction,
 }
 
@@ -748,6 +753,16 @@ crate::kind_enum! {
         /// Hierarchical Token Bucket: a class tree with rate/ceil shaping, borrowing from
         /// ancestors, prio for excess, leaves with child qdiscs (Linux `sch_htb.c`).
         "htb" => Htb(crate::qdisc::HtbConf),
+        /// Dynamic Fair Queuing (seed 003): per-destination-host queues served round robin,
+        /// wired hosts' packets dropped with P_d = 1 − (B_wireless/B_wired)·(RTT_wireless/
+        /// RTT_wired); hosts classified by the RTTs of the gateway's pings (a node hook).
+        "dfq" => Dfq(crate::qdisc::DfqConf),
+        /// Deficit Round Robin over per-destination-host queues (one class per host, made
+        /// as hosts appear): the per-host fairness baseline.
+        "host_drr" => HostDrr(crate::qdisc::HostDrrConf),
+        /// CAKE (Linux `sch_cake.c`): DRR++ flow queueing with COBALT AQM, host isolation
+        /// (triple-isolate, dual-srchost, dual-dsthost, …), diffserv tins and a shaper.
+        "cake" => Cake(crate::qdisc::CakeConf),
     }
 }
 

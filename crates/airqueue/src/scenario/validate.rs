@@ -355,13 +355,19 @@ fn check_timeline(s: &Scenario, devs: &HashMap<String, &str>, errs: &mut Scenari
                     format!("{path}.name"),
                     format!("\"{}\" is not a flow", f.name),
                 ),
-                Some(g) if !matches!(g.transport, super::spec::TransportSpec::Udp(_)) => errs.push(
-                    format!("{path}.name"),
-                    format!(
-                        "\"{}\" is a TCP flow; the timeline starts and stops UDP sources and ping for now (give a TCP flow `start`/`stop` instead)",
-                        f.name
-                    ),
-                ),
+                Some(g)
+                    if matches!(g.transport, super::spec::TransportSpec::Tcp(_))
+                        && !matches!(g.app, AppSpec::Bulk(_)) =>
+                {
+                    errs.push(
+                        format!("{path}.name"),
+                        format!(
+                            "\"{}\" is a TCP {} flow; the timeline stops and restarts UDP sources, ping and TCP bulk transfers only (give it `start`/`stop` instead)",
+                            f.name,
+                            g.app.kind()
+                        ),
+                    )
+                }
                 Some(_) => {}
             }
         }

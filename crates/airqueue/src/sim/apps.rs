@@ -65,8 +65,12 @@ impl Simulation {
         let unopened = t.conns.is_empty();
         if !unopened && matches!(t.app, TcpApp::Bulk(_)) {
             // The flow's `stop`: the bulk application writes nothing more; the file is what
-            // was sent, complete once it has all arrived.
+            // was sent, complete once it has all arrived. (A connection the timeline aborted
+            // has nothing left to finish.)
             let c = &mut t.conns[0];
+            if !c.open {
+                return;
+            }
             c.sender.finish(now);
             c.object = c.sender.app_bytes();
             self.tcp_transmit(f, 0);
@@ -96,7 +100,7 @@ impl Simulation {
     }
 
     /// Opens a connection of flow `f` for `object` bytes and sends what it has to send.
-    fn tcp_open(&mut self, f: usize, object: Option<u64>) {
+    pub(super) fn tcp_open(&mut self, f: usize, object: Option<u64>) {
         let now = self.now;
         let t = self.tcp_mut(f);
         let slot = t.open(now, object);

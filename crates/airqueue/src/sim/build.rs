@@ -377,6 +377,27 @@ impl Simulation {
             hooks.push(HookRt { node, hook });
         }
 
+        // Hooks the root qdiscs ask for on their node (dfq's RTT detector), after the
+        // caller's, in root order.
+        for r in &roots {
+            let Some(&first) = r.members.first() else {
+                continue;
+            };
+            let node = ifaces[first.0 as usize].node;
+            let n = &nodes[node.0 as usize];
+            let Some(mut hook) = r.qdisc.node_hook(&n.name, n.addr) else {
+                continue;
+            };
+            let h = hooks.len() as u32;
+            hook.attach(&mut HookBuild {
+                hook: h,
+                timers: &mut timers,
+                owners: &mut timer_owners,
+            });
+            nodes[node.0 as usize].hooks.push(h);
+            hooks.push(HookRt { node, hook });
+        }
+
         // Routes over the neighbour graph.
         let adj: Vec<Vec<Hop>> = nodes
             .iter()

@@ -280,6 +280,30 @@ impl TcpFlow {
         true
     }
 
+    /// Aborts the connection in `slot` (the timeline's `stop` of a bulk transfer): its
+    /// endpoints' state is discarded at once, as by a reset, and its counters are kept
+    /// with the closed connections'. Segments of it still travelling are ignored when they
+    /// arrive (their port no longer names an open connection) and its pending timer
+    /// events find the slot closed, or reused by a connection whose deadlines they do not
+    /// match. Returns whether a connection was open.
+    pub fn abort(&mut self, slot: usize) -> bool {
+        let Some(c) = self.conns.get_mut(slot) else {
+            return false;
+        };
+        if !c.open {
+            return false;
+        }
+        c.open = false;
+        self.retired.add(c.sender.stats());
+        self.retired.add_limited(c.sender.limited_time());
+        true
+    }
+
+    /// Whether any connection is open.
+    pub fn any_open(&self) -> bool {
+        self.conns.iter().any(|c| c.open)
+    }
+
     /// The open connection whose client port is `port`.
     pub fn slot_of_port(&self, port: u16) -> Option<usize> {
         self.conns.iter().position(|c| c.open && c.port == port)

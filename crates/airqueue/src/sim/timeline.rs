@@ -202,6 +202,16 @@ pub(super) fn build_timeline(
                     let Some(new) = qdisc::build(conf, &b, errs) else {
                         continue;
                     };
+                    if new.node_hook("", 0).is_some() {
+                        errs.push(
+                            path,
+                            format!(
+                                "{} needs a node hook (its RTT detector), attached when the simulation is built; the timeline cannot bring it in yet: put it in [[qdiscs]] instead",
+                                new.kind()
+                            ),
+                        );
+                        continue;
+                    }
                     // The class table and the per-class time series have one row per class
                     // for the whole run.
                     let classes = |q: &dyn Qdisc| {
@@ -370,11 +380,14 @@ impl Simulation {
         self.kick(r);
     }
 
-    /// A flow's application stops, starts or restarts (UDP sources and ping; validated).
-    /// `stop` cancels the pending send; `start` makes a stopped flow, or one whose `start`
-    /// is still ahead, send from now on the source's pattern until the flow's `stop` (a
-    /// running flow is unaffected); `restart` is both.
+    /// A flow's application stops, starts or restarts (UDP sources, ping and TCP bulk
+    /// transfers; validated). `stop` cancels the pending send; `start` makes a stopped
+    /// flow, or one whose `start` is still ahead, send from now on the source's pattern
+    /// until the flow's `stop` (a running flow is unaffected); `restart` is both.
     fn flow_action(&mut self, f: usize, action: FlowAction) {
+        if matches!(self.flows[f].endpoint, Endpoint::Tcp(_)) {
+            return self.tcp_flow_action(f, action);
+        }
         let now = self.now;
         let flow = &mut self.flows[f];
         if matches!(action, FlowAction::Stop | FlowAction::Restart) {
@@ -401,6 +414,41 @@ impl Simulation {
                 if let Some(t) = source.first() {
                     flow.app_event = Some(self.events.schedule(t, Event::AppSend(f as u32)));
                 }
+            }
+        }
+    }
+
+    /// The timeline acts on a TCP bulk transfer (seed 003 §5.2: "we close the connection
+    /// of MS1 and start a new TCP session for it; its congestion window is set to one
+    /// packet"). `stop` aborts the open connection ([`super::tcp_flow::TcpFlow::abort`]);
+    /// `start` opens a fresh one, with its own client port, initial window and slow start,
+    /// for the flow's whole object (an infinite stream, or the file again), if none is open
+    /// and the flow's `stop` is ahead; `restart` is both. A flow whose `start` is still
+    /// ahead starts now (its scheduled start is cancelled).
+    fn tcp_flow_action(&mut self, f: usize, action: FlowAction) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let Endpoint::Tcp(t) = &mut flow.endpoint else {
+            unreachable!("tcp_flow_action on a flow that is not TCP")
+        };
+        let object = match t.app {
+            super::tcp_flow::TcpApp::Bulk(bytes) => bytes,
+            _ => unreachable!("validated: TCP bulk transfers only"),
+        };
+        if matches!(action, FlowAction::Stop | FlowAction::Restart) {
+            t.abort(0);
+            flow.app_paused = true;
+        }
+        if matches!(action, FlowAction::Start | FlowAction::Restart) && !t.any_open() {
+            // The scheduled first open (a `start` still ahead) would now read as the
+            // flow's stop; it is cancelled.
+            if let Some(id) = flow.app_event.take() {
+                self.events.cancel(id);
+            }
+            flow.app_paused = false;
+            if now < flow.stop {
+                t.completion = None;
+                self.tcp_open(f, object);
             }
         }
     }
