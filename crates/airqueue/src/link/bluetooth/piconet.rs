@@ -558,7 +558,8 @@ impl Piconet {
     /// happened; plan again from there.
     fn replan(&mut self, cx: &mut LinkCtx<'_>) {
         if let Phase::Idle { since, cursor } = self.phase {
-            let k = (cx.now.0 - since.0).div_ceil(IDLE_FRAME.0);
+            // `since` may lie ahead (a frame boundary planned after an arrival).
+            let k = cx.now.saturating_sub(since).0.div_ceil(IDLE_FRAME.0);
             let t = since + SimTime(k * IDLE_FRAME.0);
             self.commit_idle(since, cursor, t);
             self.plan(t, cx);
