@@ -352,13 +352,18 @@ pub struct PiconetSpec {
     pub master: String,
     /// The active slaves' nodes (1 to 7), polled in this order.
     pub slaves: Vec<String>,
-    /// Intra-piconet polling (thesis §2.3.1): "1-limited" (round robin), "exhaustive", or
-    /// "e-limited" with `limit` = M frames per visit.
+    /// Intra-piconet polling (thesis §2.3.1): "1-limited" (round robin), "exhaustive",
+    /// "e-limited" with `limit` = M frames per visit, or "lwrr" (Limited and Weighted Round
+    /// Robin: E-limited visits, idle slaves polled less often; `limit` optional).
     #[serde(default = "default_polling")]
     pub polling: String,
     /// M of E-limited polling: at most this many frames per visit (the thesis's M, 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
+    /// LWRR's MP: the largest weight; a slave found idle repeatedly is polled only every
+    /// MP-th cycle (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_priority: Option<u32>,
     /// L2CAP segmentation: "osu" (minimum number of baseband packets: a 1500-byte IP packet
     /// is 4 DH5 + 1 DH3) or "best-fit".
     #[serde(default = "default_sar")]

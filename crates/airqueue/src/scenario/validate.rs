@@ -640,9 +640,11 @@ fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
                 );
             }
         }
-        if let Err(e) = Polling::parse(&p.polling, p.limit) {
+        if let Err(e) = Polling::parse(&p.polling, p.limit, p.max_priority) {
             let key = if e.contains("`limit`") {
                 "limit"
+            } else if e.contains("`max_priority`") {
+                "max_priority"
             } else {
                 "polling"
             };

@@ -930,7 +930,8 @@ fn piconet_conf(
         None => ChannelKind::Perfect,
     };
     PiconetConf {
-        polling: Polling::parse(&p.polling, p.limit).unwrap_or(Polling::ONE_LIMITED),
+        polling: Polling::parse(&p.polling, p.limit, p.max_priority)
+            .unwrap_or(Polling::ONE_LIMITED),
         sar: Sar::parse(&p.sar).unwrap_or(Sar::Osu),
         types: TypeSet::of(&types),
         overhead: p.overhead,

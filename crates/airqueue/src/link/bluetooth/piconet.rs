@@ -48,7 +48,7 @@
 
 use super::acl_channel::{AclChannel, ChannelKind};
 use super::baseband::{max_asymmetric_bps, PacketType, TypeSet, ACL_TYPES, SLOT};
-use super::polling::{frames_until_data, visits_of, Polling, IDLE_FRAME};
+use super::polling::{frames_until_data, visits_of, Polling, Weights, IDLE_FRAME};
 use super::sar::Sar;
 use super::token_bucket::TokenBucket;
 use crate::engine::{SimTime, TimerId};
@@ -161,7 +161,12 @@ struct Link {
 enum Phase {
     /// No frame on the air: idle POLL/NULL frames run from `since` (slave `cursor` at
     /// `since`); the timer, if armed, starts the next data frame.
-    Idle { since: SimTime, cursor: u32 },
+    /// `cont`: the frame at `since` would continue the visit of `cursor`.
+    Idle {
+        since: SimTime,
+        cursor: u32,
+        cont: bool,
+    },
     /// The master's packet (or POLL) is on the air since `t0`.
     Master { t0: SimTime, down: Option<Seg> },
     /// The slave's answer (or NULL) is on the air since `t1`.
@@ -189,6 +194,10 @@ pub struct Piconet {
     cursor: u32,
     visit: u32,
     last_answer_data: bool,
+    /// LWRR's weights (unused by E-limited polling).
+    weights: Weights,
+    /// The current frame's master packet carried data.
+    frame_down: bool,
     /// Scratch for segmentation (no allocation per packet).
     scratch: Vec<(PacketType, u32)>,
     /// The slaves' node names (report rows).
@@ -251,10 +260,16 @@ impl Piconet {
             phase: Phase::Idle {
                 since: SimTime::ZERO,
                 cursor: 0,
+                cont: false,
             },
             cursor: 0,
             visit: 0,
             last_answer_data: false,
+            frame_down: false,
+            weights: Weights::new(match conf.polling {
+                Polling::Lwrr { mp, .. } => mp,
+                Polling::ELimited { .. } => 1,
+            }),
             scratch: Vec::with_capacity(128),
             data_from: vec![SimTime::MAX; n],
             slave_names: slave_names.to_vec(),
@@ -340,48 +355,151 @@ impl Piconet {
     }
 
     /// Counts the idle POLL/NULL frames from `since` (slave `cursor`) that start before
-    /// `upto` (a frame boundary) and moves the cursor past them.
-    fn commit_idle(&mut self, since: SimTime, cursor: u32, upto: SimTime) {
-        let k = (upto.0 - since.0) / IDLE_FRAME.0;
-        let n = self.n();
-        // Only frames that start at or after the warm-up are counted.
-        let skip = self
-            .conf
-            .warmup
-            .0
-            .saturating_sub(since.0)
-            .div_ceil(IDLE_FRAME.0)
-            .min(k);
-        let c0 = (cursor as usize + skip as usize) % n;
-        for j in 0..n {
-            self.links[j].stats.poll_null += visits_of(j, c0, n, k - skip);
+    /// `upto` (a frame boundary) and moves the polling state past them.
+    fn commit_idle(&mut self, since: SimTime, cursor: u32, cont: bool, upto: SimTime) {
+        if upto <= since {
+            return;
         }
-        self.cursor = ((cursor as u64 + k) % n as u64) as u32;
+        if let Polling::Lwrr { mp, .. } = self.conf.polling {
+            let mut counts = [0u64; 7];
+            let (_, c, w, _) = self.lwrr_walk(
+                since,
+                cursor as usize,
+                self.weights,
+                cont,
+                upto,
+                mp,
+                Some(&mut counts),
+            );
+            for (j, k) in counts.iter().enumerate().take(self.n()) {
+                self.links[j].stats.poll_null += k;
+            }
+            self.cursor = c as u32;
+            self.weights = w;
+        } else {
+            let k = (upto.0 - since.0) / IDLE_FRAME.0;
+            let n = self.n();
+            // Only frames that start at or after the warm-up are counted.
+            let skip = self
+                .conf
+                .warmup
+                .0
+                .saturating_sub(since.0)
+                .div_ceil(IDLE_FRAME.0)
+                .min(k);
+            let c0 = (cursor as usize + skip as usize) % n;
+            for j in 0..n {
+                self.links[j].stats.poll_null += visits_of(j, c0, n, k - skip);
+            }
+            self.cursor = ((cursor as u64 + k) % n as u64) as u32;
+        }
         self.visit = 0;
         self.last_answer_data = false;
+    }
+
+    /// LWRR's idle cycle from the frame boundary `t` at slave `c` (`cont`: that frame
+    /// continues a visit), weights `w`: visits in round-robin order, sitting out the
+    /// slaves that wait (no time passes) unless the master holds data for them, one
+    /// POLL/NULL frame per idle visit, until a visit finds data (`true`) or a frame would
+    /// start at or after `until`. Counts the POLL/NULL frames per slave into `counts`
+    /// (from the warm-up on) — then the frames are ones that already happened, all idle by
+    /// construction, and the walk does not look for data. Terminates: called without
+    /// `counts` only when some slave will have data, and every slave is visited at least
+    /// once in MP cycles.
+    #[allow(clippy::too_many_arguments)]
+    fn lwrr_walk(
+        &self,
+        mut t: SimTime,
+        mut c: usize,
+        mut w: Weights,
+        mut cont: bool,
+        until: SimTime,
+        mp: u8,
+        mut counts: Option<&mut [u64; 7]>,
+    ) -> (SimTime, usize, Weights, bool) {
+        let n = self.n();
+        loop {
+            if t >= until {
+                return (t, c, w, false);
+            }
+            let has_down = counts.is_none() && !self.links[c].down.is_empty();
+            if !cont && w.wait[c] > 0 && !has_down {
+                w.wait[c] -= 1;
+                c = (c + 1) % n;
+                continue;
+            }
+            // Counting frames that already happened (`counts`), every visit was idle:
+            // what arrived since must not be looked at.
+            if counts.is_none() && self.data_from(c, t) <= t {
+                return (t, c, w, true);
+            }
+            if let Some(k) = counts.as_deref_mut() {
+                if t >= self.conf.warmup {
+                    k[c] += 1;
+                }
+            }
+            if !cont {
+                w.idle(c, mp);
+            }
+            cont = false;
+            t += IDLE_FRAME;
+            c = (c + 1) % n;
+        }
     }
 
     /// At a frame boundary `t` with the frame's slave chosen: start a data frame now, or
     /// skip idle frames to the first one with data (or wait for an arrival).
     fn plan(&mut self, t: SimTime, cx: &mut LinkCtx<'_>) {
         let cursor = self.cursor as usize;
-        if t > cx.now || self.data_from(cursor, t) > t {
-            for j in 0..self.n() {
-                let d = self.data_from(j, t);
-                self.data_from[j] = d;
-            }
-            let k = frames_until_data(t, cursor, &self.data_from);
-            self.phase = Phase::Idle {
-                since: t,
-                cursor: self.cursor,
-            };
-            match k {
-                Some(k) => cx.arm(self.timer, t + SimTime(k * IDLE_FRAME.0)),
-                None => cx.cancel(self.timer),
-            }
-            return;
+        let cont = self.visit > 0;
+        for j in 0..self.n() {
+            let d = self.data_from(j, t);
+            self.data_from[j] = d;
         }
-        self.start_frame(cx);
+        let next = match self.conf.polling {
+            Polling::ELimited { .. } => frames_until_data(t, cursor, &self.data_from)
+                .map(|k| (t + SimTime(k * IDLE_FRAME.0), None)),
+            Polling::Lwrr { mp, .. } => {
+                if self.data_from.iter().all(|&d| d == SimTime::MAX) {
+                    None
+                } else {
+                    let (tf, c, w, found) =
+                        self.lwrr_walk(t, cursor, self.weights, cont, SimTime::MAX, mp, None);
+                    debug_assert!(found);
+                    Some((tf, Some((c, w))))
+                }
+            }
+        };
+        match next {
+            Some((tf, lwrr)) if tf == t && t == cx.now => {
+                if let Some((c, w)) = lwrr {
+                    // Only slaves sat out on the way (no time passed).
+                    if c != cursor {
+                        self.visit = 0;
+                        self.last_answer_data = false;
+                    }
+                    self.cursor = c as u32;
+                    self.weights = w;
+                }
+                self.start_frame(cx);
+            }
+            Some((tf, _)) => {
+                self.phase = Phase::Idle {
+                    since: t,
+                    cursor: self.cursor,
+                    cont,
+                };
+                cx.arm(self.timer, tf);
+            }
+            None => {
+                self.phase = Phase::Idle {
+                    since: t,
+                    cursor: self.cursor,
+                    cont,
+                };
+                cx.cancel(self.timer);
+            }
+        }
     }
 
     /// The master sends to slave `cursor` now: the head of its downlink queue, or a POLL.
@@ -397,6 +515,7 @@ impl Piconet {
             d
         };
         self.visit += 1;
+        self.frame_down = down.is_some();
         if self.counting(cx.now) {
             self.links[j].stats.data_frames += 1;
         }
@@ -541,6 +660,11 @@ impl Piconet {
                 self.received(seg, lost, cx);
             }
         }
+        if let (Polling::Lwrr { mp, .. }, true) =
+            (self.conf.polling, up.is_some() || self.frame_down)
+        {
+            self.weights.restore(j, mp);
+        }
         let waiting = !self.links[j].down.is_empty();
         if !self
             .conf
@@ -557,11 +681,16 @@ impl Piconet {
     /// Something arrived while idle: the idle frames before the next frame boundary
     /// happened; plan again from there.
     fn replan(&mut self, cx: &mut LinkCtx<'_>) {
-        if let Phase::Idle { since, cursor } = self.phase {
+        if let Phase::Idle {
+            since,
+            cursor,
+            cont,
+        } = self.phase
+        {
             // `since` may lie ahead (a frame boundary planned after an arrival).
             let k = cx.now.saturating_sub(since).0.div_ceil(IDLE_FRAME.0);
             let t = since + SimTime(k * IDLE_FRAME.0);
-            self.commit_idle(since, cursor, t);
+            self.commit_idle(since, cursor, cont, t);
             self.plan(t, cx);
         }
     }
@@ -687,19 +816,41 @@ impl Piconet {
         let n = self.n();
         // Idle frames since the last commit that started before the end of the run.
         let mut stats: Vec<Stats> = self.links.iter().map(|l| l.stats).collect();
-        if let Phase::Idle { since, cursor } = self.phase {
+        if let Phase::Idle {
+            since,
+            cursor,
+            cont,
+        } = self.phase
+        {
             if now > since {
                 let k = (now.0 - since.0).div_ceil(IDLE_FRAME.0);
-                let skip = self
-                    .conf
-                    .warmup
-                    .0
-                    .saturating_sub(since.0)
-                    .div_ceil(IDLE_FRAME.0)
-                    .min(k);
-                let c0 = (cursor as usize + skip as usize) % n;
-                for (j, s) in stats.iter_mut().enumerate() {
-                    s.poll_null += visits_of(j, c0, n, k - skip);
+                let upto = since + SimTime(k * IDLE_FRAME.0);
+                if let Polling::Lwrr { mp, .. } = self.conf.polling {
+                    let mut counts = [0u64; 7];
+                    self.lwrr_walk(
+                        since,
+                        cursor as usize,
+                        self.weights,
+                        cont,
+                        upto,
+                        mp,
+                        Some(&mut counts),
+                    );
+                    for (j, s) in stats.iter_mut().enumerate() {
+                        s.poll_null += counts[j];
+                    }
+                } else {
+                    let skip = self
+                        .conf
+                        .warmup
+                        .0
+                        .saturating_sub(since.0)
+                        .div_ceil(IDLE_FRAME.0)
+                        .min(k);
+                    let c0 = (cursor as usize + skip as usize) % n;
+                    for (j, s) in stats.iter_mut().enumerate() {
+                        s.poll_null += visits_of(j, c0, n, k - skip);
+                    }
                 }
             }
         }
@@ -802,6 +953,7 @@ impl Medium for Piconet {
         self.phase = Phase::Idle {
             since: cx.now,
             cursor: 0,
+            cont: false,
         };
     }
 
@@ -828,9 +980,13 @@ impl Medium for Piconet {
 
     fn on_timer(&mut self, _key: u32, cx: &mut LinkCtx<'_>) {
         match self.phase {
-            Phase::Idle { since, cursor } => {
-                self.commit_idle(since, cursor, cx.now);
-                self.start_frame(cx);
+            Phase::Idle {
+                since,
+                cursor,
+                cont,
+            } => {
+                self.commit_idle(since, cursor, cont, cx.now);
+                self.plan(cx.now, cx);
             }
             Phase::Master { t0, down } => self.slave_turn(t0, down, cx),
             Phase::Slave { t1, up } => self.master_turn(t1, up, cx),

@@ -12,6 +12,15 @@
 //! - **1-limited**: E-limited with M = 1 (plain round robin, one frame per visit).
 //! - **Exhaustive**: E-limited with M = ∞.
 //!
+//! - **LWRR** (Limited and Weighted Round Robin, Capone, Gerla and Kapoor, ICC 2001; the
+//!   thesis's §2.3.1 "adaptive polling"): E-limited(M) visits, and each slave has a
+//!   weight between 1 and MP, MP at first. A visit that exchanges data restores the
+//!   weight to MP; a POLL/NULL visit lowers it by one (not below 1), and a slave of weight
+//!   w then sits out the next MP − w cycles. The master knows its own queues: a slave it
+//!   holds data for is visited (and restored) at its turn whatever its weight, as FEP
+//!   restores inactive slaves. An idle slave thus costs one POLL/NULL frame every MP
+//!   cycles instead of every cycle.
+//!
 //! **Idle cycles without events.** A visit to a slave with nothing to exchange is one
 //! POLL/NULL frame of two slots, and the master then moves to the next slave. So while no
 //! slave has data, the master's cycle is a fixed sequence — frame k after `t` addresses
@@ -24,6 +33,40 @@
 use super::baseband::SLOT;
 use crate::engine::SimTime;
 
+/// LWRR's MP when a scenario does not set `max_priority` (our choice: an idle slave is
+/// polled every fourth cycle).
+pub const DEFAULT_MP: u32 = 4;
+
+/// LWRR's per-slave state: weight and cycles left to sit out (at most 7 slaves).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Weights {
+    pub weight: [u8; 7],
+    pub wait: [u8; 7],
+}
+
+impl Weights {
+    pub fn new(mp: u8) -> Self {
+        Weights {
+            weight: [mp; 7],
+            wait: [0; 7],
+        }
+    }
+
+    /// Slave `j` exchanged data: back to MP, polled every cycle.
+    #[inline]
+    pub fn restore(&mut self, j: usize, mp: u8) {
+        self.weight[j] = mp;
+        self.wait[j] = 0;
+    }
+
+    /// Slave `j`'s visit was a POLL/NULL frame: one less, sit out MP − w cycles.
+    #[inline]
+    pub fn idle(&mut self, j: usize, mp: u8) {
+        self.weight[j] = self.weight[j].saturating_sub(1).max(1);
+        self.wait[j] = mp - self.weight[j];
+    }
+}
+
 /// One POLL/NULL frame: two slots.
 pub const IDLE_FRAME: SimTime = SimTime(2 * SLOT.0);
 
@@ -32,6 +75,8 @@ pub const IDLE_FRAME: SimTime = SimTime(2 * SLOT.0);
 pub enum Polling {
     /// E-limited with at most `m` frames per visit (`u32::MAX`: exhaustive; 1: 1-limited).
     ELimited { m: u32 },
+    /// LWRR: E-limited(`m`) visits, weights 1..=`mp`.
+    Lwrr { m: u32, mp: u8 },
 }
 
 impl Polling {
@@ -39,14 +84,29 @@ impl Polling {
     pub const EXHAUSTIVE: Polling = Polling::ELimited { m: u32::MAX };
 
     /// The scheme a scenario names: "1-limited", "exhaustive", or "e-limited" with its M.
-    pub fn parse(kind: &str, m: Option<u32>) -> Result<Polling, String> {
+    pub fn parse(kind: &str, m: Option<u32>, mp: Option<u32>) -> Result<Polling, String> {
+        if kind != "lwrr" && mp.is_some() {
+            return Err(format!(
+                "`max_priority` is LWRR's MP; {kind} has none (remove it)"
+            ));
+        }
         match (kind, m) {
+            ("lwrr", _) => {
+                let mp = mp.unwrap_or(DEFAULT_MP);
+                if !(1..=255).contains(&mp) {
+                    return Err(format!("`max_priority` {mp} is outside 1…255"));
+                }
+                match m {
+                    Some(0) => Err("`limit` (M) must be at least 1".into()),
+                    _ => Ok(Polling::Lwrr { m: m.unwrap_or(u32::MAX), mp: mp as u8 }),
+                }
+            }
             ("1-limited", None) => Ok(Polling::ONE_LIMITED),
             ("exhaustive", None) => Ok(Polling::EXHAUSTIVE),
             ("e-limited", Some(m)) if m >= 1 => Ok(Polling::ELimited { m }),
             ("e-limited", _) => Err("e-limited needs `limit` (M, frames per visit, at least 1), e.g. limit = 5".into()),
             ("1-limited" | "exhaustive", Some(_)) => Err(format!("`limit` is for e-limited; {kind} has none (remove it)")),
-            _ => Err(format!("\"{kind}\" is not a polling scheme; use \"1-limited\", \"exhaustive\" or \"e-limited\"")),
+            _ => Err(format!("\"{kind}\" is not a polling scheme; use \"1-limited\", \"exhaustive\", \"e-limited\" or \"lwrr\"")),
         }
     }
 
@@ -55,9 +115,10 @@ impl Polling {
     /// the slave's last answer carried data).
     #[inline]
     pub fn stay(self, frames: u32, downlink_waiting: bool, last_answer_data: bool) -> bool {
-        match self {
-            Polling::ELimited { m } => frames < m && (downlink_waiting || last_answer_data),
-        }
+        let m = match self {
+            Polling::ELimited { m } | Polling::Lwrr { m, .. } => m,
+        };
+        frames < m && (downlink_waiting || last_answer_data)
     }
 }
 
@@ -141,15 +202,21 @@ mod tests {
 
     #[test]
     fn parse_names_the_fix() {
+        let ok = |k: &str, m, mp| Polling::parse(k, m, mp);
         assert_eq!(
-            Polling::parse("e-limited", Some(5)),
+            ok("e-limited", Some(5), None),
             Ok(Polling::ELimited { m: 5 })
         );
-        assert!(Polling::parse("e-limited", None)
-            .unwrap_err()
-            .contains("limit"));
-        assert!(Polling::parse("round-robin", None)
+        assert!(ok("e-limited", None, None).unwrap_err().contains("limit"));
+        assert!(ok("round-robin", None, None)
             .unwrap_err()
             .contains("1-limited"));
+        assert_eq!(
+            ok("lwrr", Some(5), Some(3)),
+            Ok(Polling::Lwrr { m: 5, mp: 3 })
+        );
+        assert!(ok("exhaustive", None, Some(3))
+            .unwrap_err()
+            .contains("max_priority"));
     }
 }
