@@ -457,3 +457,94 @@ fn lwrr_with_dormant_periods_conserves_and_covers_the_timeline() {
     let e = run(&piconet("30s", "0s", 3, "polling = \"e-limited\"\nlimit = 3\nflow_control = { token_rate = \"100kbit\", buffer = 10 }", &flows));
     assert_tdd_timeline_covered(&e, 30.0);
 }
+
+mod view {
+    use airqueue::packet::PacketId;
+    use airqueue::qdisc::{Qdisc, QdiscCtx, Verdict};
+    use std::collections::VecDeque;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::sync::Arc;
+
+    /// A FIFO on the master that hands the piconet a packet only when the link view says
+    /// the master holds nothing for its slave (`can_send`), and records the largest
+    /// `hw_backlog` it saw and the `link_changed` calls.
+    pub struct CanSendFifo {
+        pub q: VecDeque<PacketId>,
+        pub bytes: u64,
+        pub changes: Arc<AtomicU64>,
+        pub max_backlog: Arc<AtomicU64>,
+    }
+
+    impl CanSendFifo {
+        fn sendable(&self, ctx: &QdiscCtx) -> Option<PacketId> {
+            let &head = self.q.front()?;
+            let v = ctx
+                .link(ctx.packets.get(head).next_hop)
+                .expect("a slave's view");
+            self.max_backlog.fetch_max(u64::from(v.hw_backlog), Relaxed);
+            assert_eq!(v.rate_bps, 723_200);
+            v.can_send.then_some(head)
+        }
+    }
+
+    impl Qdisc for CanSendFifo {
+        fn kind(&self) -> &'static str {
+            "can_send_fifo"
+        }
+        fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+            self.bytes += u64::from(ctx.len_of(pkt));
+            self.q.push_back(pkt);
+            Verdict::Queued
+        }
+        fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+            let p = self.sendable(ctx)?;
+            self.q.pop_front();
+            self.bytes -= u64::from(ctx.len_of(p));
+            Some(p)
+        }
+        fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+            self.sendable(ctx)
+        }
+        fn len(&self) -> usize {
+            self.q.len()
+        }
+        fn backlog_bytes(&self) -> u64 {
+            self.bytes
+        }
+        fn link_changed(&mut self, _iface: u32, _ctx: &mut QdiscCtx) {
+            self.changes.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+/// The master's link view per slave (the contract in `link/mod.rs`: what an HCI reports):
+/// a qdisc that sends only while the master holds nothing for a slave keeps the baseband's
+/// queue per slave at one packet, is woken by `ViewChanged` when a slave's queue empties,
+/// and delivers everything (no stall).
+#[test]
+fn master_link_view_can_send_and_backlog_per_slave() {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::sync::Arc;
+    let flows = udp("a", "m", "s1", 1000, "100kbit") + &udp("b", "m", "s2", 300, "50kbit");
+    let toml = piconet("20s", "0s", 2, "", &flows);
+    let s = load_toml_str(&toml).unwrap();
+    let changes = Arc::new(AtomicU64::new(0));
+    let max_backlog = Arc::new(AtomicU64::new(0));
+    let q = view::CanSendFifo {
+        q: Default::default(),
+        bytes: 0,
+        changes: changes.clone(),
+        max_backlog: max_backlog.clone(),
+    };
+    let r = run_with_qdisc(&s, "m.bt", Box::new(q));
+    assert_conserved(&r);
+    assert!(changes.load(Relaxed) > 100, "{}", changes.load(Relaxed));
+    assert!(max_backlog.load(Relaxed) <= 1);
+    for f in ["a", "b"] {
+        let row = flow(&r, f);
+        assert!(
+            row.u("tx_packets") - row.u("rx_packets") <= 2,
+            "{f} stalled"
+        );
+    }
+}
