@@ -92,3 +92,55 @@ impl AclChannel {
         self.ge.as_mut()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::GeState;
+
+    /// Thesis Table 5.1: for each of its seven (ρG, ρB) rows, the mean good and bad
+    /// sojourns of the slave1–master and slave2–master channels (each link's own stream)
+    /// equal the input within 2 % (50 000 sojourns of each).
+    #[test]
+    fn thesis_table_5_1_mean_sojourns_per_link_within_2_percent() {
+        let rows = [
+            (0.4375, 0.0558),
+            (0.4475, 0.0458),
+            (0.4575, 0.0358),
+            (0.4675, 0.0258),
+            (0.4775, 0.0158),
+            (0.4875, 0.0058),
+            (0.4923, 0.001),
+        ];
+        for (rg, rb) in rows {
+            let p = GilbertElliottParams {
+                mean_good: SimTime::from_secs_f64(rg),
+                mean_bad: SimTime::from_secs_f64(rb),
+                ber_good: 6.8979e-5,
+                ber_bad: 1.263e-3,
+            };
+            for link in ["piconet:bt:s1", "piconet:bt:s2"] {
+                let mut ch = AclChannel::new(ChannelKind::GilbertElliott(p), 1, link);
+                let ge = ch.chain().expect("a chain");
+                let (_, _, end) = ge.sojourn();
+                ge.advance(end);
+                let mut sum = [0f64; 2];
+                let mut n = [0u32; 2];
+                while n[0] < 50_000 || n[1] < 50_000 {
+                    let (s, since, until) = ge.sojourn();
+                    let i = usize::from(s == GeState::Bad);
+                    sum[i] += (until.0 - since.0) as f64 * 1e-9;
+                    n[i] += 1;
+                    ge.advance(until);
+                }
+                for (i, mean) in [rg, rb].into_iter().enumerate() {
+                    let m = sum[i] / f64::from(n[i]);
+                    assert!(
+                        (m / mean - 1.0).abs() < 0.02,
+                        "{link} ({rg}, {rb}) state {i}: {m}"
+                    );
+                }
+            }
+        }
+    }
+}
