@@ -2,6 +2,9 @@
 
 pub const UDP_BOTTLENECK: &str = include_str!("../../../../scenarios/examples/udp-bottleneck.toml");
 pub const DUMBBELL: &str = include_str!("../../../../scenarios/examples/dumbbell.toml");
+/// Seed 001's piconet: 2 slaves, TCP NewReno through the master, 480 s (issue 13 target:
+/// ≤ 0.1 s wall).
+pub const PICONET_2: &str = include_str!("../../../../scenarios/bluetooth-tcp/piconet-2-ppl.toml");
 
 /// The dumbbell with every rate scaled up: `airqueue bench … --set
 /// links.bottleneck.rate=1Gbit --set links.access.rate=10Gbit --set
@@ -101,5 +104,6 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("chain_50_flows", CHAIN_50_FLOWS.to_string()),
         ("tcp_dumbbell", DUMBBELL.to_string()),
         ("tcp_dumbbell_1gbit", dumbbell_1gbit()),
+        ("bluetooth_piconet_2", PICONET_2.to_string()),
     ]
 }

@@ -4,20 +4,21 @@
 use super::error::ScenarioError;
 use super::kind_enum::problem_from_serde;
 use super::spec::{
-    AtSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, QdiscConf, QdiscSpec, RouteSpec, RunSpec,
-    Scenario, SegmentSpec, VirtualDevSpec,
+    AtSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, PiconetSpec, QdiscConf, QdiscSpec, RouteSpec,
+    RunSpec, Scenario, SegmentSpec, VirtualDevSpec,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 11] = [
+const SECTIONS: [&str; 12] = [
     "description",
     "run",
     "nodes",
     "links",
     "segments",
     "cells",
+    "piconets",
     "virtual_devs",
     "qdiscs",
     "routes",
@@ -26,8 +27,7 @@ const SECTIONS: [&str; 11] = [
 ];
 
 /// Keys reserved for models that later issues add; named so that users get a clear answer.
-const FUTURE_SECTIONS: [(&str, &str); 4] = [
-    ("piconets", "Bluetooth piconets"),
+const FUTURE_SECTIONS: [(&str, &str); 3] = [
     ("trunks", "striped multi-channel trunks"),
     ("systems", "the seed systems"),
     ("sweep", "sweeps (use `airqueue sweep`)"),
@@ -217,6 +217,13 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
         &mut errs,
         parse_entry::<CellSpec>,
     );
+    let piconets = parse_section(
+        &mut root,
+        "piconets",
+        "name",
+        &mut errs,
+        parse_entry::<PiconetSpec>,
+    );
     let virtual_devs = parse_section(
         &mut root,
         "virtual_devs",
@@ -249,6 +256,7 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
             links,
             segments,
             cells,
+            piconets,
             virtual_devs,
             qdiscs,
             routes,

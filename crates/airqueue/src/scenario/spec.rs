@@ -33,6 +33,10 @@ pub struct Scenario {
     /// (see docs/wifi.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<CellSpec>,
+    /// Bluetooth BR piconets: a master and up to seven slaves on ACL links with TDD
+    /// polling, L2CAP segmentation and flow control, IP over BNEP (see docs/bluetooth.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub piconets: Vec<PiconetSpec>,
     /// Virtual devices that schedule across several real interfaces of a node (Linux IMQ,
     /// seed 000 §2.1): packets routed out of any member pass the virtual device's qdisc.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -475,6 +479,108 @@ pub struct EdcaAcSpec {
     /// TXOP limit ("0us": one frame exchange per channel access).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub txop: Option<Duration>,
+}
+
+/// A Bluetooth BR piconet (thesis, seed 001, §2.1 and §3.1): a master polls up to seven
+/// active slaves in 625 µs TDD slots; every node gets an interface `<node>.<name>` (IP over
+/// BNEP); slaves reach only the master, which routes slave-to-slave traffic. IP packets are
+/// segmented by L2CAP into ACL baseband packets; with `flow_control` each slave's L2CAP
+/// token bucket meters them into its baseband buffer. See docs/bluetooth.md.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PiconetSpec {
+    /// Unique name (among links, segments, cells and piconets); the interfaces are
+    /// `<node>.<name>`.
+    pub name: String,
+    /// The master's node.
+    pub master: String,
+    /// The active slaves' nodes (1 to 7), polled in this order.
+    pub slaves: Vec<String>,
+    /// Intra-piconet polling (thesis §2.3.1): "1-limited" (round robin), "exhaustive",
+    /// "e-limited" with `limit` = M frames per visit, or "lwrr" (Limited and Weighted Round
+    /// Robin: E-limited visits, idle slaves polled less often; `limit` optional).
+    #[serde(default = "default_polling")]
+    pub polling: String,
+    /// M of E-limited polling: at most this many frames per visit (the thesis's M, 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    /// LWRR's MP: the largest weight; a slave found idle repeatedly is polled only every
+    /// MP-th cycle (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_priority: Option<u32>,
+    /// L2CAP segmentation: "osu" (minimum number of baseband packets: a 1500-byte IP packet
+    /// is 4 DH5 + 1 DH3) or "best-fit".
+    #[serde(default = "default_sar")]
+    pub sar: String,
+    /// Allowed ACL packet types (HCI Packet_Type), from "DM1", "DH1", "DM3", "DH3", "DM5",
+    /// "DH5". Default: DH1, DH3, DH5 (the thesis's).
+    #[serde(default = "default_packet_types")]
+    pub packet_types: Vec<String>,
+    /// Bytes added to each IP packet before segmentation: L2CAP header (4) + BNEP
+    /// compressed Ethernet header (3).
+    #[serde(default = "default_bt_overhead")]
+    pub overhead: u32,
+    /// Largest IP packet, bytes (BNEP carries up to 1691 − 15).
+    #[serde(default = "default_mtu")]
+    #[schemars(range(min = 68, max = 1676))]
+    pub mtu: u32,
+    /// L: each slave's baseband buffer, in baseband packets (thesis Table 3.1: 20).
+    #[serde(default = "default_slave_buffer")]
+    #[schemars(range(min = 1))]
+    pub slave_buffer: u32,
+    /// The master's downlink buffer, IP packets for all slaves together (the thesis's
+    /// "large enough" master buffer).
+    #[serde(default = "default_master_buffer")]
+    #[schemars(range(min = 1))]
+    pub master_buffer: u32,
+    /// Baseband ARQ: retransmit a corrupted baseband packet until it arrives (off in the
+    /// thesis, §3.2.3: TCP recovers the losses).
+    #[serde(default)]
+    pub arq: bool,
+    /// L2CAP token-bucket flow control at every slave (thesis §3.1); none when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_control: Option<FlowControlSpec>,
+    /// Each master–slave link's channel: `ber`, or `gilbert_elliott` (one chain per link,
+    /// the thesis's IPL); perfect when absent (the thesis's PPL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<crate::channel::ChannelConf>,
+}
+
+/// L2CAP token-bucket flow control (thesis §3.1, Fig. 1.1(b)).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowControlSpec {
+    /// tb: the token rate, e.g. "250kbit".
+    pub token_rate: Rate,
+    /// The token bucket's capacity (thesis Table 3.1: "3KB"); at least the largest
+    /// allowed packet's payload.
+    #[serde(default = "default_token_depth")]
+    pub token_depth: Bytes,
+    /// S: the token buffer, in baseband packets (thesis: 5 to 25); a baseband packet that
+    /// finds it full is rejected and its IP packet is lost.
+    pub buffer: u32,
+}
+
+fn default_polling() -> String {
+    "1-limited".into()
+}
+fn default_sar() -> String {
+    "osu".into()
+}
+fn default_packet_types() -> Vec<String> {
+    vec!["DH1".into(), "DH3".into(), "DH5".into()]
+}
+fn default_bt_overhead() -> u32 {
+    7
+}
+fn default_slave_buffer() -> u32 {
+    20
+}
+fn default_master_buffer() -> u32 {
+    1000
+}
+fn default_token_depth() -> Bytes {
+    Bytes(3000)
 }
 
 /// A station of a cell.

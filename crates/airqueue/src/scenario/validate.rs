@@ -128,6 +128,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     unique("links", s.links.iter().map(|l| l.name.as_str()), &mut errs);
     check_segments(s, &nodes, &mut errs);
     check_cells(s, &nodes, &mut errs);
+    check_piconets(s, &nodes, &mut errs);
     let mut devs: HashMap<String, &str> = HashMap::new();
     let mut links_of: HashMap<&str, Vec<&str>> = HashMap::new();
     let ends = s
@@ -143,6 +144,11 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             std::iter::once(&c.ap)
                 .chain(c.stations.iter().map(|st| &st.node))
                 .map(move |n| (n, c.name.as_str()))
+        }))
+        .chain(s.piconets.iter().flat_map(|p| {
+            std::iter::once(&p.master)
+                .chain(p.slaves.iter())
+                .map(move |n| (n, p.name.as_str()))
         }));
     for (n, medium) in ends {
         devs.insert(format!("{n}.{medium}"), medium);
@@ -742,6 +748,183 @@ fn check_edca(c: &super::spec::CellSpec, label: &str, errs: &mut ScenarioError) 
         if let (Some(a), Some(b)) = (o.cw_min, o.cw_max) {
             if a > b {
                 errs.push(format!("{path}.cw_max"), "must not be below cw_min");
+            }
+        }
+    }
+}
+
+/// Checks `piconets`: a unique name among all media, a known master and 1–7 distinct
+/// known slaves, a polling scheme, SAR and packet types that exist, buffers that can hold
+/// what they must, a channel the baseband models. Everything the build converts is
+/// checked here ([`crate::sim`] builds the medium only from a valid entry).
+fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
+    use crate::link::bluetooth::{PacketType, Polling, Sar, TypeSet};
+    for p in &s.piconets {
+        let label = format!("piconets.{}", p.name);
+        check_name(format!("{label}.name"), &p.name, errs);
+        if s.links.iter().any(|l| l.name == p.name)
+            || s.segments.iter().any(|g| g.name == p.name)
+            || s.cells.iter().any(|c| c.name == p.name)
+        {
+            errs.push(
+                format!("{label}.name"),
+                format!("\"{}\" is also a link's, segment's or cell's name; they share one namespace (interfaces are <node>.<name>)", p.name),
+            );
+        }
+        if !nodes.contains(p.master.as_str()) {
+            errs.push(
+                format!("{label}.master"),
+                format!("unknown node \"{}\"; add it to [[nodes]]", p.master),
+            );
+        }
+        if p.slaves.is_empty() || p.slaves.len() > 7 {
+            errs.push(
+                format!("{label}.slaves"),
+                format!(
+                    "has {} slaves; a piconet has 1 to 7 active slaves (3-bit LT_ADDR)",
+                    p.slaves.len()
+                ),
+            );
+        }
+        let mut seen = HashSet::new();
+        for sl in &p.slaves {
+            if !nodes.contains(sl.as_str()) {
+                errs.push(
+                    format!("{label}.slaves"),
+                    format!("unknown node \"{sl}\"; add it to [[nodes]]"),
+                );
+            }
+            if *sl == p.master {
+                errs.push(
+                    format!("{label}.slaves"),
+                    format!("\"{sl}\" is the master; a node is master or slave"),
+                );
+            }
+            if !seen.insert(sl.as_str()) {
+                errs.push(
+                    format!("{label}.slaves"),
+                    format!("\"{sl}\" is listed twice"),
+                );
+            }
+        }
+        if let Err(e) = Polling::parse(&p.polling, p.limit, p.max_priority) {
+            let key = if e.contains("`limit`") {
+                "limit"
+            } else if e.contains("`max_priority`") {
+                "max_priority"
+            } else {
+                "polling"
+            };
+            errs.push(format!("{label}.{key}"), e);
+        }
+        let sar = Sar::parse(&p.sar);
+        if sar.is_none() {
+            errs.push(
+                format!("{label}.sar"),
+                format!(
+                    "\"{}\" is not a segmentation policy; use \"osu\" or \"best-fit\"",
+                    p.sar
+                ),
+            );
+        }
+        let mut types = Vec::new();
+        for t in &p.packet_types {
+            match PacketType::parse(t) {
+                Some(t) => types.push(t),
+                None => errs.push(
+                    format!("{label}.packet_types"),
+                    format!(
+                        "\"{t}\" is not an ACL packet type; use DM1, DH1, DM3, DH3, DM5 or DH5"
+                    ),
+                ),
+            }
+        }
+        if p.packet_types.is_empty() {
+            errs.push(
+                format!("{label}.packet_types"),
+                "must name at least one type, e.g. [\"DH1\", \"DH3\", \"DH5\"]",
+            );
+        }
+        if p.mtu < MIN_MTU || p.mtu > 1676 {
+            errs.push(
+                format!("{label}.mtu"),
+                format!("{} is outside {MIN_MTU}…1676 bytes (BNEP's 1691-byte L2CAP MTU less its 15-byte header)", p.mtu),
+            );
+        }
+        if p.slave_buffer == 0 {
+            errs.push(
+                format!("{label}.slave_buffer"),
+                "must be at least 1 baseband packet (the thesis's L is 20)",
+            );
+        }
+        if p.master_buffer == 0 {
+            errs.push(
+                format!("{label}.master_buffer"),
+                "must be at least 1 IP packet",
+            );
+        }
+        let set = TypeSet::of(&types);
+        if let (Some(sar), false) = (sar, set.is_empty()) {
+            let segs = sar.count(p.mtu + p.overhead, set);
+            if p.flow_control.is_none() && segs > p.slave_buffer {
+                errs.push(
+                    format!("{label}.slave_buffer"),
+                    format!("{} baseband packets cannot hold one {}-byte IP packet ({segs} packets); raise it to at least {segs}", p.slave_buffer, p.mtu),
+                );
+            }
+        }
+        if let Some(f) = &p.flow_control {
+            if f.token_rate.bps() == 0 {
+                errs.push(
+                    format!("{label}.flow_control.token_rate"),
+                    "must be positive, e.g. \"250kbit\"",
+                );
+            }
+            if f.buffer == 0 {
+                errs.push(
+                    format!("{label}.flow_control.buffer"),
+                    "must be at least 1 baseband packet (the thesis's S is 5 to 25)",
+                );
+            }
+            let largest = set.largest().map_or(0, |t| t.payload());
+            if f.token_depth.0 < u64::from(largest) {
+                errs.push(
+                    format!("{label}.flow_control.token_depth"),
+                    format!("{} B cannot hold the tokens of one {largest}-byte baseband packet; use at least {largest} B (the thesis's 3KB)", f.token_depth.0),
+                );
+            }
+        }
+        if let Some(c) = &p.channel {
+            let path = format!("{label}.channel");
+            c.check(&path, errs);
+            for (key, set) in [
+                ("per", c.per.is_some()),
+                ("gemodel", c.gemodel.is_some()),
+                ("radio", c.radio.is_some()),
+            ] {
+                if set {
+                    errs.push(
+                        format!("{path}.{key}"),
+                        "a piconet's links take `ber` or `gilbert_elliott`; remove it",
+                    );
+                }
+            }
+        }
+    }
+    let all = s.piconets.iter().map(|p| p.name.as_str());
+    unique("piconets", all, errs);
+    // A node is a member of at most one piconet here (scatternet bridges are not yet
+    // modelled).
+    let mut member: HashMap<&str, &str> = HashMap::new();
+    for p in &s.piconets {
+        for n in std::iter::once(&p.master).chain(&p.slaves) {
+            if let Some(other) = member.insert(n.as_str(), p.name.as_str()) {
+                if other != p.name {
+                    errs.push(
+                        format!("piconets.{}.slaves", p.name),
+                        format!("\"{n}\" is also in piconet \"{other}\"; scatternet bridges are not supported yet"),
+                    );
+                }
             }
         }
     }

@@ -134,6 +134,25 @@ impl Simulation {
                     crate::scenario::Bytes(crate::link::wifi::phy::DATA_OVERHEAD_BYTES as u64),
                     0,
                 )
+            }))
+            .chain(s.piconets.iter().map(|p| {
+                let members: Vec<String> = std::iter::once(p.master.clone())
+                    .chain(p.slaves.iter().cloned())
+                    .collect();
+                // The qdiscs see the largest allowed packet's asymmetric maximum rate.
+                let conf = piconet_conf(p, SimTime::ZERO);
+                let rate = conf
+                    .types
+                    .largest()
+                    .map_or(0.0, crate::link::bluetooth::baseband::max_asymmetric_bps);
+                (
+                    p.name.as_str(),
+                    members,
+                    crate::scenario::Rate(rate as u64),
+                    p.mtu,
+                    crate::scenario::Bytes(u64::from(p.overhead)),
+                    0,
+                )
             }));
         for (name, members, rate, mtu, overhead, link_header) in medium_ends {
             let mut ends = Vec::with_capacity(members.len());
@@ -181,6 +200,12 @@ impl Simulation {
                 .sum();
             cell_media[g].1.push(k);
             place.push(((first_cell + g) as u32, offset as u32));
+        }
+
+        // Piconets are media of their own, after the cell media.
+        let first_piconet = first_cell + s.cells.len();
+        for k in 0..s.piconets.len() {
+            place.push(((first_cell + cell_media.len() + k) as u32, 0));
         }
 
         // The names `match` tables may use.
@@ -333,6 +358,17 @@ impl Simulation {
                 seed,
                 s.run.warmup.time(),
             ))));
+        }
+        for (k, p) in s.piconets.iter().enumerate() {
+            media.push(AnyMedium::Dyn(Box::new(
+                crate::link::bluetooth::Piconet::new(
+                    p.name.clone(),
+                    piconet_conf(p, s.run.warmup.time()),
+                    &plans[first_piconet + k].ends,
+                    seed,
+                    &p.slaves,
+                ),
+            )));
         }
         for (name, factory) in std::mem::take(&mut opts.media) {
             match media.iter().position(|m| m.get().name() == name) {
@@ -966,4 +1002,45 @@ fn build_cell(
         .map(|(n, p)| (n.clone(), p.as_slice()))
         .collect();
     Cell::shared(phy, conf, &refs, seed, stats_from)
+}
+
+/// The medium parameters of a validated `[[piconets]]` entry.
+fn piconet_conf(
+    p: &crate::scenario::PiconetSpec,
+    warmup: SimTime,
+) -> crate::link::bluetooth::PiconetConf {
+    use crate::link::bluetooth::{
+        ChannelKind, FlowControl, PacketType, PiconetConf, Polling, Sar, TypeSet,
+    };
+    let types: Vec<PacketType> = p
+        .packet_types
+        .iter()
+        .filter_map(|t| PacketType::parse(t))
+        .collect();
+    let channel = match &p.channel {
+        Some(c) => match (&c.gilbert_elliott, c.ber) {
+            (Some(ge), _) => ChannelKind::GilbertElliott(ge.params()),
+            (None, Some(b)) => ChannelKind::Ber(b.0),
+            (None, None) => ChannelKind::Perfect,
+        },
+        None => ChannelKind::Perfect,
+    };
+    PiconetConf {
+        polling: Polling::parse(&p.polling, p.limit, p.max_priority)
+            .unwrap_or(Polling::ONE_LIMITED),
+        sar: Sar::parse(&p.sar).unwrap_or(Sar::Osu),
+        types: TypeSet::of(&types),
+        overhead: p.overhead,
+        mtu: p.mtu,
+        slave_buffer: p.slave_buffer,
+        master_buffer: p.master_buffer,
+        flow: p.flow_control.as_ref().map(|f| FlowControl {
+            rate_bps: f.token_rate.bps(),
+            depth_bytes: f.token_depth.0,
+            buffer: f.buffer,
+        }),
+        arq: p.arq,
+        channel,
+        warmup,
+    }
 }

@@ -305,3 +305,27 @@ pub fn assert_tables_identical(what: &str, a: &Table, b: &Table) {
         }
     }
 }
+
+/// The master's TDD timeline is covered exactly once: over the counted span, the slots of
+/// data frames (each half a packet or a POLL/NULL slot) plus two per POLL/NULL frame add
+/// up to the span, to within the frames in flight at its ends.
+pub fn assert_tdd_timeline_covered(r: &RunResults, span_s: f64) {
+    let t = &r
+        .more
+        .iter()
+        .find(|(n, _)| n == "piconet_links")
+        .expect("piconet_links")
+        .1;
+    let sum = |c: &str| t.u64s(c).iter().sum::<u64>();
+    let frames = sum("data_frames");
+    let slots = sum("down_slots")
+        + sum("up_slots")
+        + (frames - sum("down_sent"))
+        + (frames - sum("up_sent"))
+        + 2 * sum("poll_null_frames");
+    let expect = span_s / 625e-6;
+    assert!(
+        (slots as f64 - expect).abs() <= 10.0,
+        "{slots} slots in {expect}"
+    );
+}

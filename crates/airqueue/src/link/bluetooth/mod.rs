@@ -1,0 +1,23 @@
+//! Bluetooth BR: the baseband, L2CAP and the piconet medium (issue 13; thesis, seed 001).
+//! One model per file:
+//!
+//! - [`baseband`]: packet types, slots, payloads, the specification's maximum rates;
+//! - [`sar`]: L2CAP segmentation, OSU and Best Fit;
+//! - [`token_bucket`]: L2CAP flow control (token rate tb, bucket depth), evaluated lazily;
+//! - [`polling`]: 1-limited, exhaustive and E-limited(M) polling, and the closed-form idle
+//!   cycle;
+//! - [`acl_channel`]: each master–slave link's channel (perfect, BER, Gilbert-Elliott);
+//! - [`piconet`]: the medium. See `docs/bluetooth.md`.
+
+pub mod acl_channel;
+pub mod baseband;
+pub mod piconet;
+pub mod polling;
+pub mod sar;
+pub mod token_bucket;
+
+pub use acl_channel::ChannelKind;
+pub use baseband::{PacketType, TypeSet, SLOT};
+pub use piconet::{FlowControl, Piconet, PiconetConf};
+pub use polling::Polling;
+pub use sar::Sar;

@@ -1,0 +1,1064 @@
+//! A Bluetooth BR piconet as a medium: one master and up to seven active slaves on ACL
+//! links, carrying IP packets (BNEP/PAN: every member has an interface
+//! `<node>.<piconet>`), with L2CAP segmentation, optional L2CAP token-bucket flow control
+//! at the slaves, and the baseband's TDD polling (thesis, seed 001, §2.1, §3.1, Ch. 4).
+//!
+//! **Ports.** Port 0 is the master, ports 1..=n the slaves. The master reaches every
+//! slave; a slave reaches only the master, so slave-to-slave traffic is routed through the
+//! master (thesis §2.1.1, its connections i → i+1). The master forwards at the IP layer
+//! (a PAN group-ad-hoc network's bridging): it reassembles what a slave sent and segments
+//! it again for the destination slave. The thesis's master relays baseband packets; the
+//! difference is the store-and-forward time of one IP packet at the master.
+//!
+//! **Master.** An IP packet for slave j is segmented ([`Sar`]) into j's downlink queue.
+//! The master's port takes packets while its downlink queues together hold fewer than
+//! `master_buffer` IP packets (the thesis's "large enough" master buffer, Table 3.1).
+//!
+//! **Slave.** An IP packet is segmented; with flow control, the baseband packets enter the
+//! token buffer S (a baseband packet that finds S full is rejected, and its IP packet is
+//! lost at reassembly, counted as `qdisc_overflow`), pass into the baseband buffer L when
+//! the token bucket ([`TokenBucket`]) allows and L has room, and wait in L to be polled
+//! (§3.1, Fig. 1.1(b)). The port is then always ready, as the thesis's L2CAP accepts every
+//! SDU. Without flow control the segments go straight into L, and the port is ready while
+//! L has room for an SDU of the MTU (a driver stopping its queue).
+//!
+//! **Baseband.** Frames follow [`Polling`]: in each, the master sends the addressed
+//! slave the head of its downlink queue (or a POLL) in the even slot, and the slave
+//! answers with the head of L (or a NULL) right after ([`super::baseband`]). The medium
+//! has one timer: the master's turn (it receives the slave's answer, picks the next frame
+//! and sends) and the slave's turn (it receives the master's packet and answers); while
+//! no slave has data the POLL/NULL cycle is skipped in closed form
+//! ([`super::polling::frames_until_data`]).
+//!
+//! **Losses.** Each master–slave link has its channel ([`AclChannel`]). Without ARQ (the
+//! thesis, §3.2.3) a corrupted baseband packet is gone and its IP packet is dropped as
+//! `channel_error` when its last baseband packet arrives (the receiver cannot reassemble
+//! it). With ARQ the sender keeps the packet at the head of its queue and sends it again at
+//! its next turn on that link until it arrives (unlimited retransmissions, the
+//! specification's default flush timeout); the acknowledgement rides in the header of
+//! the next packet the other way and is not lost.
+//!
+//! **What a qdisc sees** ([`LinkView`] of the master's port per slave, as an HCI would
+//! report it): the rate is the largest allowed packet type's asymmetric maximum;
+//! `can_send` is true while the master holds nothing for that slave (a packet given now
+//! would be sent at the slave's next poll, behind nothing); `hw_backlog` counts the IP
+//! packets queued for it; `quality` is the fraction of baseband packets from the slave
+//! that arrived intact (an exponentially weighted average, weight 1/16), as HCI
+//! `Read_Link_Quality` reports from the receiver's CRC checks.
+
+use super::acl_channel::{AclChannel, ChannelKind};
+use super::baseband::{max_asymmetric_bps, PacketType, TypeSet, ACL_TYPES, SLOT};
+use super::polling::{frames_until_data, visits_of, Polling, Weights, IDLE_FRAME};
+use super::sar::Sar;
+use super::token_bucket::TokenBucket;
+use crate::engine::{SimTime, TimerId};
+use crate::link::{LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour, PendingEvents};
+use crate::metrics::{Column, Table};
+use crate::packet::{DropReason, Location, NodeId, PacketId};
+use crate::topology::IfaceId;
+use std::collections::VecDeque;
+
+/// L2CAP flow control at the slaves (thesis §3.1).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FlowControl {
+    /// Token rate tb, bit/s.
+    pub rate_bps: u64,
+    /// Token bucket capacity, bytes.
+    pub depth_bytes: u64,
+    /// Token buffer S, baseband packets.
+    pub buffer: u32,
+}
+
+/// A piconet's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PiconetConf {
+    pub polling: Polling,
+    pub sar: Sar,
+    pub types: TypeSet,
+    /// L2CAP + BNEP header bytes added to every IP packet before segmentation.
+    pub overhead: u32,
+    /// Largest IP packet.
+    pub mtu: u32,
+    /// Baseband buffer L of each slave, baseband packets.
+    pub slave_buffer: u32,
+    /// IP packets the master's downlink queues hold together.
+    pub master_buffer: u32,
+    pub flow: Option<FlowControl>,
+    pub arq: bool,
+    pub channel: ChannelKind,
+    /// Statistics count from here (the run's warm-up).
+    pub warmup: SimTime,
+}
+
+/// A baseband packet in a queue: which IP packet it carries part of.
+#[derive(Copy, Clone, Debug)]
+struct Seg {
+    ip: u32,
+    ty: PacketType,
+    bytes: u16,
+}
+
+/// An IP packet the piconet holds, from its sender's port until reassembly.
+#[derive(Copy, Clone, Debug)]
+struct IpRec {
+    pkt: PacketId,
+    /// Sender's and receiver's ports.
+    from: u32,
+    to: u32,
+    /// Its baseband packets not yet received (or lost).
+    left: u16,
+    /// Its baseband packets still in the sender's queues.
+    queued: u16,
+    /// Why it cannot be reassembled, once one of its baseband packets is lost.
+    fate: Option<DropReason>,
+}
+
+/// Per-slave counters (from the warm-up on).
+#[derive(Copy, Clone, Debug, Default)]
+struct Stats {
+    /// Frames with data in at least one direction.
+    data_frames: u64,
+    /// POLL/NULL frames (nothing either way).
+    poll_null: u64,
+    down_sent: u64,
+    down_lost: u64,
+    up_sent: u64,
+    up_lost: u64,
+    /// Payload bytes received intact.
+    down_bytes: u64,
+    up_bytes: u64,
+    /// Baseband packets rejected by a full token buffer S.
+    token_drops: u64,
+    /// Baseband packets that passed the token bucket into L.
+    token_passed: u64,
+    token_passed_bytes: u64,
+    /// Data slots used by the master's and the slave's packets.
+    down_slots: u64,
+    up_slots: u64,
+    /// Baseband packets sent and lost per ACL type (both directions), in [`ACL_TYPES`] order.
+    sent_by_type: [u64; 6],
+    lost_by_type: [u64; 6],
+}
+
+/// One master–slave link: the master's downlink queue, the slave's buffers, the channel.
+struct Link {
+    down: VecDeque<Seg>,
+    /// IP packets with baseband packets in `down`.
+    down_ips: u32,
+    /// Token buffer S (flow control only).
+    s: VecDeque<Seg>,
+    /// Baseband buffer L.
+    l: VecDeque<Seg>,
+    bucket: Option<TokenBucket>,
+    channel: AclChannel,
+    /// EWMA of intact receptions at the master / at the slave.
+    quality_up: Option<f64>,
+    quality_down: Option<f64>,
+    stats: Stats,
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Phase {
+    /// No frame on the air: idle POLL/NULL frames run from `since` (slave `cursor` at
+    /// `since`); the timer, if armed, starts the next data frame.
+    /// `cont`: the frame at `since` would continue the visit of `cursor`.
+    Idle {
+        since: SimTime,
+        cursor: u32,
+        cont: bool,
+    },
+    /// The master's packet (or POLL) is on the air since `t0`.
+    Master { t0: SimTime, down: Option<Seg> },
+    /// The slave's answer (or NULL) is on the air since `t1`.
+    Slave { t1: SimTime, up: Option<Seg> },
+}
+
+pub struct Piconet {
+    name: String,
+    conf: PiconetConf,
+    ports: Vec<IfaceId>,
+    nodes: Vec<NodeId>,
+    neighbours: Vec<Vec<Neighbour>>,
+    links: Vec<Link>,
+    ips: Vec<IpRec>,
+    free_ips: Vec<u32>,
+    /// IP packets held per port (the conservation ledger).
+    held: Vec<u64>,
+    /// IP packets in the master's downlink queues.
+    master_ips: u32,
+    /// Baseband packets of an MTU-sized SDU.
+    max_segs: u32,
+    timer: TimerId,
+    phase: Phase,
+    /// The slave of the current visit and the frames exchanged in it.
+    cursor: u32,
+    visit: u32,
+    last_answer_data: bool,
+    /// LWRR's weights (unused by E-limited polling).
+    weights: Weights,
+    /// The current frame's master packet carried data.
+    frame_down: bool,
+    /// Scratch for segmentation (no allocation per packet).
+    scratch: Vec<(PacketType, u32)>,
+    /// The slaves' node names (report rows).
+    slave_names: Vec<String>,
+    /// Scratch for the idle plan.
+    data_from: Vec<SimTime>,
+}
+
+impl Piconet {
+    /// `ends[0]` is the master's (interface, node), then the slaves'.
+    pub fn new(
+        name: String,
+        conf: PiconetConf,
+        ends: &[(IfaceId, NodeId)],
+        seed: u64,
+        slave_names: &[String],
+    ) -> Self {
+        let n = ends.len() - 1;
+        let master = Neighbour {
+            node: ends[0].1,
+            iface: ends[0].0,
+        };
+        let mut neighbours = vec![ends[1..]
+            .iter()
+            .map(|&(iface, node)| Neighbour { node, iface })
+            .collect()];
+        neighbours.extend((0..n).map(|_| vec![master]));
+        let links = (0..n)
+            .map(|j| Link {
+                down: VecDeque::new(),
+                down_ips: 0,
+                s: VecDeque::new(),
+                l: VecDeque::with_capacity(conf.slave_buffer as usize),
+                bucket: conf
+                    .flow
+                    .map(|f| TokenBucket::new(f.rate_bps, f.depth_bytes)),
+                channel: AclChannel::new(
+                    conf.channel,
+                    seed,
+                    &format!("piconet:{name}:{}", slave_names[j]),
+                ),
+                quality_up: None,
+                quality_down: None,
+                stats: Stats::default(),
+            })
+            .collect();
+        let max_segs = conf.sar.count(conf.mtu + conf.overhead, conf.types);
+        Piconet {
+            name,
+            ports: ends.iter().map(|e| e.0).collect(),
+            nodes: ends.iter().map(|e| e.1).collect(),
+            neighbours,
+            links,
+            ips: Vec::new(),
+            free_ips: Vec::new(),
+            held: vec![0; n + 1],
+            master_ips: 0,
+            max_segs,
+            timer: TimerId(0),
+            phase: Phase::Idle {
+                since: SimTime::ZERO,
+                cursor: 0,
+                cont: false,
+            },
+            cursor: 0,
+            visit: 0,
+            last_answer_data: false,
+            frame_down: false,
+            weights: Weights::new(match conf.polling {
+                Polling::Lwrr { mp, .. } => mp,
+                Polling::ELimited { .. } => 1,
+            }),
+            scratch: Vec::with_capacity(128),
+            data_from: vec![SimTime::MAX; n],
+            slave_names: slave_names.to_vec(),
+            conf,
+        }
+    }
+
+    fn n(&self) -> usize {
+        self.links.len()
+    }
+
+    fn counting(&self, now: SimTime) -> bool {
+        now >= self.conf.warmup
+    }
+
+    fn alloc(&mut self, rec: IpRec) -> u32 {
+        match self.free_ips.pop() {
+            Some(i) => {
+                self.ips[i as usize] = rec;
+                i
+            }
+            None => {
+                self.ips.push(rec);
+                (self.ips.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Whether slave `j`'s port can take an SDU (no flow control: room in L for an MTU).
+    fn slave_ready(&self, j: usize) -> bool {
+        self.conf.flow.is_some()
+            || self.links[j].l.len() as u32 + self.max_segs <= self.conf.slave_buffer
+    }
+
+    /// Moves baseband packets of slave `j` from S into L as the token bucket allowed up to
+    /// `now` (see [`TokenBucket`]: exact, because L and S change only at calls that come
+    /// here first).
+    fn refill(&mut self, j: usize, now: SimTime) {
+        let cap = self.conf.slave_buffer as usize;
+        let counting = self.counting(now);
+        let link = &mut self.links[j];
+        let Some(bucket) = link.bucket.as_mut() else {
+            return;
+        };
+        while let Some(&head) = link.s.front() {
+            if link.l.len() >= cap {
+                break;
+            }
+            let at = bucket.ready_at(u32::from(head.bytes));
+            if at > now {
+                break;
+            }
+            bucket.take(u32::from(head.bytes), at);
+            link.s.pop_front();
+            link.l.push_back(head);
+            if counting {
+                link.stats.token_passed += 1;
+                link.stats.token_passed_bytes += u64::from(head.bytes);
+            }
+        }
+        bucket.advance(now);
+    }
+
+    /// The earliest frame start at which slave `j` has something to exchange, without new
+    /// arrivals: now if the master holds data for it or L is not empty; else one slot
+    /// before the head of S may pass the token bucket (it would answer a POLL then).
+    fn data_from(&self, j: usize, t: SimTime) -> SimTime {
+        let link = &self.links[j];
+        if !link.down.is_empty() || !link.l.is_empty() {
+            return t;
+        }
+        match (link.s.front(), link.bucket.as_ref()) {
+            (Some(head), Some(b)) if (link.l.len() as u32) < self.conf.slave_buffer => {
+                let at = b.ready_at(u32::from(head.bytes));
+                if at == SimTime::MAX {
+                    at
+                } else {
+                    at.saturating_sub(SLOT).max(t)
+                }
+            }
+            _ => SimTime::MAX,
+        }
+    }
+
+    /// Counts the idle POLL/NULL frames from `since` (slave `cursor`) that start before
+    /// `upto` (a frame boundary) and moves the polling state past them.
+    fn commit_idle(&mut self, since: SimTime, cursor: u32, cont: bool, upto: SimTime) {
+        if upto <= since {
+            return;
+        }
+        if let Polling::Lwrr { mp, .. } = self.conf.polling {
+            let mut counts = [0u64; 7];
+            let (_, c, w, _) = self.lwrr_walk(
+                since,
+                cursor as usize,
+                self.weights,
+                cont,
+                upto,
+                mp,
+                Some(&mut counts),
+            );
+            for (j, k) in counts.iter().enumerate().take(self.n()) {
+                self.links[j].stats.poll_null += k;
+            }
+            self.cursor = c as u32;
+            self.weights = w;
+        } else {
+            let k = (upto.0 - since.0) / IDLE_FRAME.0;
+            let n = self.n();
+            // Only frames that start at or after the warm-up are counted.
+            let skip = self
+                .conf
+                .warmup
+                .0
+                .saturating_sub(since.0)
+                .div_ceil(IDLE_FRAME.0)
+                .min(k);
+            let c0 = (cursor as usize + skip as usize) % n;
+            for j in 0..n {
+                self.links[j].stats.poll_null += visits_of(j, c0, n, k - skip);
+            }
+            self.cursor = ((cursor as u64 + k) % n as u64) as u32;
+        }
+        self.visit = 0;
+        self.last_answer_data = false;
+    }
+
+    /// LWRR's idle cycle from the frame boundary `t` at slave `c` (`cont`: that frame
+    /// continues a visit), weights `w`: visits in round-robin order, sitting out the
+    /// slaves that wait (no time passes) unless the master holds data for them, one
+    /// POLL/NULL frame per idle visit, until a visit finds data (`true`) or a frame would
+    /// start at or after `until`. Counts the POLL/NULL frames per slave into `counts`
+    /// (from the warm-up on) — then the frames are ones that already happened, all idle by
+    /// construction, and the walk does not look for data. Terminates: called without
+    /// `counts` only when some slave will have data, and every slave is visited at least
+    /// once in MP cycles.
+    #[allow(clippy::too_many_arguments)]
+    fn lwrr_walk(
+        &self,
+        mut t: SimTime,
+        mut c: usize,
+        mut w: Weights,
+        mut cont: bool,
+        until: SimTime,
+        mp: u8,
+        mut counts: Option<&mut [u64; 7]>,
+    ) -> (SimTime, usize, Weights, bool) {
+        let n = self.n();
+        loop {
+            if t >= until {
+                return (t, c, w, false);
+            }
+            let has_down = counts.is_none() && !self.links[c].down.is_empty();
+            if !cont && w.wait[c] > 0 && !has_down {
+                w.wait[c] -= 1;
+                c = (c + 1) % n;
+                continue;
+            }
+            // Counting frames that already happened (`counts`), every visit was idle:
+            // what arrived since must not be looked at.
+            if counts.is_none() && self.data_from(c, t) <= t {
+                return (t, c, w, true);
+            }
+            if let Some(k) = counts.as_deref_mut() {
+                if t >= self.conf.warmup {
+                    k[c] += 1;
+                }
+            }
+            if !cont {
+                w.idle(c, mp);
+            }
+            cont = false;
+            t += IDLE_FRAME;
+            c = (c + 1) % n;
+        }
+    }
+
+    /// At a frame boundary `t` with the frame's slave chosen: start a data frame now, or
+    /// skip idle frames to the first one with data (or wait for an arrival).
+    fn plan(&mut self, t: SimTime, cx: &mut LinkCtx<'_>) {
+        let cursor = self.cursor as usize;
+        let cont = self.visit > 0;
+        for j in 0..self.n() {
+            let d = self.data_from(j, t);
+            self.data_from[j] = d;
+        }
+        let next = match self.conf.polling {
+            Polling::ELimited { .. } => frames_until_data(t, cursor, &self.data_from)
+                .map(|k| (t + SimTime(k * IDLE_FRAME.0), None)),
+            Polling::Lwrr { mp, .. } => {
+                if self.data_from.iter().all(|&d| d == SimTime::MAX) {
+                    None
+                } else {
+                    let (tf, c, w, found) =
+                        self.lwrr_walk(t, cursor, self.weights, cont, SimTime::MAX, mp, None);
+                    debug_assert!(found);
+                    Some((tf, Some((c, w))))
+                }
+            }
+        };
+        match next {
+            Some((tf, lwrr)) if tf == t && t == cx.now => {
+                if let Some((c, w)) = lwrr {
+                    // Only slaves sat out on the way (no time passed).
+                    if c != cursor {
+                        self.visit = 0;
+                        self.last_answer_data = false;
+                    }
+                    self.cursor = c as u32;
+                    self.weights = w;
+                }
+                self.start_frame(cx);
+            }
+            Some((tf, _)) => {
+                self.phase = Phase::Idle {
+                    since: t,
+                    cursor: self.cursor,
+                    cont,
+                };
+                cx.arm(self.timer, tf);
+            }
+            None => {
+                self.phase = Phase::Idle {
+                    since: t,
+                    cursor: self.cursor,
+                    cont,
+                };
+                cx.cancel(self.timer);
+            }
+        }
+    }
+
+    /// The master sends to slave `cursor` now: the head of its downlink queue, or a POLL.
+    fn start_frame(&mut self, cx: &mut LinkCtx<'_>) {
+        let j = self.cursor as usize;
+        let down = if self.conf.arq {
+            self.links[j].down.front().copied()
+        } else {
+            let d = self.links[j].down.pop_front();
+            if let Some(seg) = d {
+                self.left_queue(seg, cx);
+            }
+            d
+        };
+        self.visit += 1;
+        self.frame_down = down.is_some();
+        if self.counting(cx.now) {
+            self.links[j].stats.data_frames += 1;
+        }
+        let slots = down.map_or(PacketType::Poll, |s| s.ty).duration();
+        self.phase = Phase::Master { t0: cx.now, down };
+        cx.arm(self.timer, cx.now + slots);
+    }
+
+    /// `seg` left its sender's queue for good (sent without ARQ, or acknowledged).
+    fn left_queue(&mut self, seg: Seg, cx: &mut LinkCtx<'_>) {
+        let rec = &mut self.ips[seg.ip as usize];
+        rec.queued -= 1;
+        if rec.queued > 0 || rec.from != 0 {
+            return;
+        }
+        let j = rec.to as usize - 1;
+        self.links[j].down_ips -= 1;
+        let was_full = self.master_ips == self.conf.master_buffer;
+        self.master_ips -= 1;
+        if was_full {
+            cx.emit(LinkEffect::Ready(self.ports[0]));
+        }
+        if self.links[j].down.is_empty() {
+            cx.emit(LinkEffect::ViewChanged(self.ports[0]));
+        }
+    }
+
+    /// `seg` arrived (intact or not) at its receiver.
+    fn received(&mut self, seg: Seg, lost: bool, cx: &mut LinkCtx<'_>) {
+        let rec = &mut self.ips[seg.ip as usize];
+        if lost && rec.fate.is_none() {
+            rec.fate = Some(DropReason::ChannelError);
+        }
+        rec.left -= 1;
+        if rec.left > 0 {
+            return;
+        }
+        let rec = *rec;
+        self.held[rec.from as usize] -= 1;
+        self.free_ips.push(seg.ip);
+        match rec.fate {
+            None => cx.emit(LinkEffect::Deliver {
+                pkt: rec.pkt,
+                to: self.ports[rec.to as usize],
+            }),
+            Some(reason) => cx.emit(LinkEffect::Drop {
+                pkt: rec.pkt,
+                reason,
+            }),
+        }
+    }
+
+    fn ewma(q: &mut Option<f64>, ok: bool) {
+        let x = if ok { 1.0 } else { 0.0 };
+        *q = Some(q.map_or(x, |q| q + (x - q) / 16.0));
+    }
+
+    /// The slave's turn: it receives the master's packet, then answers.
+    fn slave_turn(&mut self, t0: SimTime, down: Option<Seg>, cx: &mut LinkCtx<'_>) {
+        let j = self.cursor as usize;
+        let now = cx.now;
+        let counting = self.counting(now);
+        if let Some(seg) = down {
+            let lost = self.links[j].channel.corrupted(t0, now, seg.ty);
+            let link = &mut self.links[j];
+            Self::ewma(&mut link.quality_down, !lost);
+            if counting {
+                link.stats.down_slots += seg.ty.slots();
+                link.stats.sent_by_type[seg.ty as usize] += 1;
+                link.stats.lost_by_type[seg.ty as usize] += u64::from(lost);
+                link.stats.down_sent += 1;
+                if lost {
+                    link.stats.down_lost += 1;
+                } else {
+                    link.stats.down_bytes += u64::from(seg.bytes);
+                }
+            }
+            if self.conf.arq {
+                if !lost {
+                    self.links[j].down.pop_front();
+                    self.left_queue(seg, cx);
+                    self.received(seg, false, cx);
+                }
+            } else {
+                self.received(seg, lost, cx);
+            }
+        }
+        self.refill(j, now);
+        let was_ready = self.slave_ready(j);
+        let up = if self.conf.arq {
+            self.links[j].l.front().copied()
+        } else {
+            let u = self.links[j].l.pop_front();
+            if let Some(seg) = u {
+                self.ips[seg.ip as usize].queued -= 1;
+                self.refill(j, now);
+            }
+            u
+        };
+        if !was_ready && self.slave_ready(j) {
+            cx.emit(LinkEffect::Ready(self.ports[j + 1]));
+        }
+        self.last_answer_data = up.is_some();
+        let slots = up.map_or(PacketType::Null, |s| s.ty).duration();
+        self.phase = Phase::Slave { t1: now, up };
+        cx.arm(self.timer, now + slots);
+    }
+
+    /// The master's turn at the end of a frame: it receives the slave's answer, then
+    /// picks the next frame.
+    fn master_turn(&mut self, t1: SimTime, up: Option<Seg>, cx: &mut LinkCtx<'_>) {
+        let j = self.cursor as usize;
+        let now = cx.now;
+        if let Some(seg) = up {
+            let lost = self.links[j].channel.corrupted(t1, now, seg.ty);
+            let counting = self.counting(now);
+            let link = &mut self.links[j];
+            Self::ewma(&mut link.quality_up, !lost);
+            if counting {
+                link.stats.up_slots += seg.ty.slots();
+                link.stats.sent_by_type[seg.ty as usize] += 1;
+                link.stats.lost_by_type[seg.ty as usize] += u64::from(lost);
+                link.stats.up_sent += 1;
+                if lost {
+                    link.stats.up_lost += 1;
+                } else {
+                    link.stats.up_bytes += u64::from(seg.bytes);
+                }
+            }
+            if self.conf.arq {
+                if !lost {
+                    let was_ready = self.slave_ready(j);
+                    self.links[j].l.pop_front();
+                    self.ips[seg.ip as usize].queued -= 1;
+                    self.refill(j, now);
+                    self.received(seg, false, cx);
+                    if !was_ready && self.slave_ready(j) {
+                        cx.emit(LinkEffect::Ready(self.ports[j + 1]));
+                    }
+                }
+            } else {
+                self.received(seg, lost, cx);
+            }
+        }
+        if let (Polling::Lwrr { mp, .. }, true) =
+            (self.conf.polling, up.is_some() || self.frame_down)
+        {
+            self.weights.restore(j, mp);
+        }
+        let waiting = !self.links[j].down.is_empty();
+        if !self
+            .conf
+            .polling
+            .stay(self.visit, waiting, self.last_answer_data)
+        {
+            self.cursor = ((j + 1) % self.n()) as u32;
+            self.visit = 0;
+            self.last_answer_data = false;
+        }
+        self.plan(now, cx);
+    }
+
+    /// Something arrived while idle: the idle frames before the next frame boundary
+    /// happened; plan again from there.
+    fn replan(&mut self, cx: &mut LinkCtx<'_>) {
+        if let Phase::Idle {
+            since,
+            cursor,
+            cont,
+        } = self.phase
+        {
+            // `since` may lie ahead (a frame boundary planned after an arrival).
+            let k = cx.now.saturating_sub(since).0.div_ceil(IDLE_FRAME.0);
+            let t = since + SimTime(k * IDLE_FRAME.0);
+            self.commit_idle(since, cursor, cont, t);
+            self.plan(t, cx);
+        }
+    }
+
+    /// Segments an IP packet of `size` bytes (plus the L2CAP/BNEP headers) into
+    /// `scratch`.
+    fn segment(&mut self, size: u32) {
+        self.scratch.clear();
+        let scratch = &mut self.scratch;
+        self.conf
+            .sar
+            .segment(size + self.conf.overhead, self.conf.types, |t, b| {
+                scratch.push((t, b))
+            });
+    }
+
+    fn send_master(&mut self, pkt: PacketId, cx: &mut LinkCtx<'_>) {
+        let p = cx.packets.get(pkt);
+        let (next_hop, size) = (p.next_hop, p.size_bytes);
+        let Some(to) = self.nodes.iter().skip(1).position(|&n| n == next_hop) else {
+            cx.emit(LinkEffect::Drop {
+                pkt,
+                reason: DropReason::NoRoute,
+            });
+            return;
+        };
+        self.segment(size);
+        let n = self.scratch.len() as u16;
+        let ip = self.alloc(IpRec {
+            pkt,
+            from: 0,
+            to: to as u32 + 1,
+            left: n,
+            queued: n,
+            fate: None,
+        });
+        let link = &mut self.links[to];
+        for &(ty, bytes) in &self.scratch {
+            link.down.push_back(Seg {
+                ip,
+                ty,
+                bytes: bytes as u16,
+            });
+        }
+        link.down_ips += 1;
+        self.master_ips += 1;
+        self.held[0] += 1;
+        cx.locate(pkt, Location::Transmitting(self.ports[0].0));
+        cx.tx_start(self.ports[0], pkt);
+    }
+
+    fn send_slave(&mut self, j: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
+        let size = cx.packets.get(pkt).size_bytes;
+        self.segment(size);
+        let n = self.scratch.len() as u16;
+        let ip = self.alloc(IpRec {
+            pkt,
+            from: j as u32 + 1,
+            to: 0,
+            left: 0,
+            queued: 0,
+            fate: None,
+        });
+        let now = cx.now;
+        let counting = self.counting(now);
+        let mut admitted = 0u16;
+        match self.conf.flow {
+            Some(f) => {
+                self.refill(j, now);
+                for k in 0..n as usize {
+                    let (ty, bytes) = self.scratch[k];
+                    let link = &mut self.links[j];
+                    if link.s.len() < f.buffer as usize {
+                        link.s.push_back(Seg {
+                            ip,
+                            ty,
+                            bytes: bytes as u16,
+                        });
+                        admitted += 1;
+                        self.refill(j, now);
+                    } else if counting {
+                        link.stats.token_drops += 1;
+                    }
+                }
+            }
+            None => {
+                let link = &mut self.links[j];
+                for &(ty, bytes) in &self.scratch {
+                    link.l.push_back(Seg {
+                        ip,
+                        ty,
+                        bytes: bytes as u16,
+                    });
+                }
+                admitted = n;
+            }
+        }
+        if admitted == 0 {
+            self.free_ips.push(ip);
+            cx.emit(LinkEffect::Drop {
+                pkt,
+                reason: DropReason::QdiscOverflow,
+            });
+            return;
+        }
+        let rec = &mut self.ips[ip as usize];
+        rec.left = admitted;
+        rec.queued = admitted;
+        if admitted < n {
+            rec.fate = Some(DropReason::QdiscOverflow);
+        }
+        self.held[j + 1] += 1;
+        cx.locate(pkt, Location::Transmitting(self.ports[j + 1].0));
+        cx.tx_start(self.ports[j + 1], pkt);
+    }
+
+    /// Per-slave statistics rows (table `piconet_links`).
+    fn append_rows(&self, now: SimTime, t: &mut Table) {
+        let span = now
+            .saturating_sub(self.conf.warmup)
+            .as_secs_f64()
+            .max(1e-12);
+        let n = self.n();
+        // Idle frames since the last commit that started before the end of the run.
+        let mut stats: Vec<Stats> = self.links.iter().map(|l| l.stats).collect();
+        if let Phase::Idle {
+            since,
+            cursor,
+            cont,
+        } = self.phase
+        {
+            if now > since {
+                let k = (now.0 - since.0).div_ceil(IDLE_FRAME.0);
+                let upto = since + SimTime(k * IDLE_FRAME.0);
+                if let Polling::Lwrr { mp, .. } = self.conf.polling {
+                    let mut counts = [0u64; 7];
+                    self.lwrr_walk(
+                        since,
+                        cursor as usize,
+                        self.weights,
+                        cont,
+                        upto,
+                        mp,
+                        Some(&mut counts),
+                    );
+                    for (j, s) in stats.iter_mut().enumerate() {
+                        s.poll_null += counts[j];
+                    }
+                } else {
+                    let skip = self
+                        .conf
+                        .warmup
+                        .0
+                        .saturating_sub(since.0)
+                        .div_ceil(IDLE_FRAME.0)
+                        .min(k);
+                    let c0 = (cursor as usize + skip as usize) % n;
+                    for (j, s) in stats.iter_mut().enumerate() {
+                        s.poll_null += visits_of(j, c0, n, k - skip);
+                    }
+                }
+            }
+        }
+        let col_u = |f: &dyn Fn(&Stats) -> u64| Column::U64(stats.iter().map(f).collect());
+        let cols: Vec<(&str, Column)> = vec![
+            ("piconet", Column::Str(vec![self.name.clone(); n])),
+            ("slave", Column::Str(self.slave_names.clone())),
+            ("data_frames", col_u(&|s| s.data_frames)),
+            ("poll_null_frames", col_u(&|s| s.poll_null)),
+            ("down_sent", col_u(&|s| s.down_sent)),
+            ("down_lost", col_u(&|s| s.down_lost)),
+            ("up_sent", col_u(&|s| s.up_sent)),
+            ("up_lost", col_u(&|s| s.up_lost)),
+            ("down_payload_bytes", col_u(&|s| s.down_bytes)),
+            ("up_payload_bytes", col_u(&|s| s.up_bytes)),
+            ("down_slots", col_u(&|s| s.down_slots)),
+            ("up_slots", col_u(&|s| s.up_slots)),
+            ("token_drops", col_u(&|s| s.token_drops)),
+            ("token_passed", col_u(&|s| s.token_passed)),
+            (
+                "token_rate_bps",
+                Column::F64(
+                    stats
+                        .iter()
+                        .map(|s| s.token_passed_bytes as f64 * 8.0 / span)
+                        .collect(),
+                ),
+            ),
+            (
+                "down_goodput_bps",
+                Column::F64(
+                    stats
+                        .iter()
+                        .map(|s| s.down_bytes as f64 * 8.0 / span)
+                        .collect(),
+                ),
+            ),
+            (
+                "up_goodput_bps",
+                Column::F64(
+                    stats
+                        .iter()
+                        .map(|s| s.up_bytes as f64 * 8.0 / span)
+                        .collect(),
+                ),
+            ),
+        ];
+        let mut cols: Vec<(String, Column)> =
+            cols.into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+        for (i, ty) in ACL_TYPES.iter().enumerate() {
+            let lower = ty.name().to_ascii_lowercase();
+            cols.push((
+                format!("sent_{lower}"),
+                Column::U64(stats.iter().map(|s| s.sent_by_type[i]).collect()),
+            ));
+            cols.push((
+                format!("lost_{lower}"),
+                Column::U64(stats.iter().map(|s| s.lost_by_type[i]).collect()),
+            ));
+        }
+        if t.columns.is_empty() {
+            for (name, c) in cols {
+                t.push(&name, c);
+            }
+            return;
+        }
+        for ((_, dst), (_, src)) in t.columns.iter_mut().zip(cols) {
+            match (dst, src) {
+                (Column::Str(a), Column::Str(b)) => a.extend(b),
+                (Column::U64(a), Column::U64(b)) => a.extend(b),
+                (Column::F64(a), Column::F64(b)) => a.extend(b),
+                _ => unreachable!("piconet_links columns agree"),
+            }
+        }
+    }
+}
+
+impl Medium for Piconet {
+    fn kind(&self) -> &'static str {
+        "piconet"
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn ports(&self) -> &[IfaceId] {
+        &self.ports
+    }
+
+    fn neighbours(&self, port: usize) -> &[Neighbour] {
+        &self.neighbours[port]
+    }
+
+    fn attach(&mut self, b: &mut MediumBuild<'_>) {
+        self.timer = b.timer(0);
+    }
+
+    fn start(&mut self, cx: &mut LinkCtx<'_>) {
+        self.phase = Phase::Idle {
+            since: cx.now,
+            cursor: 0,
+            cont: false,
+        };
+    }
+
+    fn ready(&self, port: usize) -> bool {
+        if port == 0 {
+            self.master_ips < self.conf.master_buffer
+        } else {
+            self.slave_ready(port - 1)
+        }
+    }
+
+    fn send(&mut self, port: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
+        if port == 0 {
+            self.send_master(pkt, cx);
+        } else {
+            self.send_slave(port - 1, pkt, cx);
+        }
+        self.replan(cx);
+    }
+
+    fn on_event(&mut self, _key: u16, _cx: &mut LinkCtx<'_>) {
+        unreachable!("a piconet schedules only its timer")
+    }
+
+    fn on_timer(&mut self, _key: u32, cx: &mut LinkCtx<'_>) {
+        match self.phase {
+            Phase::Idle {
+                since,
+                cursor,
+                cont,
+            } => {
+                self.commit_idle(since, cursor, cont, cx.now);
+                self.plan(cx.now, cx);
+            }
+            Phase::Master { t0, down } => self.slave_turn(t0, down, cx),
+            Phase::Slave { t1, up } => self.master_turn(t1, up, cx),
+        }
+    }
+
+    fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
+        let rate_bps = self.conf.types.largest().map_or(0.0, max_asymmetric_bps) as u64;
+        if port == 0 {
+            let j = self.nodes.iter().skip(1).position(|&n| n == neighbour)?;
+            let link = &self.links[j];
+            Some(LinkView {
+                neighbour,
+                rate_bps,
+                quality: link.quality_up,
+                rssi_dbm: None,
+                can_send: link.down.is_empty(),
+                hw_backlog: link.down_ips,
+            })
+        } else {
+            (neighbour == self.nodes[0]).then(|| {
+                let link = &self.links[port - 1];
+                LinkView {
+                    neighbour,
+                    rate_bps,
+                    quality: link.quality_down,
+                    rssi_dbm: None,
+                    can_send: self.slave_ready(port - 1),
+                    hw_backlog: (link.l.len() + link.s.len()) as u32,
+                }
+            })
+        }
+    }
+
+    fn held(&self, out: &mut Vec<(Location, u64)>) {
+        for (p, &h) in self.held.iter().enumerate() {
+            out.push((Location::Transmitting(self.ports[p].0), h));
+        }
+    }
+
+    fn audit(&self, _pending: &PendingEvents, out: &mut Vec<(Location, String)>) {
+        let live = self.ips.len() - self.free_ips.len();
+        let held: u64 = self.held.iter().sum();
+        if live as u64 != held {
+            out.push((
+                Location::Transmitting(self.ports[0].0),
+                format!(
+                    "piconet {}: {live} IP packets in reassembly records but {held} held",
+                    self.name
+                ),
+            ));
+        }
+        let queued: u32 = self.links.iter().map(|l| l.down_ips).sum();
+        if queued != self.master_ips {
+            out.push((
+                Location::Transmitting(self.ports[0].0),
+                format!(
+                    "piconet {}: master counts {} queued IP packets, its links {queued}",
+                    self.name, self.master_ips
+                ),
+            ));
+        }
+    }
+
+    fn report(&self, now: SimTime, tables: &mut Vec<(String, Table)>) {
+        let t = match tables.iter().position(|(n, _)| n == "piconet_links") {
+            Some(i) => &mut tables[i].1,
+            None => {
+                tables.push(("piconet_links".into(), Table::default()));
+                &mut tables.last_mut().unwrap().1
+            }
+        };
+        self.append_rows(now, t);
+    }
+}
