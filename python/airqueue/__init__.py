@@ -21,6 +21,7 @@ from .result import Result
 from .scenario import Scenario, call_native, load_scenario
 from .store import ResultStore
 from .sweep import SweepResult, sweep
+from .values import check_seed
 
 __version__: str = _native.version()
 
@@ -56,6 +57,8 @@ def run(
     runs without holding the GIL. Raises :class:`ScenarioError` (naming every bad field) for
     invalid input.
     """
+    if seed is not None:
+        seed = check_seed(seed, "seed")
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, set=set)
     if isinstance(scenario, Scenario) and set is not None:
         sc = load_scenario(scenario.data, set=set)

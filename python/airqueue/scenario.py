@@ -19,6 +19,7 @@ import tomli_w
 
 from . import _native
 from .errors import InternalError, ScenarioError
+from .values import to_core_json
 
 #: The top-level table that describes a sweep; handled here, never passed to the core.
 SWEEP_SECTION = "sweep"
@@ -39,7 +40,9 @@ class Scenario:
     sweep: dict[str, Any] | None = None
 
     def to_json(self) -> str:
-        return json.dumps(self.data)
+        """The scenario as JSON for the core; values JSON cannot hold become markers that
+        the core reports with their field path (see :mod:`airqueue.values`)."""
+        return to_core_json(self.data)
 
     def resolved(self) -> dict[str, Any]:
         """Validates the scenario and returns it resolved (counts expanded, defaults filled in).
@@ -71,7 +74,7 @@ def parse_value(text: str) -> Any:
     quoted strings); anything else is taken as a bare string (``1Gbit``, ``10s``)."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
 
 
@@ -196,6 +199,10 @@ def load_scenario(
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError.single(str(path), f"is not valid TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError.single(
+                str(path), "nests tables or lists too deeply to read; no scenario needs that"
+            ) from None
     sweep = data.pop(SWEEP_SECTION, None)
     overrides: dict[str, Any] = {}
     if set is not None:
