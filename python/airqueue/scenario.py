@@ -51,6 +51,14 @@ class Scenario:
         """
         return json.loads(call_native(_native.validate, self.to_json()))
 
+    def check(self, max_memory: int | None = None) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """Validates and builds the scenario (with the memory budget ``max_memory`` in
+        bytes, default half of this machine's memory) and returns it resolved, with its
+        warnings as (path, message) pairs. Raises :class:`ScenarioError` like
+        :meth:`resolved`."""
+        text, warnings = call_native(_native.check, self.to_json(), max_memory)
+        return json.loads(text), [(str(p), str(m)) for p, m in warnings]
+
     def resolved_toml(self) -> str:
         return tomli_w.dumps(self.resolved())
 

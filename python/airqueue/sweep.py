@@ -31,6 +31,7 @@ import math
 import multiprocessing
 import os
 import re
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -48,7 +49,14 @@ import tomli_w
 
 from . import _native
 from .errors import ScenarioError
-from .result import META_SCENARIO, META_VERSION, arrow_from_columns, encode_files, parquet_bytes
+from .result import (
+    META_SCENARIO,
+    META_VERSION,
+    arrow_from_columns,
+    encode_files,
+    parquet_bytes,
+    summary_from_native,
+)
 from .scenario import Scenario, call_native, load_scenario, parse_value, set_path
 from .store import ResultStore, atomic_write_bytes, run_key
 from .values import SEED_MAX, check_seed, to_core_json
@@ -272,7 +280,7 @@ def execute(scenario_json: str, seed: int) -> dict[str, Any]:
     """Runs one task (in a worker): the encoded output files, the flows table (Arrow) and
     what the store records. Encodes straight from the core's columns (no DataFrames)."""
     raw = call_native(_native.run, scenario_json, seed)
-    summary = json.loads(raw["summary_json"])
+    summary = summary_from_native(raw)
     tables = {name: arrow_from_columns(cols) for name, cols in raw["tables"]}
     scenario_text = tomli_w.dumps(json.loads(raw["resolved_json"]))
     return {
@@ -305,13 +313,41 @@ def run_info(task: Task, version: str) -> dict[str, Any]:
 def _execute_and_store(tasks: Sequence[Task], store_root: str) -> list[dict[str, Any]]:
     """Runs a chunk of tasks in a local worker and stores each run itself (the store is on
     this machine), returning only what the sweep's table needs."""
+    global _running
     store = ResultStore(store_root, clean=False)
     out = []
     for t in tasks:
-        outcome = execute(t.scenario_json, t.seed)
+        if _interrupted:
+            raise KeyboardInterrupt
+        _running = True
+        try:
+            outcome = execute(t.scenario_json, t.seed)
+        finally:
+            _running = False
         store.put(t.key, outcome.pop("files"), run_info(t, outcome["version"]))
         out.append(outcome)
     return out
+
+
+#: Set in a worker once Ctrl-C reached it: the runs queued to it are refused, so that the
+#: pool drains at once instead of starting them.
+_interrupted = False
+#: Whether a worker is inside a run (a KeyboardInterrupt then stops that run).
+_running = False
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    global _interrupted
+    _interrupted = True
+    if _running:
+        raise KeyboardInterrupt
+
+
+def _interruptible_worker() -> None:
+    """Workers forked by the fork server inherit its ignored SIGINT; handle it so that
+    Ctrl-C (sent to the whole process group) stops their runs too (and refuses the runs
+    already queued to them), while an idle worker is not killed by it."""
+    signal.signal(signal.SIGINT, _on_sigint)
 
 
 def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator[Outcome]:
@@ -324,7 +360,9 @@ def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator
         ctx.set_forkserver_preload(["airqueue.sweep"])
     size = max(1, min(32, len(tasks) // (jobs * 8)))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, initializer=_interruptible_worker
+    ) as pool:
         futures = {pool.submit(_execute_and_store, c, str(store.root)): c for c in chunks}
         try:
             for fut in as_completed(futures):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -128,3 +129,37 @@ def check_seed(seed: Any, where: str) -> int:
             where, f"{seed} is out of range; a seed is a whole number from 0 to {SEED_MAX}"
         )
     return seed
+
+
+_MEMORY_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+
+
+def parse_memory(text: str | int, where: str = "--max-memory") -> int:
+    """A memory size in bytes from ``"2GB"``, ``"512MiB"`` or a number of bytes."""
+    from .errors import ScenarioError
+
+    if isinstance(text, int) and not isinstance(text, bool):
+        if text <= 0:
+            raise ScenarioError.single(where, "must be more than zero bytes")
+        return text
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in _MEMORY_UNITS:
+        raise ScenarioError.single(
+            where, f'"{text}" is not a memory size; write e.g. "2GB" or "512MiB"'
+        )
+    n = int(float(m.group(1)) * _MEMORY_UNITS[unit])
+    if n <= 0 or n > 2**64 - 1:
+        raise ScenarioError.single(where, f'"{text}" is out of range; write e.g. "2GB"')
+    return n
