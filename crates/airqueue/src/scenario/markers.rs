@@ -88,6 +88,9 @@ fn walk(v: &mut Value, at: At<'_>, errs: &mut ScenarioError, found: &mut Vec<Str
             }
         }
         Value::Object(m) => {
+            // A key whose value was reported is removed (not set to null), so that its
+            // default applies and the rest of its table still parses and is checked.
+            let mut reported = Vec::new();
             for (k, item) in m.iter_mut() {
                 let p = format!("{path}.{k}");
                 let qdiscs = qdiscs + usize::from(k == "qdisc" && item.is_object());
@@ -97,6 +100,12 @@ fn walk(v: &mut Value, at: At<'_>, errs: &mut ScenarioError, found: &mut Vec<Str
                     qdiscs,
                 };
                 walk(item, at, errs, found);
+                if found.last() == Some(&p) {
+                    reported.push(k.clone());
+                }
+            }
+            for k in reported {
+                m.remove(&k);
             }
         }
         _ => {}
