@@ -49,7 +49,7 @@ def frame_from_columns(columns: list[tuple[str, Any]]) -> pd.DataFrame:
         elif isinstance(col, list):
             # Text stays text when the table is empty (pandas would make it float64), so
             # the files have one schema whatever the scenario.
-            data[name] = pd.Series(col, dtype=object)
+            data[name] = pd.Series(col, dtype=str)
         else:
             data[name] = col
     return pd.DataFrame(data, copy=False)

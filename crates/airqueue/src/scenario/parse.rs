@@ -169,11 +169,16 @@ pub struct Partial {
 
 impl Partial {
     /// Whether a later stage's problem is only a consequence of an entry that failed to
-    /// parse: it is at that entry, or names it in quotes (`no node is named "b"`).
+    /// parse: it is at that entry, or names it in quotes, alone or as a part of a dotted
+    /// name (`no node is named "b"`, `"router.bottleneck" is not an interface`).
     pub fn is_consequence(&self, p: &super::Problem) -> bool {
+        let quoted: Vec<&str> = p.message.split('"').skip(1).step_by(2).collect();
         self.failed.iter().any(|(label, name)| {
             is_under(&p.path, std::slice::from_ref(label))
-                || (!name.is_empty() && p.message.contains(&format!("\"{name}\"")))
+                || (!name.is_empty()
+                    && quoted
+                        .iter()
+                        .any(|q| *q == name || q.split('.').any(|part| part == name)))
         })
     }
 }
