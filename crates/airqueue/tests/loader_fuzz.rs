@@ -10,7 +10,13 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-fn shipped() -> Vec<Value> {
+/// The shipped scenarios as JSON values, read once.
+fn shipped() -> &'static [Value] {
+    static ALL: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    ALL.get_or_init(read_shipped)
+}
+
+fn read_shipped() -> Vec<Value> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
