@@ -6,6 +6,7 @@ never with a crash."""
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 from pathlib import Path
 
@@ -125,3 +126,19 @@ def test_several_independent_problems_are_all_reported(command: str, tmp_path: P
     paths = problem_paths(proc.stderr)
     expected = ["run.warmup", "links.ab.rate", "flows.f.app.burst", "flows.g.dscp"]
     assert [p for p in expected if p in paths] == expected, proc.stderr
+
+
+#: Words of Rust, serde or Python types: a message containing one leaked an internal error
+#: text instead of saying what to write.
+TYPE_WORDS = re.compile(
+    r"\b(u8|u16|u32|u64|usize|i8|i16|i32|i64|f32|f64|struct|enum|serde|sequence|Option|"
+    r"TypeError|ValueError|OverflowError|RecursionError|floating point|invalid type|"
+    r"invalid value)\b"
+)
+
+
+@pytest.mark.parametrize("scenario", corpus_params(with_xfails=False))
+def test_malformed_scenario_message_has_no_type_names(scenario: Path, workdir: Path) -> None:
+    proc = outcome("validate", scenario, workdir)
+    leaked = TYPE_WORDS.findall(proc.stderr)
+    assert not leaked, f"type names {leaked} in:\n{proc.stderr}"

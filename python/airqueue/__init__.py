@@ -11,7 +11,7 @@ them and hands back pandas DataFrames::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from .result import Result
 from .scenario import Scenario, call_native, load_scenario
 from .store import ResultStore
 from .sweep import SweepResult, sweep
+from .values import check_seed, parse_memory
 
 __version__: str = _native.version()
 
@@ -46,6 +47,8 @@ def run(
     set: Mapping[str, Any] | Iterable[str] | None = None,
     pcap: str | Iterable[str] | None = None,
     pcap_dir: str | Path = ".",
+    max_memory: int | str | None = None,
+    progress: Callable[[float, float, int, float], None] | None = None,
 ) -> Result:
     """Runs a scenario (a TOML path, a dict, or a :class:`Scenario`) and returns its results.
 
@@ -53,9 +56,17 @@ def run(
     :func:`load_scenario`). ``pcap`` names links (``"bottleneck"`` or a list) to capture into
     ``<pcap_dir>/<link>.pcap`` (see docs/experiments.md); ``Result.pcap`` lists them. A
     ``[sweep]`` table in the scenario is ignored (this runs the base point). The simulation
-    runs without holding the GIL. Raises :class:`ScenarioError` (naming every bad field) for
-    invalid input.
+    runs without holding the GIL; Ctrl-C (SIGINT) stops it within milliseconds and raises
+    :class:`KeyboardInterrupt`. ``max_memory`` (bytes, or text such as ``"2GB"``; default
+    half of this machine's memory) is the budget the run's estimated memory must fit in,
+    else :class:`ScenarioError` names the key to change. ``progress``, if given, is called
+    about every 200 ms of wall time as ``progress(sim_seconds, stop_seconds, events,
+    wall_seconds)``. Raises :class:`ScenarioError` (naming every bad field) for invalid
+    input. The result's ``summary["warnings"]`` lists what the scenario probably did not
+    mean (see ``airqueue validate``).
     """
+    if seed is not None:
+        seed = check_seed(seed, "seed")
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, set=set)
     if isinstance(scenario, Scenario) and set is not None:
         sc = load_scenario(scenario.data, set=set)
@@ -63,7 +74,16 @@ def run(
     if links is not None:
         links = [name.strip() for item in links for name in item.split(",") if name.strip()]
         Path(pcap_dir).mkdir(parents=True, exist_ok=True)
-    raw = call_native(_native.run, sc.to_json(), seed, links, str(pcap_dir) if links else None)
+    budget = parse_memory(max_memory) if max_memory is not None else None
+    raw = call_native(
+        _native.run,
+        sc.to_json(),
+        seed,
+        links,
+        str(pcap_dir) if links else None,
+        budget,
+        progress,
+    )
     return Result.from_native(raw)
 
 

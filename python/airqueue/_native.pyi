@@ -1,5 +1,6 @@
 """Type stubs of the private native module built from crates/airqueue-py."""
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,15 +22,22 @@ class InternalError(RuntimeError):
 
 def version() -> str: ...
 def schema() -> str: ...
-def validate(scenario_json: str) -> str: ...
+def validate(scenario_json: str, max_memory: int | None = None) -> str: ...
+def check(scenario_json: str, max_memory: int | None = None) -> tuple[str, list[tuple[str, str]]]:
+    """(resolved scenario JSON, warnings as (path, message) pairs)."""
+
 def run(
     scenario_json: str,
     seed: int | None = None,
     pcap_links: list[str] | None = None,
     pcap_dir: str | None = None,
+    max_memory: int | None = None,
+    progress: Callable[[float, float, int, float], None] | None = None,
 ) -> dict[str, Any]:
-    """``summary_json``, ``resolved_json``, ``tables`` (a list of (name, columns): flows,
-    queues, classes, timeseries, then any tables media and systems add) and ``pcap``."""
+    """``summary_json``, ``resolved_json``, ``warnings`` ((path, message) pairs),
+    ``tables`` (a list of (name, columns): flows, queues, classes, timeseries, then any
+    tables media and systems add) and ``pcap``. Ctrl-C raises KeyboardInterrupt; ``progress``
+    is called as (sim seconds, stop seconds, events, wall seconds) about every 200 ms."""
 
 def channel_per(ber: float, bits: float) -> float: ...
 def wifi_tcp_rate(

@@ -39,6 +39,7 @@ from rich.text import Text
 import airqueue
 from airqueue import Result, Scenario, ScenarioError
 from airqueue.sweep import ALL_FLOWS, SweepResult, is_sweep_dir, load_sweep
+from airqueue.values import parse_memory
 
 if TYPE_CHECKING:  # matplotlib is imported only by the commands that draw
     from matplotlib.figure import Figure
@@ -67,6 +68,11 @@ list_app = typer.Typer(
     help="List the queueing disciplines or the scenarios that exist.", no_args_is_help=True
 )
 app.add_typer(list_app, name="list")
+
+
+class Interrupted(Exception):
+    """Ctrl-C stopped a run or a sweep; raised past typer (which would turn a
+    KeyboardInterrupt into its own exit) so that main() exits with 130."""
 
 
 class InputError(Exception):
@@ -115,6 +121,66 @@ SeedOpt = Annotated[
     int | None,
     typer.Option("--seed", min=0, help="Run seed (overrides run.seed).", show_default=False),
 ]
+
+
+MemoryOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-memory",
+        metavar="SIZE",
+        help="Memory budget for the run, e.g. 2GB (default: half of this machine's memory); "
+        "a scenario estimated to need more is refused.",
+        show_default=False,
+    ),
+]
+
+
+def memory_budget(text: str | None) -> int | None:
+    """``--max-memory`` in bytes (``None``: the core's default)."""
+    return None if text is None else parse_memory(text)
+
+
+def print_warnings(warnings: list[tuple[str, str]]) -> None:
+    """Prints each warning as ``warning: path: message`` in yellow on stderr."""
+    for path, message in warnings:
+        err.print(Text(f"warning: {path}: {message}", style="yellow"), soft_wrap=True)
+
+
+class RunProgress:
+    """A progress line for one run (simulated time, events/s, ETA) on stderr, shown once
+    the run has taken a second and only on a terminal; called by the core about every
+    200 ms."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and err.is_terminal
+        self.bar = Progress(
+            TextColumn("run"),
+            BarColumn(),
+            TextColumn("{task.fields[sim]}"),
+            TextColumn("{task.fields[rate]}", style="cyan"),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=not self.enabled,
+        )
+        self.task: TaskID | None = None
+
+    def __call__(self, sim_s: float, stop_s: float, events: int, wall_s: float) -> None:
+        if not self.enabled or wall_s < 1.0:
+            return
+        fields = {
+            "sim": f"{sim_s:,.1f} / {stop_s:,.1f} s simulated",
+            "rate": f"{events / max(wall_s, 1e-9) / 1e6:,.1f} M events/s",
+        }
+        if self.task is None:
+            self.bar.start()
+            self.task = self.bar.add_task("run", total=stop_s, **fields)
+        self.bar.update(self.task, completed=sim_s, **fields)
+
+    def close(self) -> None:
+        if self.task is not None:
+            self.bar.stop()
 
 
 def load(file: Path, sets: list[str] | None) -> Scenario:
@@ -279,6 +345,7 @@ def run(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    max_memory: MemoryOpt = None,
 ) -> None:
     """Run a scenario, print a summary and write the results.
 
@@ -294,7 +361,22 @@ def run(
             "the [sweep] table is not used by run (this is the base point); use airqueue sweep",
             style="dim",
         )
-    result = airqueue.run(scenario, seed=seed, pcap=pcap, pcap_dir=target_dir)
+    progress = RunProgress(enabled=not quiet)
+    try:
+        result = airqueue.run(
+            scenario,
+            seed=seed,
+            pcap=pcap,
+            pcap_dir=target_dir,
+            max_memory=memory_budget(max_memory),
+            progress=progress,
+        )
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; no results were written") from None
+    finally:
+        progress.close()
+    if not quiet:
+        print_warnings([(w["path"], w["message"]) for w in result.summary.get("warnings", [])])
     target = result.write(target_dir)
     if not quiet:
         print_run_summary(result)
@@ -314,9 +396,11 @@ def run(
 
 
 @app.command()
-def validate(file: FileArg, sets: SetOpt = None) -> None:
-    """Check a scenario without running it; print what it contains or every problem."""
-    resolved = load(file, sets).resolved()
+def validate(file: FileArg, sets: SetOpt = None, max_memory: MemoryOpt = None) -> None:
+    """Check a scenario without running it; print what it contains or every problem, and
+    its warnings."""
+    resolved, warnings = load(file, sets).check(memory_budget(max_memory))
+    print_warnings(warnings)
     counts = [
         plural(len(resolved.get(section) or []), word)
         for section, word in (
@@ -710,18 +794,22 @@ def sweep(
     """
     target = out_dir if out_dir is not None else Path("results") / f"{file.stem}-sweep"
     bar = SweepProgress(enabled=not quiet)
-    with bar.bar:
-        result = airqueue.sweep(
-            load(file, sets),
-            grid=grid or [],
-            seeds=seeds,
-            jobs=jobs,
-            out=target,
-            store=store,
-            backend=backend,
-            scheduler=scheduler,
-            progress=bar,
-        )
+    try:
+        with bar.bar:
+            result = airqueue.sweep(
+                load(file, sets),
+                grid=grid or [],
+                seeds=seeds,
+                jobs=jobs,
+                out=target,
+                store=store,
+                backend=backend,
+                scheduler=scheduler,
+                progress=bar,
+            )
+    except KeyboardInterrupt:
+        # Stored runs are complete (the store writes each atomically); a rerun resumes.
+        raise Interrupted("interrupted; finished runs are in the store, a rerun resumes") from None
     info = result.info
     if not quiet:
         out.print(points_table(result))
@@ -979,6 +1067,13 @@ def main() -> None:
     except InputError as e:
         report_problems(e.problems, "error:")
         sys.exit(2)
+    except (Interrupted, KeyboardInterrupt) as e:
+        err.print(Text(str(e) or "interrupted", style="red"))
+        # Nothing is pending (results are written only after a run ends), so skip the
+        # interpreter's teardown (hundreds of ms with pandas and pyarrow loaded).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     except Exception as e:
         report_unexpected(e)
         sys.exit(1)

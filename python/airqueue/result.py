@@ -46,9 +46,23 @@ def frame_from_columns(columns: list[tuple[str, Any]]) -> pd.DataFrame:
         if isinstance(col, tuple):
             codes, categories = col
             data[name] = pd.Categorical.from_codes(codes.astype(np.int32), categories=categories)
+        elif isinstance(col, list):
+            # Text stays text when the table is empty (pandas would make it float64), so
+            # the files have one schema whatever the scenario.
+            data[name] = pd.Series(col, dtype=str)
         else:
             data[name] = col
     return pd.DataFrame(data, copy=False)
+
+
+def summary_from_native(raw: dict[str, Any]) -> dict[str, Any]:
+    """The run's summary dict, with its ``warnings`` (``[{path, message}]``) when it has
+    any: summary.json collects what ``validate`` and ``run`` print."""
+    summary: dict[str, Any] = json.loads(raw["summary_json"])
+    warnings = raw.get("warnings") or []
+    if warnings:
+        summary["warnings"] = [{"path": p, "message": m} for p, m in warnings]
+    return summary
 
 
 @dataclass
@@ -87,7 +101,7 @@ class Result:
     def from_native(cls, raw: dict[str, Any]) -> Result:
         tables = {name: frame_from_columns(cols) for name, cols in raw["tables"]}
         return cls(
-            summary=json.loads(raw["summary_json"]),
+            summary=summary_from_native(raw),
             flows=tables.pop("flows"),
             queues=tables.pop("queues"),
             classes=tables.pop("classes"),

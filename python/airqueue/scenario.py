@@ -19,6 +19,7 @@ import tomli_w
 
 from . import _native
 from .errors import InternalError, ScenarioError
+from .values import to_core_json
 
 #: The top-level table that describes a sweep; handled here, never passed to the core.
 SWEEP_SECTION = "sweep"
@@ -39,7 +40,9 @@ class Scenario:
     sweep: dict[str, Any] | None = None
 
     def to_json(self) -> str:
-        return json.dumps(self.data)
+        """The scenario as JSON for the core; values JSON cannot hold become markers that
+        the core reports with their field path (see :mod:`airqueue.values`)."""
+        return to_core_json(self.data)
 
     def resolved(self) -> dict[str, Any]:
         """Validates the scenario and returns it resolved (counts expanded, defaults filled in).
@@ -47,6 +50,14 @@ class Scenario:
         Raises :class:`ScenarioError` listing every problem with its field path.
         """
         return json.loads(call_native(_native.validate, self.to_json()))
+
+    def check(self, max_memory: int | None = None) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """Validates and builds the scenario (with the memory budget ``max_memory`` in
+        bytes, default half of this machine's memory) and returns it resolved, with its
+        warnings as (path, message) pairs. Raises :class:`ScenarioError` like
+        :meth:`resolved`."""
+        text, warnings = call_native(_native.check, self.to_json(), max_memory)
+        return json.loads(text), [(str(p), str(m)) for p, m in warnings]
 
     def resolved_toml(self) -> str:
         return tomli_w.dumps(self.resolved())
@@ -71,7 +82,7 @@ def parse_value(text: str) -> Any:
     quoted strings); anything else is taken as a bare string (``1Gbit``, ``10s``)."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
 
 
@@ -196,6 +207,10 @@ def load_scenario(
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError.single(str(path), f"is not valid TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError.single(
+                str(path), "nests tables or lists too deeply to read; no scenario needs that"
+            ) from None
     sweep = data.pop(SWEEP_SECTION, None)
     overrides: dict[str, Any] = {}
     if set is not None:

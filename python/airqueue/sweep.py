@@ -31,6 +31,7 @@ import math
 import multiprocessing
 import os
 import re
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -48,9 +49,17 @@ import tomli_w
 
 from . import _native
 from .errors import ScenarioError
-from .result import META_SCENARIO, META_VERSION, arrow_from_columns, encode_files, parquet_bytes
+from .result import (
+    META_SCENARIO,
+    META_VERSION,
+    arrow_from_columns,
+    encode_files,
+    parquet_bytes,
+    summary_from_native,
+)
 from .scenario import Scenario, call_native, load_scenario, parse_value, set_path
 from .store import ResultStore, atomic_write_bytes, run_key
+from .values import SEED_MAX, check_seed, to_core_json
 
 #: Files a sweep writes into its output folder (besides the store).
 SWEEP_FILES = ("runs.parquet", "runs.csv", "points.parquet", "points.csv", "sweep.json")
@@ -254,7 +263,7 @@ def plan(scenario: Scenario, axes: Sequence[Axis], seeds: Sequence[int]) -> list
         params = tuple(zip((a.path for a in axes), combo, strict=True))
         for path, value in params:
             set_path(data, path, value)
-        text = json.dumps(data)
+        text = to_core_json(data)
         try:
             resolved = json.loads(call_native(_native.validate, text))
         except ScenarioError as e:
@@ -271,7 +280,7 @@ def execute(scenario_json: str, seed: int) -> dict[str, Any]:
     """Runs one task (in a worker): the encoded output files, the flows table (Arrow) and
     what the store records. Encodes straight from the core's columns (no DataFrames)."""
     raw = call_native(_native.run, scenario_json, seed)
-    summary = json.loads(raw["summary_json"])
+    summary = summary_from_native(raw)
     tables = {name: arrow_from_columns(cols) for name, cols in raw["tables"]}
     scenario_text = tomli_w.dumps(json.loads(raw["resolved_json"]))
     return {
@@ -304,13 +313,41 @@ def run_info(task: Task, version: str) -> dict[str, Any]:
 def _execute_and_store(tasks: Sequence[Task], store_root: str) -> list[dict[str, Any]]:
     """Runs a chunk of tasks in a local worker and stores each run itself (the store is on
     this machine), returning only what the sweep's table needs."""
+    global _running
     store = ResultStore(store_root, clean=False)
     out = []
     for t in tasks:
-        outcome = execute(t.scenario_json, t.seed)
+        if _interrupted:
+            raise KeyboardInterrupt
+        _running = True
+        try:
+            outcome = execute(t.scenario_json, t.seed)
+        finally:
+            _running = False
         store.put(t.key, outcome.pop("files"), run_info(t, outcome["version"]))
         out.append(outcome)
     return out
+
+
+#: Set in a worker once Ctrl-C reached it: the runs queued to it are refused, so that the
+#: pool drains at once instead of starting them.
+_interrupted = False
+#: Whether a worker is inside a run (a KeyboardInterrupt then stops that run).
+_running = False
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    global _interrupted
+    _interrupted = True
+    if _running:
+        raise KeyboardInterrupt
+
+
+def _interruptible_worker() -> None:
+    """Workers forked by the fork server inherit its ignored SIGINT; handle it so that
+    Ctrl-C (sent to the whole process group) stops their runs too (and refuses the runs
+    already queued to them), while an idle worker is not killed by it."""
+    signal.signal(signal.SIGINT, _on_sigint)
 
 
 def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator[Outcome]:
@@ -323,7 +360,9 @@ def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator
         ctx.set_forkserver_preload(["airqueue.sweep"])
     size = max(1, min(32, len(tasks) // (jobs * 8)))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, initializer=_interruptible_worker
+    ) as pool:
         futures = {pool.submit(_execute_and_store, c, str(store.root)): c for c in chunks}
         try:
             for fut in as_completed(futures):
@@ -522,8 +561,14 @@ def _seed_list(seeds: int | Iterable[int] | None, base: int) -> list[int]:
     if isinstance(seeds, int):
         if seeds < 1:
             raise ScenarioError.single("--seeds", "must be at least 1")
+        if base + seeds - 1 > SEED_MAX:
+            raise ScenarioError.single(
+                "--seeds",
+                f"{seeds} seeds from run.seed = {base} go past the largest seed, {SEED_MAX}; "
+                "lower run.seed or give a list of seeds",
+            )
         return list(range(base, base + seeds))
-    out = [int(s) for s in seeds]
+    out = [check_seed(s, f"--seeds[{i}]") for i, s in enumerate(seeds)]
     if not out or len(set(out)) != len(out):
         raise ScenarioError.single("--seeds", "needs at least one seed and no repeats")
     return out
@@ -569,7 +614,9 @@ def sweep(
         cli_axes = [g if isinstance(g, Axis) else parse_grid(g) for g in grid]
     axes = [Axis(a.path, _column_values(a.values)) for a in merge_axes(file_axes, cli_axes)]
     run_table = sc.data.get("run")
-    base_seed = int(run_table.get("seed", 1)) if isinstance(run_table, dict) else 1
+    # A bad run.seed is reported by the core (with the rest of the scenario) in plan().
+    raw_seed = run_table.get("seed", 1) if isinstance(run_table, dict) else 1
+    base_seed = raw_seed if isinstance(raw_seed, int) and 0 <= raw_seed <= SEED_MAX else 1
     seed_list = _seed_list(seeds if seeds is not None else file_seeds, base_seed)
     jobs = max(1, int(jobs or os.cpu_count() or 1))
 
@@ -658,6 +705,20 @@ def sweep(
     return result
 
 
+def _param_types(tasks: Sequence[Task]) -> dict[str, pa.DataType | None]:
+    """The Arrow type of each grid column: whole numbers beyond int64 (a sweep over large
+    seeds) make it unsigned 64-bit; otherwise it is inferred."""
+    big = np.iinfo(np.int64).max
+    out: dict[str, pa.DataType | None] = {}
+    for t in tasks:
+        for p, v in t.params:
+            if isinstance(v, int) and not isinstance(v, bool) and v > big:
+                out[p] = pa.uint64()
+            else:
+                out.setdefault(p, None)
+    return out
+
+
 def runs_table(
     tasks: Sequence[Task], params: Sequence[str], flows_of: Mapping[str, pa.Table]
 ) -> pd.DataFrame:
@@ -665,13 +726,15 @@ def runs_table(
     then the flow table's columns (categorical columns as text). Built in Arrow and
     converted once."""
     parts = []
+    types = _param_types(tasks)
     for t in tasks:
         f = flows_of[t.key]
         n = f.num_rows
         cols: dict[str, pa.Array] = {"point": pa.array(np.full(n, t.point, dtype=np.int64))}
         for p, v in t.params:
-            cols[p] = pa.array([v] * n)
-        cols["seed"] = pa.array(np.full(n, t.seed, dtype=np.int64))
+            cols[p] = pa.array([v] * n, types[p])
+        # Seeds are unsigned 64-bit in the core; a column type that holds every one of them.
+        cols["seed"] = pa.array(np.full(n, t.seed, dtype=np.uint64))
         cols["key"] = pa.array([t.key] * n, pa.string())
         for name, col in zip(f.column_names, f.columns, strict=True):
             if pa.types.is_dictionary(col.type):

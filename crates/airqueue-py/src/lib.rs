@@ -8,13 +8,14 @@
 use airqueue::channel;
 use airqueue::metrics::{Column, Table};
 use airqueue::scenario::{self, ScenarioError as CoreScenarioError};
-use airqueue::sim::{BuildOptions, CaptureSpec, Simulation};
+use airqueue::sim::{BuildOptions, CaptureSpec, Progress, RunEnd, Simulation};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 create_exception!(
     _native,
@@ -96,16 +97,96 @@ fn schema() -> String {
 /// Validates a scenario given as JSON text; returns the resolved scenario as JSON text
 /// (counts expanded, defaults filled in). Raises ScenarioError listing every problem.
 #[pyfunction]
-fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, max_memory=None))]
+fn validate(py: Python<'_>, scenario_json: &str, max_memory: Option<u64>) -> PyResult<String> {
+    check(py, scenario_json, max_memory).map(|(resolved, _)| resolved)
+}
+
+/// Like `validate`, and also returns the warnings: (resolved JSON, [(path, message)]).
+#[pyfunction]
+#[pyo3(signature = (scenario_json, max_memory=None))]
+fn check(
+    py: Python<'_>,
+    scenario_json: &str,
+    max_memory: Option<u64>,
+) -> PyResult<(String, Vec<(String, String)>)> {
     let text = scenario_json.to_owned();
     py.detach(move || {
         guarded(|| {
             let s = scenario::load_json_str(&text)?;
-            // Build too: reachability and path-MTU problems are scenario problems as well.
-            Simulation::build(&s, BuildOptions::default())?;
-            Ok(scenario::to_resolved_json(&s))
+            // Build too: reachability, path-MTU and memory problems are scenario problems.
+            let opts = BuildOptions {
+                max_memory,
+                ..Default::default()
+            };
+            let sim = Simulation::build(&s, opts)?;
+            let warnings = sim
+                .warnings()
+                .iter()
+                .map(|w| (w.path.clone(), w.message.clone()))
+                .collect();
+            Ok((scenario::to_resolved_json(&s), warnings))
         })
     })
+}
+
+/// Watches a run from inside the core's event loop (called every few thousand events):
+/// every [`SIGNAL_CHECK`] of wall time it takes the GIL to run Python's signal handlers, so
+/// that Ctrl-C (KeyboardInterrupt) stops the run within milliseconds, and every
+/// [`PROGRESS_EVERY`] it calls the `progress` callable, if any, with (simulated seconds,
+/// stop seconds, events, wall seconds).
+struct Watcher {
+    started: Instant,
+    last_check: Instant,
+    last_progress: Instant,
+    progress: Option<Py<PyAny>>,
+    error: Option<PyErr>,
+}
+
+const SIGNAL_CHECK: Duration = Duration::from_millis(10);
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+impl Watcher {
+    fn new(progress: Option<Py<PyAny>>) -> Self {
+        let now = Instant::now();
+        Watcher {
+            started: now,
+            last_check: now,
+            last_progress: now,
+            progress,
+            error: None,
+        }
+    }
+
+    fn poll(&mut self, p: &Progress) -> bool {
+        let now = Instant::now();
+        if now.duration_since(self.last_check) < SIGNAL_CHECK {
+            return true;
+        }
+        self.last_check = now;
+        Python::attach(|py| {
+            if let Err(e) = py.check_signals() {
+                self.error = Some(e);
+                return false;
+            }
+            if let Some(cb) = &self.progress {
+                if now.duration_since(self.last_progress) >= PROGRESS_EVERY {
+                    self.last_progress = now;
+                    let args = (
+                        p.now.as_secs_f64(),
+                        p.stop.as_secs_f64(),
+                        p.events,
+                        now.duration_since(self.started).as_secs_f64(),
+                    );
+                    if let Err(e) = cb.call1(py, args) {
+                        self.error = Some(e);
+                        return false;
+                    }
+                }
+            }
+            true
+        })
+    }
 }
 
 /// Runs a scenario given as JSON text. Returns a dict with `summary_json`, `resolved_json`,
@@ -117,20 +198,23 @@ fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// With `pcap_links` (link names) and `pcap_dir`, writes `<pcap_dir>/<link>.pcap` for each
 /// link and adds `pcap`: a list of (link, path, packets).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, pcap_links=None, pcap_dir=None))]
+#[pyo3(signature = (scenario_json, seed=None, pcap_links=None, pcap_dir=None, max_memory=None, progress=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     seed: Option<u64>,
     pcap_links: Option<Vec<String>>,
     pcap_dir: Option<std::path::PathBuf>,
+    max_memory: Option<u64>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_json.to_owned();
     let capture = pcap_links.map(|links| CaptureSpec {
         links,
         dir: pcap_dir.unwrap_or_else(|| ".".into()),
     });
-    let (resolved, results, captured) = py.detach(move || {
+    let mut watcher = Watcher::new(progress);
+    let outcome = py.detach(|| {
         guarded(|| {
             let mut s = scenario::load_json_str(&text)?;
             if let Some(seed) = seed {
@@ -138,20 +222,38 @@ fn run<'py>(
             }
             let opts = BuildOptions {
                 capture,
+                max_memory,
                 ..Default::default()
             };
             let mut sim = Simulation::build(&s, opts)?;
-            sim.run();
+            if sim.run_with(|p| watcher.poll(p)) == RunEnd::Stopped {
+                // Interrupted: nothing of this run is returned (or written).
+                let _ = sim.finish_capture();
+                return Ok(None);
+            }
             let captured = sim.finish_capture();
-            Ok((scenario::to_resolved_json(&s), sim.results(), captured))
+            let warnings: Vec<(String, String)> = sim
+                .warnings()
+                .iter()
+                .map(|w| (w.path.clone(), w.message.clone()))
+                .collect();
+            let resolved = scenario::to_resolved_json(&s);
+            Ok(Some((resolved, sim.results(), captured, warnings)))
         })
-    })?;
+    });
+    if let Some(e) = watcher.error.take() {
+        return Err(e);
+    }
+    let Some((resolved, results, captured, warnings)) = outcome? else {
+        return Err(InternalError::new_err("the run stopped without a reason"));
+    };
     let captured =
         captured.map_err(|e| PyOSError::new_err(format!("writing the pcap files failed: {e}")))?;
     let d = PyDict::new(py);
     let (summary, tables) = results.into_tables();
     d.set_item("summary_json", summary.to_json())?;
     d.set_item("resolved_json", resolved)?;
+    d.set_item("warnings", warnings)?;
     let named = PyList::empty(py);
     for (name, t) in tables {
         named.append((name, table_to_py(py, t)?))?;
@@ -390,6 +492,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(channel_per, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_tcp_rate, m)?)?;

@@ -78,7 +78,7 @@ pub fn problem_from_serde(prefix: &str, inner_path: &str, msg: &str) -> (String,
             return (path, format!("\"{v}\" is not a known value; {expected}"));
         }
     }
-    (path, msg.to_string())
+    (path, super::words::plain_message(msg))
 }
 
 /// Deserializes the parameters of one variant from the object left after removing `kind`,
@@ -86,8 +86,9 @@ pub fn problem_from_serde(prefix: &str, inner_path: &str, msg: &str) -> (String,
 pub fn content<T: serde::de::DeserializeOwned, E: serde::de::Error>(
     rest: Map<String, Value>,
 ) -> Result<T, E> {
-    serde_path_to_error::deserialize::<_, T>(Value::Object(rest)).map_err(|e| {
-        let inner = e.path().to_string();
+    let value = Value::Object(rest);
+    serde_path_to_error::deserialize::<_, T>(&value).map_err(|e| {
+        let inner = super::words::named_path(e.path(), &value);
         let (path, msg) = problem_from_serde("", &inner, &e.inner().to_string());
         nested_error(&path, &msg)
     })

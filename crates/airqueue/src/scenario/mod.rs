@@ -8,11 +8,13 @@
 mod error;
 mod expand;
 pub mod kind_enum;
+mod markers;
 mod parse;
 mod schema;
 pub mod spec;
 pub mod units;
 mod validate;
+pub mod words;
 
 pub use error::{Problem, ScenarioError};
 pub use expand::expand;
@@ -22,11 +24,32 @@ pub use spec::*;
 pub use validate::validate;
 
 /// Parses, expands and validates a scenario given as a JSON value.
+///
+/// Every stage runs even when an earlier one found problems, on what the earlier stages
+/// could read, so that one pass reports every problem it can: an entry that failed to parse
+/// is left out, and later problems that only follow from its absence are not reported.
 pub fn load_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
-    let raw = parse_value(v)?;
-    let s = expand(raw)?;
-    validate(&s)?;
-    Ok(s)
+    let partial = parse::parse_partial(v);
+    let mut errs = partial.errs.clone();
+    let Some(raw) = partial.scenario.clone() else {
+        return Err(errs);
+    };
+    let later = |e: ScenarioError, errs: &mut ScenarioError| {
+        let mut e = e;
+        e.problems.retain(|p| !partial.is_consequence(p));
+        errs.problems.append(&mut e.problems);
+    };
+    let s = match expand(raw) {
+        Ok(s) => s,
+        Err(e) => {
+            later(e, &mut errs);
+            return Err(errs);
+        }
+    };
+    if let Err(e) = validate(&s) {
+        later(e, &mut errs);
+    }
+    errs.into_result().map(|_| s)
 }
 
 /// Parses, expands and validates a scenario written as JSON text.

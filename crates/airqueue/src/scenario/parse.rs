@@ -3,6 +3,7 @@
 
 use super::error::ScenarioError;
 use super::kind_enum::problem_from_serde;
+use super::markers::{is_under, take_invalid};
 use super::spec::{
     AtSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, PiconetSpec, QdiscConf, QdiscSpec, RouteSpec,
     RunSpec, Scenario, SegmentSpec, VirtualDevSpec,
@@ -26,6 +27,18 @@ const SECTIONS: [&str; 12] = [
     "at",
 ];
 
+/// The key that names the entries of a list section in field paths (`flows.voice`,
+/// `qdiscs.router.bottleneck`); `Some("")` labels them by index (`at[2]`).
+fn section_entry_key(section: &str) -> Option<&'static str> {
+    match section {
+        "run" | "description" => None,
+        "qdiscs" => Some("dev"),
+        "routes" => Some("node"),
+        "at" => Some(""),
+        _ => Some("name"),
+    }
+}
+
 /// Keys reserved for models that later issues add; named so that users get a clear answer.
 const FUTURE_SECTIONS: [(&str, &str); 3] = [
     ("trunks", "striped multi-channel trunks"),
@@ -38,10 +51,10 @@ fn parse_entry<T: DeserializeOwned>(
     prefix: &str,
     errs: &mut ScenarioError,
 ) -> Option<T> {
-    match serde_path_to_error::deserialize::<_, T>(value) {
+    match serde_path_to_error::deserialize::<_, T>(&value) {
         Ok(v) => Some(v),
         Err(e) => {
-            let inner = e.path().to_string();
+            let inner = super::words::named_path(e.path(), &value);
             let (path, msg) = problem_from_serde(prefix, &inner, &e.inner().to_string());
             errs.push(path, msg);
             None
@@ -51,10 +64,7 @@ fn parse_entry<T: DeserializeOwned>(
 
 /// The path label of the i-th entry of a section: by name when it has one, else by index.
 fn entry_label(section: &str, i: usize, v: &Value, key: &str) -> String {
-    match v.get(key).and_then(Value::as_str) {
-        Some(name) if !name.is_empty() => format!("{section}.{name}"),
-        _ => format!("{section}[{i}]"),
-    }
+    format!("{section}{}", super::words::entry_suffix(i, v, key))
 }
 
 fn parse_section<T: DeserializeOwned>(
@@ -140,13 +150,70 @@ fn parse_qdisc(item: Value, label: &str, errs: &mut ScenarioError) -> Option<Qdi
 /// Parses the structure of a scenario (types, units, unknown keys). Does not expand `count`
 /// or check references; see [`super::load_value`] for the whole pipeline.
 pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
+    let p = parse_partial(value);
+    match (p.scenario, p.errs.is_empty()) {
+        (Some(s), true) => Ok(s),
+        _ => Err(p.errs),
+    }
+}
+
+/// What parsing found: the scenario without the entries that failed (`None` when `run`
+/// failed), every problem, and the labels and names of the entries that failed, so that
+/// later stages can still check the rest without reporting those entries as missing.
+pub struct Partial {
+    pub scenario: Option<Scenario>,
+    pub errs: ScenarioError,
+    /// `(label, name)` of each list entry with a problem: `("flows.f", "f")`.
+    pub failed: Vec<(String, String)>,
+}
+
+impl Partial {
+    /// Whether a later stage's problem is only a consequence of an entry that failed to
+    /// parse: it is at that entry, or names it in quotes, alone or as a part of a dotted
+    /// name (`no node is named "b"`, `"router.bottleneck" is not an interface`).
+    pub fn is_consequence(&self, p: &super::Problem) -> bool {
+        let quoted: Vec<&str> = p.message.split('"').skip(1).step_by(2).collect();
+        self.failed.iter().any(|(label, name)| {
+            is_under(&p.path, std::slice::from_ref(label))
+                || (!name.is_empty()
+                    && quoted
+                        .iter()
+                        .any(|q| *q == name || q.split('.').any(|part| part == name)))
+        })
+    }
+}
+
+/// `(label, name)` of every entry of the list sections in `root`.
+fn entry_labels(root: &Map<String, Value>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (section, v) in root {
+        let (Some(key), Value::Array(items)) = (section_entry_key(section), v) else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let name = item.get(key).and_then(Value::as_str).unwrap_or("");
+            out.push((entry_label(section, i, item, key), name.to_string()));
+        }
+    }
+    out
+}
+
+/// Parses what it can; see [`Partial`].
+pub fn parse_partial(value: Value) -> Partial {
     let mut errs = ScenarioError::default();
     let Value::Object(mut root) = value else {
-        return Err(ScenarioError::single(
-            "(top)",
-            "a scenario must be a table of sections ([run], [[nodes]], [[links]], [[flows]] …)",
-        ));
+        return Partial {
+            scenario: None,
+            errs: ScenarioError::single(
+                "(top)",
+                "a scenario must be a table of sections ([run], [[nodes]], [[links]], [[flows]] …)",
+            ),
+            failed: Vec::new(),
+        };
     };
+    let mut invalid_errs = ScenarioError::default();
+    let invalid = take_invalid(&mut root, section_entry_key, &mut invalid_errs);
+    let labels = entry_labels(&root);
     let keys: Vec<String> = root.keys().cloned().collect();
     for k in &keys {
         if SECTIONS.contains(&k.as_str()) {
@@ -248,8 +315,21 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
     );
     // Timeline entries are labelled by index (`at[2]`): their `at` is a time, not a name.
     let at = parse_section(&mut root, "at", "", &mut errs, parse_entry::<AtSpec>);
-    match (run, errs.is_empty()) {
-        (Some(run), true) => Ok(Scenario {
+    // A value reported by the marker pass is not reported again as, e.g., "must be a
+    // number, not an empty value".
+    errs.problems.retain(|p| !is_under(&p.path, &invalid));
+    invalid_errs.problems.append(&mut errs.problems);
+    let errs = invalid_errs;
+    let failed = labels
+        .into_iter()
+        .filter(|(label, _)| {
+            errs.problems
+                .iter()
+                .any(|p| is_under(&p.path, std::slice::from_ref(label)))
+        })
+        .collect();
+    Partial {
+        scenario: run.map(|run| Scenario {
             description,
             run,
             nodes,
@@ -263,7 +343,8 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
             flows,
             at,
         }),
-        _ => Err(errs),
+        errs,
+        failed,
     }
 }
 

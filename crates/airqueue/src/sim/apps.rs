@@ -3,6 +3,9 @@
 
 use super::tcp_flow::{self, Side, TcpApp, TcpFlow};
 use super::{Endpoint, Event, Simulation};
+
+/// The IP TTL every host sends with (RFC 1122 §3.2.1.7 recommends 64; Linux's default).
+pub(super) const INITIAL_TTL: u8 = 64;
 use crate::packet::{
     FiveTuple, FlowId, Packet, PacketId, Protocol, TcpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
@@ -32,7 +35,7 @@ impl Simulation {
             dst_node: flow.dst,
             dscp: flow.dscp,
             priority: flow.priority,
-            ttl: 64,
+            ttl: INITIAL_TTL,
             size_bytes: payload + IPV4_HEADER_BYTES + UDP_HEADER_BYTES,
             payload_bytes: payload,
             created: now,
@@ -174,7 +177,7 @@ impl Simulation {
             dst_node: flow.dst,
             dscp: flow.dscp,
             priority: flow.priority,
-            ttl: 64,
+            ttl: INITIAL_TTL,
             size_bytes: seg.len + tcp_flow::TCP_WIRE_HEADER_BYTES,
             payload_bytes: seg.len,
             ecn,
@@ -217,7 +220,7 @@ impl Simulation {
             dst_node: flow.src,
             dscp: flow.dscp,
             priority: flow.priority,
-            ttl: 64,
+            ttl: INITIAL_TTL,
             size_bytes: tcp_flow::TCP_WIRE_HEADER_BYTES + sack_bytes,
             payload_bytes: 0,
             tcp: TcpHeader {
@@ -362,7 +365,7 @@ impl Simulation {
             dst_node: flow.dst,
             dscp: flow.dscp,
             priority: flow.priority,
-            ttl: 64,
+            ttl: INITIAL_TTL,
             size_bytes: size,
             payload_bytes: data,
             icmp_type: crate::packet::ICMP_ECHO_REQUEST,
@@ -406,7 +409,7 @@ impl Simulation {
                 protocol: t.protocol,
             },
             dst_node: flow.src,
-            ttl: 64,
+            ttl: INITIAL_TTL,
             icmp_type: crate::packet::ICMP_ECHO_REPLY,
             enqueued: now,
             ..*p

@@ -47,6 +47,8 @@ pub struct BuildOptions {
     /// Replaces the medium of a link or segment (by name) with one a factory builds from
     /// its ports' (interface, node) pairs (tests of the medium contract).
     pub media: Vec<(String, MediumFactory)>,
+    /// Memory budget in bytes (`--max-memory`); `None`: [`super::budget::default_max_memory`].
+    pub max_memory: Option<u64>,
 }
 
 /// Builds a medium from its ports' (interface, node) pairs, in port order.
@@ -58,6 +60,17 @@ impl Simulation {
     /// reported as scenario problems.
     pub fn build(s: &Scenario, mut opts: BuildOptions) -> Result<Simulation, ScenarioError> {
         let seed = opts.seed.unwrap_or(s.run.seed);
+        // Refuse what cannot fit before allocating per-flow state; the time series is
+        // checked once the queues and classes are known (end of build).
+        let budget = opts
+            .max_memory
+            .unwrap_or_else(super::budget::default_max_memory);
+        let interval_text = s.run.sample_interval.to_string();
+        let flows_only = super::budget::Estimate {
+            flows: s.flows.len() as u64,
+            series_rows: 0,
+        };
+        super::budget::check(&flows_only, budget, &interval_text)?;
         let mut errs = ScenarioError::default();
         let node_index: HashMap<&str, NodeId> = s
             .nodes
@@ -470,6 +483,7 @@ impl Simulation {
         }
 
         // Flows.
+        let mut warnings = super::warnings::scenario_warnings(s);
         let duration = s.run.duration.time();
         let mut flows = Vec::with_capacity(s.flows.len());
         for (i, f) in s.flows.iter().enumerate() {
@@ -479,7 +493,35 @@ impl Simulation {
             // A routing loop made by static routes runs (its packets end in TTL drops, as in
             // IP); only a walk that dead-ends is "no route". The MTU check below then covers
             // the interfaces of the loop.
-            let path = routes.path(src, dst).or_else(|| routes.loop_path(src, dst));
+            let direct = routes.path(src, dst);
+            let looped = direct.is_none();
+            let path = direct.or_else(|| routes.loop_path(src, dst));
+            if let Some(p) = &path {
+                if looped {
+                    warnings.push(crate::scenario::Problem::new(
+                        format!("{label}.to"),
+                        format!(
+                            "the routes from \"{}\" to \"{}\" form a loop: every packet \
+                             ends in a TTL drop; fix the [[routes]]",
+                            f.from, f.to
+                        ),
+                    ));
+                } else if p.len() > usize::from(super::apps::INITIAL_TTL) {
+                    warnings.push(crate::scenario::Problem::new(
+                        format!("{label}.to"),
+                        format!(
+                            "the path from \"{}\" to \"{}\" crosses {} routers, but a TTL of \
+                             {} (RFC 1122 default) lets a packet cross at most {}: every \
+                             packet will be dropped for TTL; shorten the path",
+                            f.from,
+                            f.to,
+                            p.len() - 1,
+                            super::apps::INITIAL_TTL,
+                            super::apps::INITIAL_TTL - 1
+                        ),
+                    ));
+                }
+            }
             let Some(path) = path else {
                 errs.push(
                     format!("{label}.to"),
@@ -598,7 +640,15 @@ impl Simulation {
             link_fx: Vec::with_capacity(16),
             hook_fx: Vec::new(),
             timeline,
+            estimate: Default::default(),
+            warnings: Vec::new(),
         };
+        sim.estimate = sim.estimate_resources();
+        super::budget::check(&sim.estimate, budget, &interval_text)?;
+        if let Some(w) = super::budget::large(&sim.estimate, budget) {
+            warnings.push(w);
+        }
+        sim.warnings = super::warnings::capped(warnings);
         sim.schedule_initial_events();
         Ok(sim)
     }

@@ -7,6 +7,27 @@ use crate::metrics::{SeriesKind, SeriesMetric};
 use crate::qdisc::ClassSample;
 
 impl Simulation {
+    /// Rows each sample adds to the time series: a flow's throughput, cwnd/ssthresh/SRTT
+    /// of traced TCP flows, three per root queue, four per class (see [`Self::sample`]).
+    pub(super) fn rows_per_sample(&mut self) -> u64 {
+        self.collect_class_samples();
+        let traced = self
+            .flows
+            .iter()
+            .filter(|f| matches!(&f.endpoint, Endpoint::Tcp(t) if t.trace))
+            .count();
+        (self.flows.len() + 3 * traced + 3 * self.roots.len() + 4 * self.class_samples.len()) as u64
+    }
+
+    /// What this run will hold in memory (see [`super::budget`]).
+    pub(super) fn estimate_resources(&mut self) -> super::budget::Estimate {
+        let rows = self.rows_per_sample();
+        super::budget::Estimate {
+            flows: self.flows.len() as u64,
+            series_rows: super::budget::series_rows(self.stop.0, self.sample_interval.0, rows),
+        }
+    }
+
     pub(super) fn sample(&mut self) {
         let now = self.now;
         let span = (now - self.last_sample).as_secs_f64();
@@ -83,7 +104,7 @@ impl Simulation {
 
     /// Fills `class_samples` with every class of every root qdisc, in class-table order
     /// (the first call also sizes the baselines: the set of classes never changes).
-    fn collect_class_samples(&mut self) {
+    pub(super) fn collect_class_samples(&mut self) {
         self.class_samples.clear();
         for r in &self.roots {
             let q = &r.qdisc;

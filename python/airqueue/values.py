@@ -1,0 +1,165 @@
+"""From whatever a user can write (TOML of every type, a dict built in Python, ``--set``)
+to the JSON the core reads, without ever failing on a value.
+
+JSON has no dates, NaN, infinities, integers beyond 64 bits, bytes or non-text keys, and
+Python's encoder either raises on them or writes text the core cannot parse. Instead of
+raising, :func:`to_core_json` replaces each such value with a marker object
+(``{MARKER: "<what is wrong and how to fix it>"}``) that the core's loader reports at the
+value's field path, named as every other problem is, together with every other problem in
+the scenario. The walk is iterative and stops at :data:`MAX_DEPTH` levels, so neither it
+nor the encoder can hit Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+#: The key of a marker object; the core's loader (scenario/parse.rs) knows it.
+MARKER = "$airqueue-invalid"
+
+#: Deepest nesting of tables and lists passed to the core. The deepest valid scenario (an
+#: HTB tree of Linux's 8 levels, each a class list holding a child qdisc) needs about 30.
+MAX_DEPTH = 64
+
+#: The range of whole numbers any setting accepts (seeds are unsigned 64-bit).
+INT_MIN = -(2**63)
+INT_MAX = 2**64 - 1
+
+
+def _marker(message: str) -> dict[str, str]:
+    return {MARKER: message}
+
+
+def _scalar(value: Any) -> tuple[bool, Any]:
+    """``(True, json_value)`` for a scalar (possibly a marker), ``(False, None)`` for a
+    table or a list."""
+    if value is None or isinstance(value, (bool, str)):
+        return True, value
+    if isinstance(value, int):
+        if INT_MIN <= value <= INT_MAX:
+            return True, value
+        return True, _marker(
+            f"{value} is too large a number; no setting accepts a whole number beyond "
+            f"{INT_MAX:,} (2^64 - 1) or below {INT_MIN:,}"
+        )
+    if isinstance(value, float):
+        if math.isnan(value):
+            return True, _marker("is not a number (nan); write a finite number")
+        if math.isinf(value):
+            return True, _marker(
+                f"is infinite ({value}); write a finite number (there is no 'unlimited' value)"
+            )
+        return True, value
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        what = (
+            "a date and time"
+            if isinstance(value, dt.datetime)
+            else ("a date" if isinstance(value, dt.date) else "a time of day")
+        )
+        return True, _marker(
+            f"is {what} ({value.isoformat()}), which no setting takes; durations and times "
+            'are quoted strings such as "10s" or "250ms", seeds are whole numbers'
+        )
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return True, _marker("is raw bytes; write text in quotes instead")
+    if isinstance(value, (Mapping, list, tuple)):
+        return False, None
+    return True, _marker(
+        "is not a value a scenario can hold; use text, a number, true/false, a list or a table"
+    )
+
+
+def to_core_value(data: Any) -> Any:
+    """A JSON-safe copy of ``data`` with markers in place of values JSON cannot hold."""
+    ok, out = _scalar(data)
+    if ok:
+        return out
+    root: Any = {} if isinstance(data, Mapping) else []
+    # (source container, destination container, depth)
+    stack: list[tuple[Any, Any, int]] = [(data, root, 1)]
+    while stack:
+        src, dst, depth = stack.pop()
+        items = src.items() if isinstance(src, Mapping) else enumerate(src)
+        for k, v in items:
+            if isinstance(src, Mapping) and not isinstance(k, str):
+                key = str(k)
+                value: Any = _marker(f"the key {k!r} is not text; table keys are names")
+            else:
+                key = k
+                ok, value = _scalar(v)
+                if not ok:
+                    if depth >= MAX_DEPTH:
+                        value = _marker(
+                            f"is nested more than {MAX_DEPTH} tables and lists deep; no "
+                            "scenario needs that (Linux's HTB allows 8 levels of classes)"
+                        )
+                    else:
+                        value = {} if isinstance(v, Mapping) else []
+                        stack.append((v, value, depth + 1))
+            if isinstance(dst, dict):
+                dst[key] = value
+            else:
+                dst.append(value)
+    return root
+
+
+def to_core_json(data: Any) -> str:
+    """The scenario ``data`` as JSON text for the core (see the module docstring)."""
+    return json.dumps(to_core_value(data), allow_nan=False)
+
+
+#: The largest seed: seeds are unsigned 64-bit integers in the core.
+SEED_MAX = 2**64 - 1
+
+
+def check_seed(seed: Any, where: str) -> int:
+    """``seed`` as an int if it is a valid seed (a whole number from 0 to 2^64 - 1), else a
+    :class:`ScenarioError` at ``where``."""
+    from .errors import ScenarioError
+
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScenarioError.single(where, f"must be a whole number from 0 to {SEED_MAX}")
+    if not 0 <= seed <= SEED_MAX:
+        raise ScenarioError.single(
+            where, f"{seed} is out of range; a seed is a whole number from 0 to {SEED_MAX}"
+        )
+    return seed
+
+
+_MEMORY_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+
+
+def parse_memory(text: str | int, where: str = "--max-memory") -> int:
+    """A memory size in bytes from ``"2GB"``, ``"512MiB"`` or a number of bytes."""
+    from .errors import ScenarioError
+
+    if isinstance(text, int) and not isinstance(text, bool):
+        if text <= 0:
+            raise ScenarioError.single(where, "must be more than zero bytes")
+        return text
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in _MEMORY_UNITS:
+        raise ScenarioError.single(
+            where, f'"{text}" is not a memory size; write e.g. "2GB" or "512MiB"'
+        )
+    n = int(float(m.group(1)) * _MEMORY_UNITS[unit])
+    if n <= 0 or n > 2**64 - 1:
+        raise ScenarioError.single(where, f'"{text}" is out of range; write e.g. "2GB"')
+    return n
