@@ -55,8 +55,8 @@ pub mod wifi;
 mod wire;
 
 pub use impairment::Impairment;
-pub(crate) use p2p::P2pOutcome;
 pub use p2p::P2pLink;
+pub(crate) use p2p::P2pOutcome;
 pub use segment::Segment;
 pub use wire::Wire;
 

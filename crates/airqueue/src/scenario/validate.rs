@@ -991,4 +991,10 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
             ),
         );
     }
+    if t.paws && !t.timestamps {
+        errs.push(
+            format!("{path}.paws"),
+            "PAWS (RFC 7323 §5) compares timestamps; set timestamps = true or paws = false",
+        );
+    }
 }

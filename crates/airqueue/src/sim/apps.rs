@@ -6,7 +6,7 @@ use super::{Endpoint, Event, Simulation};
 use crate::packet::{
     FiveTuple, FlowId, Packet, PacketId, Protocol, TcpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
-use crate::transport::tcp::{AckInfo, Segment, TcpFlags};
+use crate::transport::tcp::{ts_clock, AckInfo, Segment, TcpFlags};
 
 impl Simulation {
     pub(super) fn app_send(&mut self, f: usize) {
@@ -179,6 +179,8 @@ impl Simulation {
                 ack: seg.ack,
                 flags: seg.flags.bits(),
                 window: seg.window,
+                tsval: seg.tsval,
+                tsecr: 0,
             },
             created: now,
             enqueued: now,
@@ -221,6 +223,8 @@ impl Simulation {
                 ack: ack.ack,
                 flags: ack.flags.bits(),
                 window: ack.window,
+                tsval: if ack.tsecr != 0 { ts_clock(now) } else { 0 },
+                tsecr: ack.tsecr,
             },
             created: now,
             enqueued: now,
@@ -261,6 +265,7 @@ impl Simulation {
                 flags,
                 window: h.window,
                 is_retransmission: false,
+                tsval: h.tsval,
             };
             let c = &mut t.conns[slot];
             let before = c.receiver.delivered_bytes();
@@ -284,6 +289,7 @@ impl Simulation {
                 ack: h.ack,
                 window: h.window,
                 flags,
+                tsecr: h.tsecr,
             };
             let sack = t.take_sack(slot, sack_id);
             let c = &mut t.conns[slot];
