@@ -669,6 +669,13 @@ pub struct TcpSpec {
     /// older than the last one it echoes. Needs `timestamps = true`.
     #[serde(default)]
     pub paws: bool,
+    /// HyStart++ (RFC 9406) in the initial slow start: leave it when the rounds' minimum RTT
+    /// rises by max(4 ms, min(RTT/8, 16 ms)), grow a quarter as fast for five rounds
+    /// (conservative slow start, back to slow start if the RTT falls again), then congestion
+    /// avoidance. Variants "newreno" and "cubic"; needs `timestamps = true` (an RTT sample per
+    /// ACK). Off: RFC 5681 slow start until the first loss.
+    #[serde(default)]
+    pub hystart: bool,
 }
 
 impl Default for TcpSpec {
@@ -693,6 +700,7 @@ impl Default for TcpSpec {
             rcv_buffer_max: None,
             timestamps: false,
             paws: false,
+            hystart: false,
         }
     }
 }

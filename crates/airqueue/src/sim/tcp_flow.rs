@@ -200,6 +200,7 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         rcv_buffer_max: t.rcv_buffer_max.map(|b| b.0.min(u32::MAX as u64) as u32),
         timestamps: t.timestamps,
         paws: t.paws,
+        hystart: t.hystart,
         ..TcpConfig::default()
     };
     match t.initial_ssthresh {

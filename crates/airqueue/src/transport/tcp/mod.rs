@@ -39,15 +39,16 @@
 //! * RFC 7323 §3-§5: timestamps ([`TcpConfig::timestamps`]): RTT samples from TSecr on
 //!   every ACK of new data (§4), TS.Recent at the receiver (§4.3), PAWS optional
 //!   ([`TcpConfig::paws`], §5) — [`sender`], [`receiver`].
+//! * RFC 9406: HyStart++ ([`TcpConfig::hystart`]) — [`hystart`], [`congestion`].
 //!
 //! Not modelled: connection teardown (FIN/RST; completion is "all data acknowledged"),
 //! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), D-SACK and the
 //! rescue retransmission of RFC 6675 (NextSeg rule 4), the window scale factor's 2^shift
-//! granularity (windows are plain byte counts), HyStart++ (RFC 9406), zero-window probing
-//! (this receiver never advertises less than one segment when its buffer holds at least
-//! one).
+//! granularity (windows are plain byte counts), zero-window probing (this receiver never
+//! advertises less than one segment when its buffer holds at least one).
 
 pub mod congestion;
+pub mod hystart;
 pub mod receiver;
 pub mod rto;
 pub mod sack;
@@ -62,6 +63,7 @@ use std::ops::BitOr;
 use crate::engine::SimTime;
 
 pub use congestion::{Congestion, CongestionVariant, DupAckAction, NewAckAction};
+pub use hystart::{HyStart, HyStartPhase};
 pub use receiver::{ReceiverState, ReceiverStats, TcpReceiver};
 pub use rto::RtoEstimator;
 pub use sack::{SackBlocks, Scoreboard, MAX_SACK_BLOCKS};
@@ -161,6 +163,10 @@ pub struct TcpConfig {
     /// a simulation with 64-bit sequence numbers only a deliberately delayed duplicate can
     /// trip it).
     pub paws: bool,
+    /// HyStart++ (RFC 9406) in the initial slow start: leave it when the round's minimum
+    /// RTT rises, through conservative slow start. NewReno and CUBIC; needs
+    /// [`TcpConfig::timestamps`] (an RTT sample per ACK). Default off.
+    pub hystart: bool,
 }
 
 /// The sender's timestamp clock (RFC 7323 §5.4): milliseconds (Linux's `TCP_TS_HZ` =
@@ -216,6 +222,7 @@ impl Default for TcpConfig {
             rcv_buffer_max: None,
             timestamps: false,
             paws: false,
+            hystart: false,
         }
     }
 }
@@ -272,6 +279,12 @@ impl TcpConfig {
         }
         if self.paws && !self.timestamps {
             return err("PAWS needs timestamps (RFC 7323 §5)");
+        }
+        if self.hystart && !self.timestamps {
+            return err("HyStart++ needs timestamps (an RTT sample per ACK, RFC 9406 §4.2)");
+        }
+        if self.hystart && !self.variant.newreno_recovery() {
+            return err("HyStart++ runs with variant NewReno or CUBIC");
         }
         if self.rcv_buffer < self.mss {
             return err("receive buffer must hold at least one MSS");

@@ -623,19 +623,22 @@ impl TcpSender {
 
     /// The RTT sample of an ACK that acknowledged new data up to `ack.ack`: from TSecr
     /// with timestamps, else from the timed segment if this ACK covers it (Karn).
-    fn sample_rtt(&mut self, now: SimTime, ack: &AckInfo) {
-        if self.timestamps {
-            if let Some(r) = Self::ts_sample(now, ack.tsecr) {
-                self.take_rtt_sample(r);
+    fn sample_rtt(&mut self, now: SimTime, ack: &AckInfo) -> Option<SimTime> {
+        let sample = if self.timestamps {
+            Self::ts_sample(now, ack.tsecr)
+        } else {
+            match self.rtt_timing {
+                Some((end, sent)) if ack.ack >= end => {
+                    self.rtt_timing = None;
+                    Some(now - sent)
+                }
+                _ => None,
             }
-            return;
+        };
+        if let Some(r) = sample {
+            self.take_rtt_sample(r);
         }
-        if let Some((end, sent)) = self.rtt_timing {
-            if ack.ack >= end {
-                self.rtt_timing = None;
-                self.take_rtt_sample(now - sent);
-            }
-        }
+        sample
     }
 
     fn emit_data(&mut self, now: SimTime, seq: u64, len: u64) -> Segment {
@@ -716,7 +719,8 @@ impl TcpSender {
             self.snd_una = ack.ack;
             self.snd_nxt = self.snd_nxt.max(self.snd_una);
             self.stats.bytes_acked += acked;
-            self.sample_rtt(now, ack);
+            let sample = self.sample_rtt(now, ack);
+            self.cc.set_ack_context(self.snd_max, sample);
         }
         self.scoreboard.update(self.snd_una, self.snd_max, sack);
         self.lost = self
@@ -865,7 +869,8 @@ impl TcpSender {
         self.rwnd = u64::from(ack.window);
         self.last_ack_window = ack.window;
         self.stats.bytes_acked += acked;
-        self.sample_rtt(now, ack);
+        let sample = self.sample_rtt(now, ack);
+        self.cc.set_ack_context(self.snd_max, sample);
         self.cc.set_clock(now, self.rto.srtt());
         let action = self.cc.on_new_ack(ack.ack, acked);
         if action.partial_ack {
@@ -1099,7 +1104,8 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::transport::tcp::harness::Wire;
-    use crate::transport::tcp::{CongestionVariant, SSTHRESH_INFINITE};
+    use crate::transport::tcp::hystart::MIN_RTT_THRESH;
+    use crate::transport::tcp::{CongestionVariant, HyStartPhase, SSTHRESH_INFINITE};
 
     const MSS: u64 = 1000;
     const WIN: u32 = 1 << 20;
@@ -2093,6 +2099,54 @@ mod tests {
                 ts.sender.completion_time(),
                 "sack {sack}"
             );
+        }
+    }
+
+    #[test]
+    fn rfc9406_hystart_leaves_slow_start_before_loss_as_the_queue_builds() {
+        // RFC 9406 on a path whose bottleneck sends a segment per ms (BDP 40 segments at a
+        // 40 ms base RTT) with an unbounded queue: standard slow start never stops (no loss
+        // here), HyStart++ sees the rounds' minimum RTT rise by RttThresh = 5 ms once the
+        // standing queue holds 5 segments, goes through CSS and sets ssthresh = cwnd.
+        for variant in [CongestionVariant::NewReno, CongestionVariant::Cubic] {
+            let run = |hystart: bool| {
+                let c = TcpConfig {
+                    variant,
+                    mss: 1000,
+                    timestamps: true,
+                    hystart,
+                    rcv_buffer: 4 << 20,
+                    ..TcpConfig::default()
+                };
+                let mut w = Wire::new(c, AppData::Infinite, ms(20));
+                w.data_gap = ms(1);
+                w.run_until(SimTime::from_secs(3));
+                w
+            };
+            let plain = run(false);
+            assert_eq!(plain.sender.ssthresh(), SSTHRESH_INFINITE, "{variant:?}");
+            let hs = run(true);
+            let h = hs.sender.congestion().hystart().unwrap();
+            assert_eq!(h.phase(), HyStartPhase::Done, "{variant:?}");
+            assert_eq!(h.css_entries, 1, "{variant:?}");
+            let ssthresh = hs.sender.ssthresh();
+            assert!(ssthresh < SSTHRESH_INFINITE);
+            // CSS began when the rounds' minimum RTT had risen by at least RttThresh over
+            // the 42 ms base (40 ms + the 1 ms serialization and delayed-ACK wait).
+            let base = hs.sender.stats().rtt.min.unwrap();
+            assert_eq!(base, ms(42));
+            assert!(h.css_baseline_min_rtt().unwrap() >= base + MIN_RTT_THRESH);
+            // It stopped where plain slow start keeps going: at 3 s the plain window is
+            // over twice as large (1.2 MB against 0.53 MB for NewReno) and so is the queue
+            // behind it. (CSS still adds about 1.25× per round for five rounds: with an
+            // unbounded queue HyStart++ overshoots the BDP several times; on a finite
+            // buffer a loss during CSS ends it, RFC 9406 §4.2.)
+            assert!(
+                plain.sender.cwnd() > 2 * ssthresh,
+                "{variant:?}: {ssthresh}"
+            );
+            assert!(plain.sender.srtt() > hs.sender.srtt());
+            assert_eq!(hs.sender.stats().retransmissions, 0);
         }
     }
 
