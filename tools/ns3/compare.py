@@ -8,8 +8,8 @@ a shared machine hits both), and prints markdown tables: median wall times and t
 then goodput, fairness and losses. With ``--callgrind`` it also counts the instructions of
 each simulator's event loop under valgrind on a shortened run, a measure that does not
 depend on the machine's load. ``--cc cubic`` runs both with CUBIC and SACK (airqueue's
-``variant = "cubic"``, ``sack = true``; ns-3's ``TcpCubic`` with ``Sack`` on). See
-docs/ns3-comparison.md.
+``variant = "cubic"``, ``sack = true``, ``timestamps = true``; ns-3's ``TcpCubic`` with
+``Sack`` on). See docs/ns3-comparison.md.
 
     tools/ns3/build.sh && python3 tools/ns3/compare.py --repeat 5 --callgrind
     python3 tools/ns3/compare.py --repeat 5 --cc cubic
@@ -107,7 +107,13 @@ CONGESTION_CONTROLS = {
     # ssthresh, sending by the scoreboard's pipe: RFC 6675); then ns-3 3.37's own defaults,
     # HyStart on and PRR (RFC 6937) recovery, to show what they change.
     "cubic": CongestionControl(
-        {"flows.bulk.transport.variant": "cubic", "flows.bulk.transport.sack": True},
+        {
+            "flows.bulk.transport.variant": "cubic",
+            "flows.bulk.transport.sack": True,
+            # ns-3 takes an RTT sample from TSecr on every ACK (Timestamp on): so does
+            # airqueue with RFC 7323 timestamps.
+            "flows.bulk.transport.timestamps": True,
+        },
         ("ns-3 TcpCubic + SACK", ("--tcp=TcpCubic", "--sack=1")),
         (
             (
