@@ -7,9 +7,12 @@ run) and the ns-3 program that tools/ns3/build.sh builds, on the 10 Mbit scenari
 a shared machine hits both), and prints markdown tables: median wall times and the speed-up,
 then goodput, fairness and losses. With ``--callgrind`` it also counts the instructions of
 each simulator's event loop under valgrind on a shortened run, a measure that does not
-depend on the machine's load. See docs/ns3-comparison.md.
+depend on the machine's load. ``--cc cubic`` runs both with CUBIC and SACK (airqueue's
+``variant = "cubic"``, ``sack = true``, ``timestamps = true``; ns-3's ``TcpCubic`` with
+``Sack`` on). See docs/ns3-comparison.md.
 
     tools/ns3/build.sh && python3 tools/ns3/compare.py --repeat 5 --callgrind
+    python3 tools/ns3/compare.py --repeat 5 --cc cubic
 """
 
 from __future__ import annotations
@@ -79,6 +82,57 @@ VARIANTS = {
 }
 
 
+@dataclass(frozen=True)
+class CongestionControl:
+    """The TCP both simulators run: airqueue's overrides, and the ns-3 program's options.
+
+    ``matched`` is the ns-3 configuration that matches airqueue's (the timed one);
+    ``others`` are run once more each, untimed, for the behaviour table only.
+    """
+
+    airqueue_set: dict[str, Any]
+    matched: tuple[str, tuple[str, ...]]
+    others: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+CONGESTION_CONTROLS = {
+    # RFC 5681/6582 NewReno without SACK; TcpLinuxReno shows Linux's window growth.
+    "newreno": CongestionControl(
+        {},
+        ("ns-3 TcpNewReno", ("--tcp=TcpNewReno",)),
+        (("ns-3 TcpLinuxReno", ("--tcp=TcpLinuxReno",)),),
+    ),
+    # RFC 9438 CUBIC with SACK (RFC 2018) and RFC 6675 recovery. ns-3's TcpCubic with
+    # HyStart off (dumbbell.cc's default, as airqueue has none) and classic recovery (cwnd =
+    # ssthresh, sending by the scoreboard's pipe: RFC 6675); then ns-3 3.37's own defaults,
+    # HyStart on and PRR (RFC 6937) recovery, to show what they change.
+    "cubic": CongestionControl(
+        {
+            "flows.bulk.transport.variant": "cubic",
+            "flows.bulk.transport.sack": True,
+            # ns-3 takes an RTT sample from TSecr on every ACK (Timestamp on): so does
+            # airqueue with RFC 7323 timestamps.
+            "flows.bulk.transport.timestamps": True,
+        },
+        ("ns-3 TcpCubic + SACK", ("--tcp=TcpCubic", "--sack=1")),
+        (
+            (
+                "ns-3 TcpCubic + SACK, HyStart on",
+                ("--tcp=TcpCubic", "--sack=1", "--ns3::TcpCubic::HyStart=true"),
+            ),
+            (
+                "ns-3 TcpCubic + SACK, PRR",
+                (
+                    "--tcp=TcpCubic",
+                    "--sack=1",
+                    "--ns3::TcpL4Protocol::RecoveryType=ns3::TcpPrrRecovery",
+                ),
+            ),
+        ),
+    ),
+}
+
+
 @dataclass
 class Sample:
     """One run: what the simulator reported, and the wall time of its whole process."""
@@ -117,17 +171,23 @@ def run_json(cmd: list[str]) -> Sample:
     return Sample(json.loads(last), elapsed)
 
 
-def airqueue_cmd(variant: Variant, duration: float | None) -> list[str]:
-    sets = dict(variant.airqueue_set)
+def airqueue_cmd(
+    variant: Variant, duration: float | None, cc: CongestionControl = CONGESTION_CONTROLS["newreno"]
+) -> list[str]:
+    sets: dict[str, Any] = {**variant.airqueue_set, **cc.airqueue_set}
     if duration is not None:
         sets["run.duration"] = f"{duration:g}s"
     return [sys.executable, "-c", AIRQUEUE_SCRIPT, str(SCENARIO), json.dumps(sets)]
 
 
 def ns3_cmd(
-    binary: Path, variant: Variant, duration: float | None, stats: bool, tcp: str = "TcpNewReno"
+    binary: Path,
+    variant: Variant,
+    duration: float | None,
+    stats: bool,
+    tcp_args: tuple[str, ...] = ("--tcp=TcpNewReno",),
 ) -> list[str]:
-    cmd = [str(binary), "--json=1", f"--stats={int(stats)}", f"--tcp={tcp}", *variant.ns3_args]
+    cmd = [str(binary), "--json=1", f"--stats={int(stats)}", *tcp_args, *variant.ns3_args]
     if duration is not None:
         cmd.append(f"--duration={duration:g}")
     return cmd
@@ -226,6 +286,19 @@ def behaviour_table(rows: list[tuple[str, str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+def goodput_table(results: dict[str, dict[str, Runs]], label: str) -> str:
+    """airqueue's total goodput against the matched ns-3 configuration's."""
+    lines = [
+        f"| workload | airqueue Mbit/s | {label} Mbit/s | difference |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for key, by_sim in results.items():
+        aq = sum(goodputs(by_sim["airqueue"].timed[0].report))
+        ns = sum(goodputs(by_sim["ns-3"].timed[0].report))
+        lines.append(f"| {VARIANTS[key].name} | {mbit(aq)} | {mbit(ns)} | {(aq - ns) / ns:+.2%} |")
+    return "\n".join(lines)
+
+
 def callgrind_table(counts: dict[str, dict[str, int | None]], duration: float) -> str:
     lines = [
         f"| workload ({duration:g} s simulated) | airqueue instructions | ns-3 instructions "
@@ -275,6 +348,12 @@ def main() -> None:
     ap.add_argument("--duration", type=float, help="Simulated seconds (default: the 60 s).")
     ap.add_argument("--ns3", type=Path, default=NS3_BINARY, help="The ns-3 dumbbell program.")
     ap.add_argument(
+        "--cc",
+        choices=list(CONGESTION_CONTROLS),
+        default="newreno",
+        help="Congestion control of both: NewReno without SACK, or CUBIC with SACK.",
+    )
+    ap.add_argument(
         "--callgrind",
         action="store_true",
         help="Also count each event loop's instructions under valgrind (slow).",
@@ -295,6 +374,7 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"unknown variant(s) {unknown}: choose among {list(VARIANTS)}")
 
+    cc = CONGESTION_CONTROLS[args.cc]
     load_before = load()
     results: dict[str, dict[str, Runs]] = {k: {"airqueue": Runs(), "ns-3": Runs()} for k in keys}
     for i in range(args.repeat):
@@ -304,9 +384,9 @@ def main() -> None:
             order = ["airqueue", "ns-3"] if i % 2 == 0 else ["ns-3", "airqueue"]
             for sim in order:
                 cmd = (
-                    airqueue_cmd(variant, args.duration)
+                    airqueue_cmd(variant, args.duration, cc)
                     if sim == "airqueue"
-                    else ns3_cmd(args.ns3, variant, args.duration, stats=False)
+                    else ns3_cmd(args.ns3, variant, args.duration, False, cc.matched[1])
                 )
                 sample = run_json(cmd)
                 results[key][sim].timed.append(sample)
@@ -317,18 +397,20 @@ def main() -> None:
                     file=sys.stderr,
                 )
     # ns-3 counts retransmissions from socket traces only when asked: one more run each,
-    # not timed. TcpLinuxReno (Linux's window growth) is there for the behaviour only.
+    # not timed. The other configurations (TcpLinuxReno, ns-3's CUBIC defaults) are there
+    # for the behaviour only.
     rows: list[tuple[str, str, dict[str, Any]]] = []
     for key in keys:
         variant = VARIANTS[key]
-        counted = run_json(ns3_cmd(args.ns3, variant, args.duration, True))
+        counted = run_json(ns3_cmd(args.ns3, variant, args.duration, True, cc.matched[1]))
         results[key]["ns-3"].counted = counted
-        linux = run_json(ns3_cmd(args.ns3, variant, args.duration, True, tcp="TcpLinuxReno"))
         rows += [
             (key, "airqueue", results[key]["airqueue"].timed[0].report),
-            (key, "ns-3 TcpNewReno", counted.report),
-            (key, "ns-3 TcpLinuxReno", linux.report),
+            (key, cc.matched[0], counted.report),
         ]
+        for label, tcp_args in cc.others:
+            other = run_json(ns3_cmd(args.ns3, variant, args.duration, True, tcp_args))
+            rows.append((key, label, other.report))
     load_after = load()
 
     counts: dict[str, dict[str, int | None]] = {}
@@ -339,17 +421,19 @@ def main() -> None:
                 print(f"callgrind {variant.name} …", file=sys.stderr)
                 counts[key] = {
                     "airqueue": callgrind_instructions(
-                        airqueue_cmd(variant, args.callgrind_duration), AIRQUEUE_LOOP, Path(tmp)
+                        airqueue_cmd(variant, args.callgrind_duration, cc),
+                        AIRQUEUE_LOOP,
+                        Path(tmp),
                     ),
                     "ns-3": callgrind_instructions(
-                        ns3_cmd(args.ns3, variant, args.callgrind_duration, stats=False),
+                        ns3_cmd(args.ns3, variant, args.callgrind_duration, False, cc.matched[1]),
                         NS3_LOOP,
                         Path(tmp),
                     ),
                 }
 
     first = results[keys[0]]["airqueue"].timed[0].report
-    print(f"## airqueue {first['version']} against ns-3 3.37, reference dumbbell\n")
+    print(f"## airqueue {first['version']} against ns-3 3.37, reference dumbbell, {args.cc}\n")
     print(f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
     print(f"- machine: {machine()}")
     print(f"- load average (1, 5, 15 min) before: {load_before}; after: {load_after}")
@@ -363,6 +447,8 @@ def main() -> None:
     print(speed_table(results))
     print()
     print(behaviour_table(rows))
+    print()
+    print(goodput_table(results, cc.matched[0]))
     if counts:
         print()
         print(callgrind_table(counts, args.callgrind_duration))
@@ -381,7 +467,11 @@ def main() -> None:
         behaviour = [{"workload": k, "simulator": sim, **rep} for k, sim, rep in rows]
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(
-            json.dumps({"runs": dump, "behaviour": behaviour, "callgrind": counts}, indent=1) + "\n"
+            json.dumps(
+                {"cc": args.cc, "runs": dump, "behaviour": behaviour, "callgrind": counts},
+                indent=1,
+            )
+            + "\n"
         )
 
 

@@ -9,8 +9,12 @@
 // start 10 ms apart and run to the end. TCP is set as airqueue's defaults: initial window
 // 1 segment, unlimited initial ssthresh, delayed ACKs (every 2nd segment, 200 ms), min RTO
 // 1 s, at most 64 KiB (45 whole segments) unacknowledged, no SACK, no limited transmit,
-// timestamps on (so 1448 B of payload fill a 1500 B packet). The differences that remain
-// are listed in docs/ns3-comparison.md.
+// timestamps on (so 1448 B of payload fill a 1500 B packet), classic (RFC 6675 pipe)
+// recovery rather than ns-3's default PRR. `--tcp=TcpCubic --sack=1` is the CUBIC + SACK
+// comparison: TcpCubic with HyStart off (airqueue's slow start is RFC 5681's; ns-3 3.37
+// turns HyStart on by default: `--ns3::TcpCubic::HyStart=true` brings it back) and its
+// other attributes at ns-3's defaults (β 0.7, C 0.4, fast convergence), which are
+// airqueue's. The differences that remain are listed in docs/ns3-comparison.md.
 //
 // Build with tools/ns3/build.sh; run `dumbbell --help` for the options. The last line of
 // the output is one JSON object (with --json, the only output).
@@ -117,6 +121,7 @@ main(int argc, char* argv[])
     uint32_t mss = 1448;
     uint32_t window = 65536;
     std::string tcp = "TcpNewReno";
+    bool sack = false;
     bool json = false;
     bool stats = true;
 
@@ -139,10 +144,14 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
     Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1)));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(3));
+    // airqueue's CUBIC starts with RFC 5681 slow start (no HyStart, RFC 9438 §4.10 makes
+    // HyStart++ optional); ns-3 3.37's TcpCubic defaults to the original HyStart (Ha and
+    // Rhee 2011) on. Its other attributes stay at ns-3's defaults, which match airqueue:
+    // Beta 0.7, C 0.4, FastConvergence true (RFC 9438 §4.6, §4.7, §5.1).
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("duration", "Simulated seconds", duration);
@@ -157,7 +166,11 @@ main(int argc, char* argv[])
     cmd.AddValue("window",
                  "Largest window in bytes (airqueue's rcv_buffer), enforced as the send buffer",
                  window);
-    cmd.AddValue("tcp", "Congestion control: TcpNewReno or TcpLinuxReno", tcp);
+    cmd.AddValue("tcp", "Congestion control: TcpNewReno, TcpLinuxReno or TcpCubic", tcp);
+    cmd.AddValue("sack",
+                 "Selective acknowledgments (RFC 2018; ns-3 3.37's default is on, airqueue's "
+                 "off); loss recovery stays the RecoveryType's",
+                 sack);
     cmd.AddValue("json", "Print only the JSON summary", json);
     cmd.AddValue("stats", "Count retransmissions and recoveries from the socket traces", stats);
     cmd.Parse(argc, argv);
@@ -165,6 +178,7 @@ main(int argc, char* argv[])
     const auto setupStart = std::chrono::steady_clock::now();
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::" + tcp));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     // airqueue's receiver advertises at most `window` bytes and its sender sends only full
     // segments, so at most floor(window / mss) segments are ever unacknowledged. ns-3 3.37
     // cannot take that limit from the receiver: with SACK off, a sender whose unacknowledged
@@ -270,8 +284,9 @@ main(int argc, char* argv[])
 
     if (!json)
     {
-        std::printf("ns-3 %s dumbbell: %u flows, bottleneck %s %s, pfifo %u, %g s simulated\n",
+        std::printf("ns-3 %s%s dumbbell: %u flows, bottleneck %s %s, pfifo %u, %g s simulated\n",
                     tcp.c_str(),
+                    sack ? " + SACK" : "",
                     flows,
                     bottleneckRate.c_str(),
                     bottleneckDelay.c_str(),
@@ -314,7 +329,8 @@ main(int argc, char* argv[])
     std::ostringstream out;
     out.precision(10);
     out << "{\"simulator\": \"ns-3\", \"version\": \"3.37\", \"tcp\": \"" << tcp
-        << "\", \"sim_seconds\": " << duration << ", \"bottleneck_rate\": \"" << bottleneckRate
+        << "\", \"sack\": " << (sack ? "true" : "false") << ", \"sim_seconds\": " << duration
+        << ", \"bottleneck_rate\": \"" << bottleneckRate
         << "\", \"wall_seconds\": " << wallSeconds << ", \"setup_seconds\": " << setupSeconds
         << ", \"events\": " << events << ", \"total_goodput_bps\": " << total
         << ", \"jain_index\": " << jain << ", \"bottleneck_drops\": "

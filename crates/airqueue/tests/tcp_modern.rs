@@ -390,3 +390,37 @@ fn autotuning_from_128_kib_fills_the_1_gbit_100_ms_path_a_fixed_128_kib_buffer_c
     assert!(fixed <= 131_072.0 * 8.0 / rtt, "{fixed}");
     assert_eq!(f.u("rwnd_limited_warning"), 1);
 }
+
+#[test]
+fn dumbbell_with_cubic_sack_timestamps_and_hystart_fills_the_link_and_keys_are_checked() {
+    // The ns-3 comparison's configuration (docs/ns3-comparison.md: CUBIC + SACK + RFC 7323
+    // timestamps), plus HyStart++ (RFC 9406): 60 s on the reference dumbbell deliver the
+    // link's payload rate within 1 % (β = 0.7 keeps the 100-packet buffer from draining)
+    // and every packet is accounted for. PAWS and HyStart++ without timestamps are refused
+    // by name.
+    for hystart in [false, true] {
+        let toml = DUMBBELL.replace(
+            "variant = \"newreno\"",
+            &format!("variant = \"cubic\", sack = true, timestamps = true, hystart = {hystart}"),
+        );
+        let r = common::run_scenario(&load_toml_str(&toml).unwrap(), Default::default());
+        assert_conserved(&r);
+        let total: f64 = r.flows.f64s("goodput_bps").iter().sum();
+        println!("cubic + sack + timestamps, hystart {hystart}: total {total:.0}");
+        assert!(
+            (total / payload_rate(10e6) - 1.0).abs() < 0.01,
+            "hystart {hystart}: {total}"
+        );
+    }
+    for key in ["paws", "hystart"] {
+        let toml = DUMBBELL.replace(
+            "variant = \"newreno\"",
+            &format!("variant = \"cubic\", {key} = true"),
+        );
+        let err = load_toml_str(&toml).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("transport.{key}")) && err.contains("timestamps = true"),
+            "{err}"
+        );
+    }
+}

@@ -71,6 +71,9 @@ pub struct TcpHeader {
     pub flags: u8,
     /// Receive window in bytes (already scaled).
     pub window: u32,
+    /// RFC 7323 timestamp option: TSval and TSecr (0 when the model does not use them).
+    pub tsval: u32,
+    pub tsecr: u32,
 }
 
 /// One packet as the network sees it.

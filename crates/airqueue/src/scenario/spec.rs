@@ -1049,6 +1049,24 @@ pub struct TcpSpec {
     /// fixed `rcv_buffer`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcv_buffer_max: Option<Bytes>,
+    /// RFC 7323 timestamps as the RTT measurement: the receiver echoes the TSval of the segment
+    /// at its window's left edge and every ACK of new data gives an RTT sample, now − TSecr
+    /// (1 ms ticks), retransmissions included, as Linux measures. Off: RFC 6298's one timed
+    /// segment per RTT with Karn's rule (no sample during loss recovery), the classic model.
+    /// The option's 12 bytes are on the wire either way (see `mss`).
+    #[serde(default)]
+    pub timestamps: bool,
+    /// PAWS (RFC 7323 §5): the receiver drops (and acknowledges) a data segment whose TSval is
+    /// older than the last one it echoes. Needs `timestamps = true`.
+    #[serde(default)]
+    pub paws: bool,
+    /// HyStart++ (RFC 9406) in the initial slow start: leave it when the rounds' minimum RTT
+    /// rises by max(4 ms, min(RTT/8, 16 ms)), grow a quarter as fast for five rounds
+    /// (conservative slow start, back to slow start if the RTT falls again), then congestion
+    /// avoidance. Variants "newreno" and "cubic"; needs `timestamps = true` (an RTT sample per
+    /// ACK). Off: RFC 5681 slow start until the first loss.
+    #[serde(default)]
+    pub hystart: bool,
 }
 
 impl Default for TcpSpec {
@@ -1071,6 +1089,9 @@ impl Default for TcpSpec {
             window_scaling: true,
             sack: false,
             rcv_buffer_max: None,
+            timestamps: false,
+            paws: false,
+            hystart: false,
         }
     }
 }

@@ -1341,4 +1341,22 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
             ),
         );
     }
+    if t.paws && !t.timestamps {
+        errs.push(
+            format!("{path}.paws"),
+            "PAWS (RFC 7323 §5) compares timestamps; set timestamps = true or paws = false",
+        );
+    }
+    if t.hystart && !t.timestamps {
+        errs.push(
+            format!("{path}.hystart"),
+            "HyStart++ (RFC 9406) needs an RTT sample per ACK; set timestamps = true or hystart = false",
+        );
+    }
+    if t.hystart && matches!(t.variant, TcpVariant::Tahoe | TcpVariant::Reno) {
+        errs.push(
+            format!("{path}.hystart"),
+            "HyStart++ runs with variant \"newreno\" or \"cubic\"; change the variant or set hystart = false",
+        );
+    }
 }

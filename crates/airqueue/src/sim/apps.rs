@@ -9,7 +9,7 @@ pub(super) const INITIAL_TTL: u8 = 64;
 use crate::packet::{
     FiveTuple, FlowId, Packet, PacketId, Protocol, TcpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
-use crate::transport::tcp::{AckInfo, Segment, TcpFlags};
+use crate::transport::tcp::{ts_clock, AckInfo, Segment, TcpFlags};
 
 impl Simulation {
     pub(super) fn app_send(&mut self, f: usize) {
@@ -186,6 +186,8 @@ impl Simulation {
                 ack: seg.ack,
                 flags: seg.flags.bits(),
                 window: seg.window,
+                tsval: seg.tsval,
+                tsecr: 0,
             },
             created: now,
             enqueued: now,
@@ -228,6 +230,8 @@ impl Simulation {
                 ack: ack.ack,
                 flags: ack.flags.bits(),
                 window: ack.window,
+                tsval: if ack.tsecr != 0 { ts_clock(now) } else { 0 },
+                tsecr: ack.tsecr,
             },
             created: now,
             enqueued: now,
@@ -268,6 +272,7 @@ impl Simulation {
                 flags,
                 window: h.window,
                 is_retransmission: false,
+                tsval: h.tsval,
             };
             let c = &mut t.conns[slot];
             let before = c.receiver.delivered_bytes();
@@ -291,6 +296,7 @@ impl Simulation {
                 ack: h.ack,
                 window: h.window,
                 flags,
+                tsecr: h.tsecr,
             };
             let sack = t.take_sack(slot, sack_id);
             let c = &mut t.conns[slot];

@@ -12,7 +12,8 @@
 //! - TCP: ports, seq and ack = the low 32 bits of the packet's u64 byte offsets, flags as
 //!   sent; the window field carries `min(window, 65535)` (the model sends no window-scale
 //!   option). Segments carry the 12-byte timestamp option the model pays for (NOP, NOP,
-//!   TS with TSval = the capture time in ms and TSecr = 0: the model does not run RFC 7323).
+//!   TS with TSval = the capture time in ms and TSecr = 0, or the model's own values when the
+//!   flow runs RFC 7323 timestamps).
 //! - UDP: ports and length.
 //!
 //! Payload bytes are not stored: like `tcpdump -s <headers>`, a record holds the headers only
@@ -220,11 +221,16 @@ fn headers(p: &Packet, now: SimTime, zeros: &[u8], buf: &mut Vec<u8>) -> io::Res
             tcp.cwr = h.flags & 0x80 != 0;
             let options_len = ip_payload.saturating_sub(20 + p.payload_bytes);
             if options_len == 12 {
-                let ts_ms = (now.0 / 1_000_000) as u32;
+                // The model's own TSval/TSecr when it runs RFC 7323, else the capture time.
+                let (tsval, tsecr) = if h.tsval != 0 {
+                    (h.tsval, h.tsecr)
+                } else {
+                    ((now.0 / 1_000_000) as u32, 0)
+                };
                 tcp.set_options(&[
                     TcpOptionElement::Noop,
                     TcpOptionElement::Noop,
-                    TcpOptionElement::Timestamp(ts_ms, 0),
+                    TcpOptionElement::Timestamp(tsval, tsecr),
                 ])
                 .map_err(io::Error::other)?;
             }
@@ -286,6 +292,7 @@ mod tests {
                 ack: 1,
                 flags: 0x10,
                 window: 1 << 20,
+                ..PktTcp::default()
             },
             ..Packet::default()
         }

@@ -20,8 +20,9 @@
 //! new deadline, so an ACK does not cost a heap insertion.
 //!
 //! Wire sizes: a segment carries 52 bytes of headers (IPv4 20 + TCP 20 + the 12-byte
-//! timestamp option that Linux and ns-3 send by default); the model does not use the
-//! timestamps (RTT timing is RFC 6298's one segment at a time), it only pays their bytes.
+//! timestamp option that Linux and ns-3 send by default); the model uses them for RTT
+//! samples (RFC 7323 §4) with `timestamps = true`, and otherwise only pays their bytes
+//! (RTT timing is then RFC 6298's one segment at a time).
 
 use crate::app::{UdpSource, WebSession};
 use crate::engine::SimTime;
@@ -197,6 +198,9 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         window_scaling: t.window_scaling,
         sack: t.sack,
         rcv_buffer_max: t.rcv_buffer_max.map(|b| b.0.min(u32::MAX as u64) as u32),
+        timestamps: t.timestamps,
+        paws: t.paws,
+        hystart: t.hystart,
         ..TcpConfig::default()
     };
     match t.initial_ssthresh {

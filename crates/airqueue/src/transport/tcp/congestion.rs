@@ -40,10 +40,19 @@
 //!   ssthresh = max(FlightSize·β, 2·SMSS) with β = 0.7.
 //! * §4.8: on a timeout ssthresh as §4.6, cwnd = 1·SMSS, and the first congestion
 //!   avoidance after it uses K = 0 and W_max = cwnd at its start.
-//! * Slow start is RFC 5681's (HyStart++, RFC 9406, is not modelled).
+//! * Slow start is RFC 5681's, or HyStart++ (RFC 9406, [`TcpConfig::hystart`]).
 //!
 //! The real-valued window of CUBIC is kept in bytes, with a fractional remainder so that
 //! growth smaller than a byte per ACK is not lost.
+//!
+//! # HyStart++ (RFC 9406)
+//!
+//! With [`TcpConfig::hystart`] (any variant with NewReno's recovery: NewReno, CUBIC) the
+//! initial slow start runs [`HyStart`]: standard slow start with L = 8 (instead of this
+//! module's RFC 3465 L = 1) until the round's minimum RTT rises by RttThresh, then
+//! conservative slow start (a quarter of the growth) for five rounds, then congestion
+//! avoidance with ssthresh = cwnd; back to slow start if the RTT falls again. The sender
+//! passes each ACK's RTT sample and `SND.NXT` ([`Congestion::set_ack_context`]).
 //!
 //! # Congestion-window validation
 //!
@@ -66,6 +75,7 @@
 //! ([`Congestion::on_new_ack`], [`Congestion::on_duplicate_ack`]) and
 //! [`Congestion::on_timeout`].
 
+use super::hystart::{HyStart, HyStartPhase};
 use super::TcpConfig;
 use crate::engine::SimTime;
 
@@ -191,6 +201,10 @@ pub struct Congestion {
     cubic: Cubic,
     /// RFC 6675 loss recovery in progress: its RecoveryPoint (exclusive).
     sack_recovery_end: Option<u64>,
+    /// HyStart++ (RFC 9406), when configured, and the ACK's context it needs.
+    hystart: Option<HyStart>,
+    ack_snd_nxt: u64,
+    ack_rtt: Option<SimTime>,
 }
 
 impl Congestion {
@@ -213,6 +227,9 @@ impl Congestion {
             srtt: None,
             cubic: Cubic::default(),
             sack_recovery_end: None,
+            hystart: cfg.hystart.then(HyStart::new),
+            ack_snd_nxt: 0,
+            ack_rtt: None,
         }
     }
 
@@ -227,6 +244,26 @@ impl Congestion {
     pub fn set_clock(&mut self, now: SimTime, srtt: Option<SimTime>) {
         self.now = now;
         self.srtt = srtt;
+    }
+
+    /// For HyStart++: `SND.NXT` and the RTT sample (if any) of the ACK about to be
+    /// processed.
+    pub fn set_ack_context(&mut self, snd_nxt: u64, rtt: Option<SimTime>) {
+        self.ack_snd_nxt = snd_nxt;
+        self.ack_rtt = rtt;
+    }
+
+    /// HyStart++'s state, when configured.
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_ref()
+    }
+
+    /// HyStart++ runs in the initial slow start only (RFC 9406 §4.3): any congestion
+    /// event ends it.
+    fn end_hystart(&mut self) {
+        if let Some(h) = &mut self.hystart {
+            h.finish();
+        }
     }
 
     /// CUBIC's W_max in bytes (0 before the first congestion event).
@@ -276,6 +313,7 @@ impl Congestion {
     /// RecoveryPoint = `snd_max`: ssthresh = cwnd = max(FlightSize/2, 2·SMSS) (CUBIC:
     /// FlightSize·β, RFC 9438 §4.6). No inflation: the sender counts `pipe` instead.
     pub fn on_sack_loss(&mut self, flight_size: u64, snd_max: u64) {
+        self.end_hystart();
         self.cubic_congestion_event(false);
         self.ssthresh = self.loss_ssthresh(flight_size);
         self.cwnd = self.ssthresh;
@@ -327,6 +365,7 @@ impl Congestion {
     /// 2·SMSS) (CUBIC: cwnd·β, RFC 9438 §4.6), cwnd = ssthresh, no retransmission. The
     /// caller applies it at most once per window and not during loss recovery.
     pub fn on_ecn_echo(&mut self) {
+        self.end_hystart();
         self.cubic_congestion_event(false);
         self.ssthresh = self.loss_ssthresh(self.cwnd);
         self.cwnd = self.ssthresh;
@@ -387,14 +426,28 @@ impl Congestion {
                 self.recovery = None;
                 action.exited_recovery = true;
             }
-            None => self.grow(acked),
+            None => self.grow(ack, acked),
         }
         action
     }
 
-    fn grow(&mut self, acked: u64) {
+    fn grow(&mut self, ack: u64, acked: u64) {
         if !self.cwnd_limited {
             return; // cwnd validation: the window was not in use
+        }
+        if self.in_slow_start() {
+            if let Some(h) = self
+                .hystart
+                .as_mut()
+                .filter(|h| h.phase() != HyStartPhase::Done)
+            {
+                let step = h.on_ack(ack, acked, self.ack_snd_nxt, self.ack_rtt, self.mss);
+                self.cwnd += step.increase;
+                if step.enter_avoidance {
+                    self.ssthresh = self.cwnd; // RFC 9406 §4.2: CSS_ROUNDS complete
+                }
+                return;
+            }
         }
         if self.variant == CongestionVariant::Cubic && !self.in_slow_start() {
             self.cubic_grow(acked);
@@ -497,6 +550,7 @@ impl Congestion {
             return DupAckAction::None;
         }
         // RFC 5681 §3.2 step 2.
+        self.end_hystart();
         self.cubic_congestion_event(false);
         self.ssthresh = self.loss_ssthresh(flight_size);
         self.bytes_acked = 0;
@@ -539,6 +593,7 @@ impl Congestion {
     /// window's worth again and time out again — a cycle we saw in a single flow over a
     /// 100-packet drop-tail queue.
     pub fn on_timeout(&mut self, flight_size: u64, snd_max: u64, hold_ssthresh: bool) {
+        self.end_hystart();
         if !hold_ssthresh {
             self.cubic_congestion_event(true);
             let halved = self.loss_ssthresh(flight_size);

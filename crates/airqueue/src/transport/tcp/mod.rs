@@ -36,15 +36,19 @@
 //! * RFC 3168 §6.1: ECN ([`TcpConfig::ecn`]) — [`sender`], [`receiver`].
 //! * RFC 7323 §2: window scaling, as a cap of 65 535 B on the advertised window when off
 //!   ([`TcpConfig::window_scaling`]) — [`receiver`].
+//! * RFC 7323 §3-§5: timestamps ([`TcpConfig::timestamps`]): RTT samples from TSecr on
+//!   every ACK of new data (§4), TS.Recent at the receiver (§4.3), PAWS optional
+//!   ([`TcpConfig::paws`], §5) — [`sender`], [`receiver`].
+//! * RFC 9406: HyStart++ ([`TcpConfig::hystart`]) — [`hystart`], [`congestion`].
 //!
 //! Not modelled: connection teardown (FIN/RST; completion is "all data acknowledged"),
 //! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), D-SACK and the
-//! rescue retransmission of RFC 6675 (NextSeg rule 4), RTT samples from timestamps (RFC 7323 §4; RTT timing is RFC 6298's one segment
-//! at a time), the window scale factor's 2^shift granularity (windows are plain byte
-//! counts), HyStart++ (RFC 9406), zero-window probing (this receiver never advertises less
-//! than one segment when its buffer holds at least one).
+//! rescue retransmission of RFC 6675 (NextSeg rule 4), the window scale factor's 2^shift
+//! granularity (windows are plain byte counts), zero-window probing (this receiver never
+//! advertises less than one segment when its buffer holds at least one).
 
 pub mod congestion;
+pub mod hystart;
 pub mod receiver;
 pub mod rto;
 pub mod sack;
@@ -59,6 +63,7 @@ use std::ops::BitOr;
 use crate::engine::SimTime;
 
 pub use congestion::{Congestion, CongestionVariant, DupAckAction, NewAckAction};
+pub use hystart::{HyStart, HyStartPhase};
 pub use receiver::{ReceiverState, ReceiverStats, TcpReceiver};
 pub use rto::RtoEstimator;
 pub use sack::{SackBlocks, Scoreboard, MAX_SACK_BLOCKS};
@@ -145,7 +150,35 @@ pub struct TcpConfig {
     /// up to this many bytes (`tcp_rmem[2]`) as the receiver sees the sender's rate grow;
     /// see [`receiver`]. `None` (default): a fixed buffer.
     pub rcv_buffer_max: Option<u32>,
+    /// RFC 7323 timestamps as the RTT measurement: every data segment carries TSval (the
+    /// sender's clock, [`ts_clock`]), the receiver echoes TS.Recent in TSecr (§4.3) and
+    /// every ACK of new data gives an RTT sample, now − TSecr (§4.1, RTTM), also for
+    /// retransmitted data, which Karn's rule leaves untimed. Off (default): RFC 6298's
+    /// one timed segment at a time with Karn's rule. Either way the wire carries the
+    /// option's 12 bytes (the simulator's header size); this switch says whether the
+    /// model uses them.
+    pub timestamps: bool,
+    /// PAWS (RFC 7323 §5.3): with timestamps, the receiver drops a segment whose TSval is
+    /// older than TS.Recent and acknowledges it. Default off (Linux checks it always; in
+    /// a simulation with 64-bit sequence numbers only a deliberately delayed duplicate can
+    /// trip it).
+    pub paws: bool,
+    /// HyStart++ (RFC 9406) in the initial slow start: leave it when the round's minimum
+    /// RTT rises, through conservative slow start. NewReno and CUBIC; needs
+    /// [`TcpConfig::timestamps`] (an RTT sample per ACK). Default off.
+    pub hystart: bool,
 }
+
+/// The sender's timestamp clock (RFC 7323 §5.4): milliseconds (Linux's `TCP_TS_HZ` =
+/// 1000; the RFC asks for 1 ms to 1 s per tick) plus one, so that no valid TSval is 0,
+/// the value a segment without a valid TSecr carries (§3.2, and Linux ignores a zero
+/// TSecr). Wraps at 2^32 ticks (49.7 days).
+pub fn ts_clock(now: SimTime) -> u32 {
+    (now.as_nanos() / 1_000_000).wrapping_add(1) as u32
+}
+
+/// One timestamp tick in simulated time.
+pub const TS_TICK: SimTime = SimTime::from_millis(1);
 
 /// The largest window a TCP header can advertise without window scaling (RFC 7323 §2).
 pub const MAX_UNSCALED_WINDOW: u32 = 65_535;
@@ -187,6 +220,9 @@ impl Default for TcpConfig {
             window_scaling: true,
             sack: false,
             rcv_buffer_max: None,
+            timestamps: false,
+            paws: false,
+            hystart: false,
         }
     }
 }
@@ -240,6 +276,15 @@ impl TcpConfig {
         }
         if self.rcv_buffer_max.is_some_and(|m| m < self.rcv_buffer) {
             return err("the autotuning maximum must be at least the receive buffer");
+        }
+        if self.paws && !self.timestamps {
+            return err("PAWS needs timestamps (RFC 7323 §5)");
+        }
+        if self.hystart && !self.timestamps {
+            return err("HyStart++ needs timestamps (an RTT sample per ACK, RFC 9406 §4.2)");
+        }
+        if self.hystart && !self.variant.newreno_recovery() {
+            return err("HyStart++ runs with variant NewReno or CUBIC");
         }
         if self.rcv_buffer < self.mss {
             return err("receive buffer must hold at least one MSS");
@@ -355,6 +400,8 @@ pub struct Segment {
     /// Whether any byte of this segment (or this SYN) has been sent before. Informational:
     /// for traces and counters.
     pub is_retransmission: bool,
+    /// RFC 7323 TSval ([`ts_clock`] at sending) with [`TcpConfig::timestamps`], else 0.
+    pub tsval: u32,
 }
 
 impl Segment {
@@ -383,6 +430,9 @@ pub struct AckInfo {
     /// Advertised receive window in bytes.
     pub window: u32,
     pub flags: TcpFlags,
+    /// RFC 7323 TSecr: the receiver's TS.Recent with [`TcpConfig::timestamps`]; 0 when
+    /// not valid (no timestamps, or nothing to echo yet).
+    pub tsecr: u32,
 }
 
 impl AckInfo {
@@ -496,6 +546,7 @@ mod tests {
             flags: TcpFlags::ACK,
             window: 0,
             is_retransmission: false,
+            tsval: 0,
         };
         assert_eq!(s.wire_seq(), 17);
         assert_eq!(unwrap_seq(17, (5 << 32) + 10), (5 << 32) + 17);

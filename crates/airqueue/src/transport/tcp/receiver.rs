@@ -51,6 +51,18 @@
 //! sizes memory, rcvwin × truesize/MSS, and advertises about half of it; we size the
 //! window directly.)
 //!
+//! # Timestamps (RFC 7323 §4.3, §5)
+//!
+//! With [`TcpConfig::timestamps`] the receiver keeps TS.Recent, the TSval to echo: a
+//! segment's TSval is copied into it when it is not older than TS.Recent and the segment
+//! starts at or before Last.ACK.sent, the left edge of the last ACK (§4.3 (2)). So a
+//! delayed ACK echoes the earliest of the segments it acknowledges (the RTT includes the
+//! delay), a duplicate ACK for a gap echoes the segment before the gap, and the ACK a
+//! retransmission provokes by filling the gap echoes the retransmission. Every ACK
+//! carries TS.Recent in TSecr. With [`TcpConfig::paws`] a data segment whose TSval is
+//! older than TS.Recent (modulo 2^32) is dropped and acknowledged (§5.3 R1, R2), and
+//! counted ([`ReceiverStats::paws_rejected`]).
+//!
 //! # Window scaling (RFC 7323 §2)
 //!
 //! Without [`TcpConfig::window_scaling`] the advertised window is capped at 65 535 bytes,
@@ -120,6 +132,8 @@ pub struct ReceiverStats {
     pub ce_segments: u64,
     /// ACKs sent with ECE.
     pub ece_acks_sent: u64,
+    /// Data segments dropped by PAWS (RFC 7323 §5.3).
+    pub paws_rejected: u64,
 }
 
 /// The receiving endpoint. See the module documentation.
@@ -166,6 +180,13 @@ pub struct TcpReceiver {
     last_ooo: Option<u64>,
     /// The SACK blocks of the last ACK made.
     last_blocks: SackBlocks,
+    /// RFC 7323: timestamps on, PAWS on, and TS.Recent (0 until a TSval arrived).
+    timestamps: bool,
+    paws: bool,
+    ts_recent: u32,
+    /// Last.ACK.sent (RFC 7323 §4.3): the left edge of the last ACK, initially the first
+    /// sequence number expected.
+    last_ack_edge: u64,
 }
 
 impl TcpReceiver {
@@ -220,6 +241,10 @@ impl TcpReceiver {
             space: buffer.min(10 * u64::from(cfg.mss)),
             last_ooo: None,
             last_blocks: SackBlocks::NONE,
+            timestamps: cfg.timestamps,
+            paws: cfg.paws,
+            ts_recent: 0,
+            last_ack_edge: 0,
         }
     }
 
@@ -247,6 +272,7 @@ impl TcpReceiver {
             } else {
                 TcpFlags::SYN
             },
+            tsecr: 0,
         }
     }
 
@@ -270,6 +296,24 @@ impl TcpReceiver {
     /// [`TcpReceiver::next_timer`].
     pub fn on_segment(&mut self, now: SimTime, seg: &Segment) -> Option<AckInfo> {
         self.stats.segments_received += 1;
+        if self.timestamps && seg.tsval != 0 {
+            // RFC 7323 §5.3 R1: PAWS, for data on an established connection.
+            if self.paws
+                && self.state == ReceiverState::Established
+                && seg.len > 0
+                && self.ts_recent != 0
+                && (seg.tsval.wrapping_sub(self.ts_recent) as i32) < 0
+            {
+                self.stats.paws_rejected += 1;
+                return Some(self.ack_now());
+            }
+            // §4.3 (2): TS.Recent follows the segment at the left edge of the last ACK.
+            if seg.seq <= self.last_ack_edge
+                && (self.ts_recent == 0 || seg.tsval.wrapping_sub(self.ts_recent) as i32 >= 0)
+            {
+                self.ts_recent = seg.tsval;
+            }
+        }
         if seg.flags.contains(TcpFlags::SYN) {
             return self.on_syn(seg);
         }
@@ -498,6 +542,7 @@ impl TcpReceiver {
             self.stats.dupacks_sent += 1;
         }
         self.last_ack_sent = Some(self.rcv_nxt);
+        self.last_ack_edge = self.rcv_nxt;
         if self.sack {
             self.last_blocks = self.make_sack_blocks();
         }
@@ -506,6 +551,7 @@ impl TcpReceiver {
             ack: self.rcv_nxt,
             window: window.min(u64::from(u32::MAX)) as u32,
             flags,
+            tsecr: if self.timestamps { self.ts_recent } else { 0 },
         }
     }
 
@@ -551,6 +597,11 @@ impl TcpReceiver {
     pub fn advertised_window(&self) -> u64 {
         let free = self.buffer - self.ooo_bytes;
         free.max(self.right_edge.saturating_sub(self.rcv_nxt))
+    }
+
+    /// TS.Recent, the TSval the next ACK echoes (RFC 7323 §4.3); 0 before any.
+    pub fn ts_recent(&self) -> u32 {
+        self.ts_recent
     }
 
     /// Next in-order sequence number expected (the cumulative ACK).
@@ -600,6 +651,7 @@ mod tests {
             flags: TcpFlags::ACK,
             window: 0,
             is_retransmission: false,
+            tsval: 0,
         }
     }
 
@@ -609,6 +661,81 @@ mod tests {
 
     fn ms(v: u64) -> SimTime {
         SimTime::from_millis(v)
+    }
+
+    /// Segment `n` stamped with TSval `ts`.
+    fn ts_seg(n: u64, ts: u32) -> Segment {
+        Segment {
+            tsval: ts,
+            ..seg_n(n)
+        }
+    }
+
+    fn ts_cfg(paws: bool) -> TcpConfig {
+        TcpConfig {
+            timestamps: true,
+            paws,
+            ..cfg(true)
+        }
+    }
+
+    #[test]
+    fn rfc7323_ts_recent_follows_the_left_edge_of_the_last_ack() {
+        // RFC 7323 §4.3 (2): TS.Recent takes a segment's TSval only if SEG.SEQ ≤
+        // Last.ACK.sent. Its examples: a delayed ACK for two segments echoes the first's
+        // TSval; a duplicate ACK for a hole echoes the segment before the hole; the
+        // segment that fills the hole (a retransmission) is echoed by the ACK it provokes.
+        let mut r = TcpReceiver::new(&ts_cfg(false));
+        let t = ms(0);
+        assert_eq!(r.on_segment(t, &ts_seg(0, 10)), None); // delayed
+        let a = r.on_segment(t, &ts_seg(1, 12)).unwrap();
+        assert_eq!((a.ack, a.tsecr), (2 * u64::from(MSS), 10));
+        // Segment 2 is lost; 3 arrives out of order: duplicate ACK, TS.Recent unchanged.
+        let a = r.on_segment(t, &ts_seg(3, 20)).unwrap();
+        assert_eq!((a.ack, a.tsecr), (2 * u64::from(MSS), 10));
+        // The retransmission of 2 (a later TSval) fills the hole and is echoed.
+        let a = r.on_segment(t, &ts_seg(2, 90)).unwrap();
+        assert_eq!((a.ack, a.tsecr), (4 * u64::from(MSS), 90));
+        // Without timestamps nothing is echoed.
+        let mut plain = TcpReceiver::new(&cfg(false));
+        assert_eq!(plain.on_segment(t, &ts_seg(0, 10)).unwrap().tsecr, 0);
+    }
+
+    #[test]
+    fn rfc7323_paws_drops_a_segment_older_than_ts_recent_and_acknowledges() {
+        // RFC 7323 §5.3 R1/R2: with PAWS a data segment whose TSval is below TS.Recent
+        // (modulo 2^32) is dropped and answered with an ACK; without PAWS (the default) the
+        // same segment is accepted. The segment here is an old duplicate that happens to
+        // fall in the window (what a wrapped sequence number would look like).
+        for paws in [false, true] {
+            let mut r = TcpReceiver::new(&ts_cfg(paws));
+            let t = ms(0);
+            r.on_segment(t, &ts_seg(0, 100));
+            r.on_segment(t, &ts_seg(1, 100));
+            assert_eq!(r.ts_recent(), 100);
+            let reply = r.on_segment(t, &ts_seg(2, 40));
+            if paws {
+                let a = reply.expect("PAWS answers with an ACK");
+                assert_eq!((a.ack, a.tsecr), (2 * u64::from(MSS), 100));
+                assert_eq!(r.stats().paws_rejected, 1);
+                assert_eq!(r.delivered_bytes(), 2 * u64::from(MSS));
+            } else {
+                assert_eq!(r.stats().paws_rejected, 0);
+                assert_eq!(r.delivered_bytes(), 3 * u64::from(MSS));
+            }
+            // Across the 2^32 wrap a TSval just past zero is newer, not older.
+            let mut w = TcpReceiver::new(&ts_cfg(true));
+            w.on_segment(t, &ts_seg(0, u32::MAX - 5));
+            w.on_segment(t, &ts_seg(1, 3));
+            assert_eq!(w.stats().paws_rejected, 0);
+            assert_eq!(w.delivered_bytes(), 2 * u64::from(MSS));
+        }
+        assert!(TcpConfig {
+            paws: true,
+            ..cfg(true)
+        }
+        .validate()
+        .is_err());
     }
 
     #[test]
@@ -782,6 +909,7 @@ mod tests {
             flags: TcpFlags::SYN,
             window: 0,
             is_retransmission: false,
+            tsval: 0,
         };
         let sa = r.on_segment(ms(1), &syn).unwrap();
         assert_eq!(
@@ -798,6 +926,7 @@ mod tests {
             flags: TcpFlags::ACK,
             window: 0,
             is_retransmission: false,
+            tsval: 0,
         };
         assert_eq!(r.on_segment(ms(3), &ack), None);
         assert_eq!(r.state(), ReceiverState::Established);
@@ -829,6 +958,7 @@ mod tests {
             flags: TcpFlags::SYN,
             window: 0,
             is_retransmission: false,
+            tsval: 0,
         };
         r.on_segment(ms(0), &syn);
         let a = r

@@ -48,6 +48,16 @@
 //! retransmission), and a retransmitted segment is never timed. The RTO's back-off is
 //! therefore kept until a segment sent once only is acknowledged.
 //!
+//! With [`TcpConfig::timestamps`] (RFC 7323 §4) the timed segment is replaced by the
+//! timestamp echo: every segment carries TSval = [`ts_clock`] and every ACK that
+//! acknowledges new data gives a sample ts_clock(now) − TSecr ticks (1 ms each; at least
+//! one tick, as Linux's `tcp_rtt_tsopt_us`), retransmissions included: the receiver
+//! echoes the TSval of the segment that moved its left edge (§4.3), so the echo names the
+//! transmission that was acknowledged and Karn's ambiguity does not arise. The samples
+//! feed RFC 6298's estimator one by one (Linux does the same; RFC 7323 Appendix G's
+//! per-window scaling of α and β is not applied). [`RttStats::in_recovery`] counts the
+//! samples taken during loss recovery, where Karn's rule gives none.
+//!
 //! # Limited time and congestion-window validation
 //!
 //! Each time the sender stops sending (a `poll_transmit` that returns `None` on an
@@ -96,7 +106,7 @@
 use super::congestion::{Congestion, DupAckAction};
 use super::rto::{RtoEstimator, SYN_TIMEOUT_FALLBACK_RTO};
 use super::sack::{SackBlocks, Scoreboard};
-use super::{AckInfo, AppData, Opener, Segment, TcpConfig, TcpFlags};
+use super::{ts_clock, AckInfo, AppData, Opener, Segment, TcpConfig, TcpFlags, TS_TICK};
 use crate::engine::SimTime;
 
 /// Connection state of the sender.
@@ -114,10 +124,13 @@ pub enum SenderState {
     Established,
 }
 
-/// RTT samples taken (after Karn's filtering).
+/// RTT samples taken (after Karn's filtering, or from timestamps).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct RttStats {
     pub samples: u64,
+    /// Samples taken from ACKs that arrived during loss recovery (Karn's rule gives none
+    /// there; RFC 7323 timestamps do).
+    pub in_recovery: u64,
     /// Sum of the samples (saturating).
     pub sum: SimTime,
     pub last: Option<SimTime>,
@@ -298,6 +311,8 @@ pub struct TcpSender {
     pipe: u64,
     /// Recovery has just started: retransmit the first hole regardless of pipe (§5 4.3).
     sack_rtx_head: bool,
+    /// RFC 7323 timestamps: RTT from TSecr instead of a timed segment.
+    timestamps: bool,
 }
 
 impl TcpSender {
@@ -365,6 +380,7 @@ impl TcpSender {
             lost: 0,
             pipe: 0,
             sack_rtx_head: false,
+            timestamps: cfg.timestamps,
         }
     }
 
@@ -435,6 +451,7 @@ impl TcpSender {
                         flags: TcpFlags::ACK,
                         window: self.rcv_buffer,
                         is_retransmission: false,
+                        tsval: self.tsval(now),
                     });
                 }
                 if self.retransmit_head {
@@ -546,8 +563,10 @@ impl TcpSender {
         let retransmission = self.syn_sent_count > 0;
         self.syn_sent_count += 1;
         self.stats.segments_sent += 1;
-        if retransmission {
-            self.stats.retransmissions += 1;
+        if retransmission || self.timestamps {
+            if retransmission {
+                self.stats.retransmissions += 1;
+            }
             self.rtt_timing = None;
         } else {
             self.rtt_timing = Some((1, now));
@@ -578,7 +597,48 @@ impl TcpSender {
             flags,
             window: self.rcv_buffer,
             is_retransmission: retransmission,
+            tsval: self.tsval(now),
         }
+    }
+
+    /// TSval for a segment sent at `now` (0 without timestamps).
+    fn tsval(&self, now: SimTime) -> u32 {
+        if self.timestamps {
+            ts_clock(now)
+        } else {
+            0
+        }
+    }
+
+    /// RFC 7323 §4.1: the RTT sample an ACK echoing `tsecr` gives at `now` (none for a
+    /// zero, i.e. invalid, TSecr or one from the future).
+    fn ts_sample(now: SimTime, tsecr: u32) -> Option<SimTime> {
+        if tsecr == 0 {
+            return None;
+        }
+        let ticks = ts_clock(now).wrapping_sub(tsecr) as i32;
+        (ticks >= 0)
+            .then(|| SimTime::from_nanos(TS_TICK.as_nanos() * u64::from(ticks.max(1) as u32)))
+    }
+
+    /// The RTT sample of an ACK that acknowledged new data up to `ack.ack`: from TSecr
+    /// with timestamps, else from the timed segment if this ACK covers it (Karn).
+    fn sample_rtt(&mut self, now: SimTime, ack: &AckInfo) -> Option<SimTime> {
+        let sample = if self.timestamps {
+            Self::ts_sample(now, ack.tsecr)
+        } else {
+            match self.rtt_timing {
+                Some((end, sent)) if ack.ack >= end => {
+                    self.rtt_timing = None;
+                    Some(now - sent)
+                }
+                _ => None,
+            }
+        };
+        if let Some(r) = sample {
+            self.take_rtt_sample(r);
+        }
+        sample
     }
 
     fn emit_data(&mut self, now: SimTime, seq: u64, len: u64) -> Segment {
@@ -592,7 +652,7 @@ impl TcpSender {
             self.stats.retransmissions += 1;
             self.stats.retransmitted_bytes += len.min(self.snd_max - seq);
             self.rtt_timing = None;
-        } else if self.rtt_timing.is_none() {
+        } else if self.rtt_timing.is_none() && !self.timestamps {
             self.rtt_timing = Some((end, now));
         }
         self.snd_nxt = self.snd_nxt.max(end);
@@ -613,6 +673,7 @@ impl TcpSender {
             flags,
             window: self.rcv_buffer,
             is_retransmission: retransmission,
+            tsval: self.tsval(now),
         }
     }
 
@@ -658,12 +719,8 @@ impl TcpSender {
             self.snd_una = ack.ack;
             self.snd_nxt = self.snd_nxt.max(self.snd_una);
             self.stats.bytes_acked += acked;
-            if let Some((end, sent)) = self.rtt_timing {
-                if ack.ack >= end {
-                    self.rtt_timing = None;
-                    self.take_rtt_sample(now - sent);
-                }
-            }
+            let sample = self.sample_rtt(now, ack);
+            self.cc.set_ack_context(self.snd_max, sample);
         }
         self.scoreboard.update(self.snd_una, self.snd_max, sack);
         self.lost = self
@@ -739,6 +796,12 @@ impl TcpSender {
     fn establish(&mut self, now: SimTime, ack: &AckInfo) {
         if let Some((_, sent)) = self.rtt_timing.take() {
             self.take_rtt_sample(now - sent);
+        } else if let Some(r) = self
+            .timestamps
+            .then(|| Self::ts_sample(now, ack.tsecr))
+            .flatten()
+        {
+            self.take_rtt_sample(r);
         }
         let active = self.state == SenderState::SynSent;
         self.state = SenderState::Established;
@@ -806,12 +869,8 @@ impl TcpSender {
         self.rwnd = u64::from(ack.window);
         self.last_ack_window = ack.window;
         self.stats.bytes_acked += acked;
-        if let Some((end, sent)) = self.rtt_timing {
-            if ack.ack >= end {
-                self.rtt_timing = None;
-                self.take_rtt_sample(now - sent);
-            }
-        }
+        let sample = self.sample_rtt(now, ack);
+        self.cc.set_ack_context(self.snd_max, sample);
         self.cc.set_clock(now, self.rto.srtt());
         let action = self.cc.on_new_ack(ack.ack, acked);
         if action.partial_ack {
@@ -847,6 +906,9 @@ impl TcpSender {
     fn take_rtt_sample(&mut self, r: SimTime) {
         self.rto.on_sample(r);
         self.stats.rtt.record(r);
+        if self.cc.in_recovery() {
+            self.stats.rtt.in_recovery += 1;
+        }
     }
 
     /// The retransmission-timer deadline, if the timer is running. Schedule a wake-up
@@ -1042,7 +1104,8 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::transport::tcp::harness::Wire;
-    use crate::transport::tcp::{CongestionVariant, SSTHRESH_INFINITE};
+    use crate::transport::tcp::hystart::MIN_RTT_THRESH;
+    use crate::transport::tcp::{CongestionVariant, HyStartPhase, SSTHRESH_INFINITE};
 
     const MSS: u64 = 1000;
     const WIN: u32 = 1 << 20;
@@ -1067,6 +1130,7 @@ mod tests {
             ack: n,
             window: WIN,
             flags: TcpFlags::ACK,
+            tsecr: 0,
         }
     }
 
@@ -1975,6 +2039,114 @@ mod tests {
             // The receiver reported the holes: at most 3 blocks, the newest first.
             assert!(w.sacks.iter().any(|b| b.as_slice().len() == 3));
             assert!(w.sender.stats().partial_acks == 0);
+        }
+    }
+
+    /// The three-loss window of `three_losses`, with or without RFC 7323 timestamps.
+    fn three_losses_timed(sack: bool, timestamps: bool) -> Wire {
+        let c = TcpConfig {
+            mss: 1000,
+            delayed_ack: false,
+            sack,
+            timestamps,
+            ..TcpConfig::default()
+        }
+        .with_rcv_buffer_segments(8)
+        .with_initial_ssthresh_segments(64);
+        let mut w = Wire::new(c, AppData::Bytes(60_000), ms(50));
+        w.drop_data(20_000, 1)
+            .drop_data(22_000, 1)
+            .drop_data(24_000, 1);
+        w.run_to_completion(SimTime::from_secs(60));
+        assert_eq!(w.receiver.delivered_bytes(), 60_000);
+        w
+    }
+
+    #[test]
+    fn rfc7323_timestamps_give_rtt_samples_during_recovery_where_karn_gives_none() {
+        // RFC 7323 §4 (RTTM): every ACK of new data gives a sample now − TSecr, and the
+        // receiver echoes the TSval of the segment that filled its left edge (§4.3), so the
+        // ACKs of the retransmissions are timed; RFC 6298 §3 (Karn) times nothing while a
+        // retransmission is outstanding. Three losses in one window, NewReno (partial ACKs)
+        // and SACK (RFC 6675).
+        for sack in [false, true] {
+            let karn = three_losses_timed(sack, false);
+            let ts = three_losses_timed(sack, true);
+            let (k, t) = (karn.sender.stats().rtt, ts.sender.stats().rtt);
+            assert_eq!(k.in_recovery, 0, "Karn, sack {sack}: {k:?}");
+            assert!(t.in_recovery >= 2, "timestamps, sack {sack}: {t:?}");
+            // Every ACK that acknowledged new data gave one sample.
+            let mut una = 0;
+            let mut new_acks = 0;
+            for (_, a) in &ts.acks {
+                if a.ack > una {
+                    una = a.ack;
+                    new_acks += 1;
+                }
+            }
+            assert_eq!(t.samples, new_acks, "sack {sack}");
+            assert!(t.samples > 2 * k.samples, "{t:?} vs {k:?}");
+            // The path is a constant 100 ms (no delayed ACKs, no queue): every sample, the
+            // retransmissions' too, is exactly 100 one-ms ticks.
+            assert_eq!(
+                (t.min, t.max),
+                (Some(ms(100)), Some(ms(100))),
+                "sack {sack}"
+            );
+            // Same recovery, same timing of the data: only the measurement differs.
+            assert_eq!(
+                karn.sender.completion_time(),
+                ts.sender.completion_time(),
+                "sack {sack}"
+            );
+        }
+    }
+
+    #[test]
+    fn rfc9406_hystart_leaves_slow_start_before_loss_as_the_queue_builds() {
+        // RFC 9406 on a path whose bottleneck sends a segment per ms (BDP 40 segments at a
+        // 40 ms base RTT) with an unbounded queue: standard slow start never stops (no loss
+        // here), HyStart++ sees the rounds' minimum RTT rise by RttThresh = 5 ms once the
+        // standing queue holds 5 segments, goes through CSS and sets ssthresh = cwnd.
+        for variant in [CongestionVariant::NewReno, CongestionVariant::Cubic] {
+            let run = |hystart: bool| {
+                let c = TcpConfig {
+                    variant,
+                    mss: 1000,
+                    timestamps: true,
+                    hystart,
+                    rcv_buffer: 4 << 20,
+                    ..TcpConfig::default()
+                };
+                let mut w = Wire::new(c, AppData::Infinite, ms(20));
+                w.data_gap = ms(1);
+                w.run_until(SimTime::from_secs(3));
+                w
+            };
+            let plain = run(false);
+            assert_eq!(plain.sender.ssthresh(), SSTHRESH_INFINITE, "{variant:?}");
+            let hs = run(true);
+            let h = hs.sender.congestion().hystart().unwrap();
+            assert_eq!(h.phase(), HyStartPhase::Done, "{variant:?}");
+            assert_eq!(h.css_entries, 1, "{variant:?}");
+            let ssthresh = hs.sender.ssthresh();
+            assert!(ssthresh < SSTHRESH_INFINITE);
+            // CSS began when the rounds' minimum RTT had risen by at least RttThresh over
+            // the 42 ms base (40 ms + the 1 ms serialization and delayed-ACK wait).
+            let base = hs.sender.stats().rtt.min.unwrap();
+            assert_eq!(base, ms(42));
+            assert!(h.css_baseline_min_rtt().unwrap() >= base + MIN_RTT_THRESH);
+            // It stopped where plain slow start keeps going: at 3 s the plain window is
+            // over twice as large (1.2 MB against 0.53 MB for NewReno) and so is the queue
+            // behind it. (CSS still adds about 1.25× per round for five rounds: with an
+            // unbounded queue HyStart++ overshoots the BDP several times; on a finite
+            // buffer a loss during CSS ends it, RFC 9406 §4.2.)
+            assert!(
+                plain.sender.cwnd() > 2 * ssthresh,
+                "{variant:?}: {ssthresh}"
+            );
+            assert!(plain.sender.srtt() > hs.sender.srtt());
+            assert_eq!(hs.sender.stats().retransmissions, 0);
         }
     }
 
