@@ -711,12 +711,14 @@ pub struct ImpairmentSpec {
     /// as netem's clone re-enters the qdisc.
     #[serde(default, skip_serializing_if = "is_zero_probability")]
     pub duplicate: Probability,
+    /// Correlation of successive duplicate draws (netem `duplicate P CORR`).
     #[serde(default, skip_serializing_if = "is_zero_probability")]
     pub duplicate_correlation: Probability,
     /// Probability that a packet is corrupted (netem `corrupt P`: one bit flipped). The
     /// receiver's checksum then discards it: dropped as `impairment`.
     #[serde(default, skip_serializing_if = "is_zero_probability")]
     pub corrupt: Probability,
+    /// Correlation of successive corrupt draws (netem `corrupt P CORR`).
     #[serde(default, skip_serializing_if = "is_zero_probability")]
     pub corrupt_correlation: Probability,
     /// netem `rate`: after the link, packets leave at this rate, one after another, each
