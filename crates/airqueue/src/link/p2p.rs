@@ -138,7 +138,7 @@ impl P2pLink {
     /// netem's duplicate: a copy of `pkt` enters the arena and meets the impairment on
     /// its own (loss, corruption, delay; it is not duplicated again), as netem's clone
     /// re-enters the qdisc before the original goes on.
-    #[cold]
+    #[inline(always)]
     fn duplicate(
         &mut self,
         port: usize,
