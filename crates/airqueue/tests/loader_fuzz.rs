@@ -104,15 +104,18 @@ fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
     }
 }
 
-/// Whether `message` (outside the quoted text it echoes) names a Rust or serde type.
+/// Whether `message` (outside the quoted text it echoes and the scenario keys it names
+/// in backticks, such as `u32`, tc's classifier) names a Rust or serde type.
 fn leaks_type_name(message: &str) -> Option<String> {
-    let unquoted: String = message
-        .split('"')
-        .enumerate()
-        .filter(|(i, _)| i % 2 == 0)
-        .map(|(_, s)| s)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let outside = |text: &str, quote: char| -> String {
+        text.split(quote)
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let unquoted = outside(&outside(message, '"'), '`');
     let words = [
         "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "f32", "f64", "struct",
         "enum", "serde", "sequence",
