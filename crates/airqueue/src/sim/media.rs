@@ -5,6 +5,22 @@ use super::Simulation;
 use crate::link::{AnyMedium, LinkCtx, LinkEffect, P2pOutcome};
 use crate::packet::{DropReason, Location, PacketId};
 
+/// The context of a call into medium `$m`, borrowing the simulation's fields beside
+/// `self.media` (a macro, as a method would borrow all of `self`).
+macro_rules! link_cx {
+    ($sim:ident, $m:expr) => {
+        LinkCtx {
+            now: $sim.now,
+            medium: $m,
+            events: &mut $sim.events,
+            timers: &mut $sim.timers,
+            packets: &mut $sim.packets,
+            out: &mut $sim.link_fx,
+            capturing: $sim.capture.is_some(),
+        }
+    };
+}
+
 impl Simulation {
     /// Calls medium `m`, then acts on its effects. Effects of nested calls (a `Ready` that
     /// makes a root queue hand the medium its next packet) are acted on depth-first, each
@@ -13,15 +29,7 @@ impl Simulation {
     pub(super) fn with_medium(&mut self, m: u32, f: impl FnOnce(&mut AnyMedium, &mut LinkCtx<'_>)) {
         let start = self.link_fx.len();
         {
-            let mut cx = LinkCtx {
-                now: self.now,
-                medium: m,
-                events: &mut self.events,
-                timers: &mut self.timers,
-                packets: &mut self.packets,
-                out: &mut self.link_fx,
-                capturing: self.capture.is_some(),
-            };
+            let mut cx = link_cx!(self, m);
             f(&mut self.media[m as usize], &mut cx);
         }
         let mut k = start;
@@ -40,15 +48,7 @@ impl Simulation {
         if let AnyMedium::P2p(l) = &mut self.media[m as usize] {
             let start = self.link_fx.len();
             {
-                let mut cx = LinkCtx {
-                    now: self.now,
-                    medium: m,
-                    events: &mut self.events,
-                    timers: &mut self.timers,
-                    packets: &mut self.packets,
-                    out: &mut self.link_fx,
-                    capturing: self.capture.is_some(),
-                };
+                let mut cx = link_cx!(self, m);
                 crate::link::Medium::send(l, port, pkt, &mut cx);
             }
             if self.link_fx.len() > start {
@@ -66,15 +66,7 @@ impl Simulation {
         if let AnyMedium::P2p(l) = &mut self.media[m as usize] {
             let start = self.link_fx.len();
             let outcome = {
-                let mut cx = LinkCtx {
-                    now: self.now,
-                    medium: m,
-                    events: &mut self.events,
-                    timers: &mut self.timers,
-                    packets: &mut self.packets,
-                    out: &mut self.link_fx,
-                    capturing: self.capture.is_some(),
-                };
+                let mut cx = link_cx!(self, m);
                 l.on_event_direct(key, &mut cx)
             };
             // A duplicate (netem) is reported through the effect buffer, before the
