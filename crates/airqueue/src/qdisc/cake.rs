@@ -3,12 +3,20 @@
 //!
 //! What is modelled, following `sch_cake.c` (written from its behaviour, not copied):
 //!
-//! - **Tins** (§3.3 of the paper): `diffserv3` (default) sorts packets by DSCP into Bulk
-//!   (CS1, LE), Best Effort and Voice (CS7, CS6, EF, VA, CS5, CS4). Each tin has a
-//!   bandwidth threshold (Bulk 1/16, BE 1, Voice 1/4 of the shaper rate) and a DRR weight
-//!   (1024 : 64 : 256 bytes). Shaped, the highest-priority tin whose own schedule is due
-//!   is served, else the tin scheduled earliest (a tin above its threshold may still use
-//!   idle capacity); unshaped, tins share by DRR on their weights. `besteffort`: one tin.
+//! - **Tins** (§3.3 of the paper), in the kernel's internal order, each with a bandwidth
+//!   threshold (a fraction of the shaper rate) and a DRR weight, and the kernel's DSCP → tin
+//!   tables (`sch_cake.c` `diffserv3`, `diffserv4`, `diffserv8`, `precedence`):
+//!   `diffserv3` (default): Best Effort (rate, 1024), Bulk (CS1, LE; rate/16, 64), Voice
+//!   (CS7, CS6, EF, VA, DSCP 4; rate/4, 256); `diffserv4`: Best Effort, Bulk, Video (AF2x–AF4x,
+//!   CS2, CS3, DSCP 4; rate/2, 512), Voice (CS4–CS7, EF, VA; rate/4, 256); `diffserv8` and
+//!   `precedence`: eight tins, tin i at rate·(7/8)^i and weight 256·(7/8)^i (each step
+//!   rounded down, as the kernel's `rate *= 7; rate >>= 3`); `besteffort`: one tin. Shaped,
+//!   the last tin (in that order) whose own schedule is due is served, else the tin
+//!   scheduled earliest (a tin above its threshold may still use idle capacity); unshaped,
+//!   tins share by DRR on their weights. (`tc-cake(8)` still lists CS5 and CS4 as Voice
+//!   in diffserv3; the kernel's table, followed here, has them in Best Effort.)
+//! - **`wash`**: the DSCP is cleared (ECN kept) after the tin is chosen, so later hops
+//!   see CS0.
 //! - **Flow queueing**: 1024 queues per tin, **8-way set-associative hashing** (a flow's
 //!   tag is looked up in the 8 queues of its set, else an empty queue of the set is taken,
 //!   else the queue its hash names is shared: a collision), and **DRR++**: a flow that
@@ -28,24 +36,51 @@
 //!   time it empties). ECN-capable packets are marked instead of CoDel-dropped; BLUE
 //!   drops regardless, as Linux.
 //! - **Shaper** (§3.4): a virtual clock `time_next_packet` advanced by each packet's
-//!   transmission time at `bandwidth`, with the packet's length adjusted by `overhead`
-//!   (then the link-layer header is replaced by the overhead) and `mpu`; a packet leaves
-//!   only when the clock is due, so the output holds the set rate exactly in adjusted
-//!   bytes. Unset `bandwidth`: unlimited.
+//!   transmission time at `bandwidth`, with the packet's length adjusted as `cake_overhead`
+//!   does: with `overhead` set the link-layer header is replaced by it, then `mpu` is the
+//!   minimum, then `atm` framing rounds up to whole 48-byte cell payloads of 53 bytes, or
+//!   `ptm` adds one byte per 64 or part (the kernel's conservative 64b/65b form); a packet
+//!   leaves only when the clock is due, so the output holds the set rate exactly in
+//!   adjusted bytes. Each tin's own clock (its threshold) advances as the kernel's
+//!   `cake_advance_shaper`: from its old value if that lags `now` (a tin keeps the credit
+//!   of an idle spell while it has a backlog), else to at least `now + duration`. Unset
+//!   `bandwidth`: unlimited.
+//! - **`ingress`** (shaping the far end's sending, before the bottleneck): packets that
+//!   COBALT drops are charged to the shaper and the deficits too (they already used the
+//!   link upstream), a failsafe clock (1.5× the delivered packets' durations) keeps the
+//!   drops from stalling the output, and COBALT's "over target" test takes the tin's bulk
+//!   flow count into account (2 MTU times per bulk flow), as the kernel does only then.
+//! - **ACK filter** (`ack_filter`, §4.1 of the paper): when a TCP ACK joins a queue, an
+//!   earlier pure ACK of the same connection that it makes redundant (no data, flags only
+//!   ACK/ECE/CWR, a cumulative ACK no higher, timestamps no later, no SACK information the
+//!   new one lacks) is dropped — the earliest such ACK once two are found
+//!   (`ack-filter`), or already one if it sits right before the new ACK with the same
+//!   ECE/CWR flags (`ack-filter-aggressive`). A change of ECE/CWR between candidates keeps
+//!   the earlier one (the ECN signal must get through). The packets here carry whether an
+//!   ACK has SACK blocks but not the blocks themselves (they travel beside the packet, for
+//!   the TCP model): an ACK whose SACK blocks would have to be compared with the new
+//!   one's (both carry SACK) is kept, where the kernel drops it when the new one covers
+//!   its ranges — so this filters a little less than Linux after losses. Drops are counted
+//!   as `ack_filter`.
 //! - **Buffer**: `memlimit`, default as Linux: max(4 MiB, bandwidth × interval × 4) when
 //!   shaped, at most 10240 × MTU (Linux counts skb truesize; here packet lengths). When
 //!   full, the fattest flow of any tin loses its head packet (BLUE hears of it).
+//! - **`nat`**: the kernel looks the flow up in conntrack to hash on the addresses before
+//!   NAT. Nothing in airqueue translates addresses, so the lookup would return the
+//!   packet's own addresses: `nat = true` is accepted and hashes exactly as without it,
+//!   as on a Linux box that does no NAT.
 //!
-//! Not modelled (Linux options with no effect on these scenarios): ATM/PTM cell framing,
-//! `nat`, `wash`, `ack-filter`, `split-gso`, `autorate-ingress`, `ingress`, diffserv4/8
-//! and precedence. Where Linux uses a random dither (the quantum's round-off), this uses
-//! the discipline's own random stream.
+//! Not modelled (no counterpart here): `split-gso` (no GSO super-packets), `fwmark` (no
+//! firewall marks), `autorate-ingress`. Where Linux uses a random dither (the quantum's
+//! round-off) or a random BLUE draw, this uses the discipline's own random stream.
 
 use super::classify::flow_hash;
 use super::peek_stash::PeekStash;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::engine::{SimRng, SimTime};
-use crate::packet::{DropReason, FiveTuple, PacketId};
+use crate::packet::{
+    DropReason, FiveTuple, PacketId, Protocol, IPV4_HEADER_BYTES, TCP_HEADER_BYTES,
+};
 use crate::scenario::{Bytes, Duration, Rate, ScenarioError};
 use rand::Rng;
 use schemars::JsonSchema;
@@ -105,13 +140,46 @@ const FLOW_FLOWS: u8 = 4;
 pub enum CakeDiffserv {
     /// One tin for everything.
     Besteffort,
-    /// Bulk (CS1, LE), Best Effort, Voice (CS7, CS6, EF, VA, CS5, CS4); the default.
+    /// Best Effort, Bulk (CS1, LE), Voice (CS7, CS6, EF, VA, DSCP 4); the default.
     #[default]
     Diffserv3,
+    /// Best Effort, Bulk, Video (AF2x–AF4x, CS2, CS3), Voice (CS4–CS7, EF, VA).
+    Diffserv4,
+    /// Eight tins after RFC 4594's classes (background … network control).
+    Diffserv8,
+    /// Eight tins by the IP precedence (the DSCP's top three bits).
+    Precedence,
+}
+
+/// Cell framing the shaper accounts for (`tc-cake(8)` `atm`, `ptm`, `noatm`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CakeAtm {
+    /// No cell framing (the default).
+    #[default]
+    Noatm,
+    /// ATM (ADSL): whole cells of 48 payload bytes, 53 on the wire.
+    Atm,
+    /// PTM (VDSL2): 64b/65b encoding, one byte per 64 or part.
+    Ptm,
+}
+
+/// ACK filtering (`tc-cake(8)` `ack-filter`, `ack-filter-aggressive`, `no-ack-filter`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CakeAckFilter {
+    /// No ACK filtering (the default).
+    #[default]
+    NoAckFilter,
+    /// Drop a redundant pure ACK once a later ACK of the connection makes two redundant.
+    AckFilter,
+    /// Drop a redundant pure ACK as soon as the next ACK follows it.
+    AckFilterAggressive,
 }
 
 /// Parameters of `cake` (`tc qdisc add … cake [bandwidth R] [overhead N] [mpu N]
-/// [isolation] [besteffort|diffserv3] [rtt T] [memlimit B]`).
+/// [atm|ptm|noatm] [isolation] [nat] [wash] [ingress] [ack-filter…]
+/// [besteffort|diffserv3|diffserv4|diffserv8|precedence] [rtt T] [memlimit B]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CakeConf {
@@ -125,9 +193,26 @@ pub struct CakeConf {
     /// Minimum packet length the shaper charges (`mpu N`). Default 0.
     #[serde(default)]
     pub mpu: u32,
+    /// Cell framing of the link the shaper stands in for. Default "noatm".
+    #[serde(default)]
+    pub atm: CakeAtm,
     /// Flow and host isolation. Default triple-isolate.
     #[serde(default)]
     pub isolation: CakeIsolation,
+    /// Hash on the addresses before NAT (conntrack). Nothing here translates addresses,
+    /// so this changes nothing (module documentation). Default false.
+    #[serde(default)]
+    pub nat: bool,
+    /// Clear the DSCP of every packet after its tin is chosen. Default false.
+    #[serde(default)]
+    pub wash: bool,
+    /// Ingress mode: dropped packets count against the shaper (module documentation).
+    /// Default false.
+    #[serde(default)]
+    pub ingress: bool,
+    /// ACK filtering. Default "no-ack-filter".
+    #[serde(default)]
+    pub ack_filter: CakeAckFilter,
     /// Tin preset. Default diffserv3.
     #[serde(default)]
     pub diffserv: CakeDiffserv,
@@ -306,8 +391,14 @@ pub struct Cake {
     rate_bps: u64,
     overhead: Option<i32>,
     mpu: u32,
+    atm: CakeAtm,
+    wash: bool,
+    ingress: bool,
+    ack_filter: CakeAckFilter,
     buffer_limit: u64,
     time_next: SimTime,
+    /// Ingress mode's failsafe clock (Linux `failsafe_next_packet`).
+    failsafe_next: SimTime,
     backlog: u64,
     len: usize,
     /// Unshaped: the tin whose turn it is.
@@ -317,11 +408,22 @@ pub struct Cake {
     perturb: u64,
     /// Packets the shaper held back (Linux `overlimits`), for tests.
     pub overlimits: u64,
+    /// ACKs the ACK filter dropped (Linux `ack_drops`, summed over tins).
+    pub ack_drops: u64,
 }
 
 /// 65535 / n (Linux `quantum_div`), n ≥ 1.
 fn quantum_div(n: u32) -> u64 {
     65535 / n.max(1) as u64
+}
+
+/// A length after cell framing (Linux `cake_calc_overhead`'s ATM and PTM steps).
+fn frame(len: u32, atm: CakeAtm) -> u32 {
+    match atm {
+        CakeAtm::Noatm => len,
+        CakeAtm::Atm => len.div_ceil(48) * 53,
+        CakeAtm::Ptm => len + len.div_ceil(64),
+    }
 }
 
 /// A host address's 32-bit hash.
@@ -335,12 +437,67 @@ fn host_hash(addr: u32, perturb: u64) -> u32 {
     x as u32
 }
 
-/// The diffserv3 tin of a DSCP (tins ordered Bulk, Best Effort, Voice).
-fn diffserv3_tin(dscp: u8) -> usize {
-    match dscp {
-        8 | 1 => 0,                       // CS1, LE: Bulk
-        56 | 48 | 46 | 44 | 40 | 32 => 2, // CS7, CS6, EF, VA, CS5, CS4: Voice
-        _ => 1,
+// The kernel's DSCP → tin tables (`sch_cake.c`), indexed by DSCP, tins in its internal
+// order.
+#[rustfmt::skip]
+const DIFFSERV3: [u8; 64] = [
+    0, 1, 0, 0, 2, 0, 0, 0,  1, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 2, 0, 2, 0,
+    2, 0, 0, 0, 0, 0, 0, 0,  2, 0, 0, 0, 0, 0, 0, 0,
+];
+#[rustfmt::skip]
+const DIFFSERV4: [u8; 64] = [
+    0, 1, 0, 0, 2, 0, 0, 0,  1, 0, 0, 0, 0, 0, 0, 0,
+    2, 0, 2, 0, 2, 0, 2, 0,  2, 0, 2, 0, 2, 0, 2, 0,
+    3, 0, 2, 0, 2, 0, 2, 0,  3, 0, 0, 0, 3, 0, 3, 0,
+    3, 0, 0, 0, 0, 0, 0, 0,  3, 0, 0, 0, 0, 0, 0, 0,
+];
+#[rustfmt::skip]
+const DIFFSERV8: [u8; 64] = [
+    2, 0, 1, 2, 4, 2, 2, 2,  1, 2, 1, 2, 1, 2, 1, 2,
+    5, 2, 4, 2, 4, 2, 4, 2,  3, 2, 3, 2, 3, 2, 3, 2,
+    6, 2, 3, 2, 3, 2, 3, 2,  6, 2, 2, 2, 6, 2, 6, 2,
+    7, 2, 2, 2, 2, 2, 2, 2,  7, 2, 2, 2, 2, 2, 2, 2,
+];
+
+impl CakeDiffserv {
+    /// The tin of a packet with `dscp`.
+    fn tin_of(self, dscp: u8) -> usize {
+        let d = (dscp & 63) as usize;
+        match self {
+            CakeDiffserv::Besteffort => 0,
+            CakeDiffserv::Diffserv3 => DIFFSERV3[d] as usize,
+            CakeDiffserv::Diffserv4 => DIFFSERV4[d] as usize,
+            CakeDiffserv::Diffserv8 => DIFFSERV8[d] as usize,
+            CakeDiffserv::Precedence => d >> 3,
+        }
+    }
+
+    /// Each tin's threshold rate and DRR weight, in the kernel's tin order
+    /// (`cake_config_*`): the rates as fractions of `rate` (0: unshaped).
+    fn tins(self, rate: u64) -> Vec<(u64, i64)> {
+        match self {
+            CakeDiffserv::Besteffort => vec![(rate, 65535)],
+            CakeDiffserv::Diffserv3 => vec![(rate, 1024), (rate >> 4, 64), (rate >> 2, 256)],
+            CakeDiffserv::Diffserv4 => vec![
+                (rate, 1024),
+                (rate >> 4, 64),
+                (rate >> 1, 512),
+                (rate >> 2, 256),
+            ],
+            CakeDiffserv::Diffserv8 | CakeDiffserv::Precedence => {
+                let (mut r, mut quantum) = (rate, 256i64);
+                (0..8)
+                    .map(|_| {
+                        let tin = (r, quantum.max(1));
+                        r = (r * 7) >> 3;
+                        quantum = (quantum * 7) >> 3;
+                        tin
+                    })
+                    .collect()
+            }
+        }
     }
 }
 
@@ -364,15 +521,11 @@ impl Cake {
         let interval = c.rtt.time().0;
         let target = (interval / 20).max(1);
         let mtu = b.dev.psched_mtu as u64;
-        // (threshold as a fraction of the rate: shift, DRR weight)
-        let presets: &[(u32, i64)] = match c.diffserv {
-            CakeDiffserv::Besteffort => &[(0, 1024)],
-            CakeDiffserv::Diffserv3 => &[(4, 64), (0, 1024), (2, 256)],
-        };
-        let tins = presets
-            .iter()
-            .map(|&(shift, weight)| {
-                let tin_rate = rate_bps >> shift;
+        let tins = c
+            .diffserv
+            .tins(rate_bps)
+            .into_iter()
+            .map(|(tin_rate, weight)| {
                 let (quantum, byte_target_ns) = if tin_rate > 0 {
                     let bytes_per_s = tin_rate / 8;
                     (
@@ -426,8 +579,13 @@ impl Cake {
             rate_bps,
             overhead: c.overhead,
             mpu: c.mpu,
+            atm: c.atm,
+            wash: c.wash,
+            ingress: c.ingress,
+            ack_filter: c.ack_filter,
             buffer_limit,
             time_next: SimTime::ZERO,
+            failsafe_next: SimTime::ZERO,
             backlog: 0,
             len: 0,
             cur_tin: 0,
@@ -435,24 +593,18 @@ impl Cake {
             rng,
             perturb,
             overlimits: 0,
+            ack_drops: 0,
         })
     }
 
-    /// The length the shaper and the deficits charge (Linux `cake_overhead`).
+    /// The length the shaper and the deficits charge (Linux `cake_calc_overhead`).
     fn adjusted_len(&self, ctx: &QdiscCtx, pkt: PacketId) -> u32 {
         let len = ctx.len_of(pkt);
         let len = match self.overhead {
             None => len,
             Some(o) => (len.saturating_sub(ctx.dev.link_header) as i64 + o as i64).max(1) as u32,
         };
-        len.max(self.mpu)
-    }
-
-    fn tin_of(&self, dscp: u8) -> usize {
-        match self.diffserv {
-            CakeDiffserv::Besteffort => 0,
-            CakeDiffserv::Diffserv3 => diffserv3_tin(dscp),
-        }
+        frame(len.max(self.mpu), self.atm)
     }
 
     /// The queue (and hosts) of a packet in tin `t` (Linux `cake_hash`).
@@ -582,7 +734,7 @@ impl Cake {
             let mut tried = 0;
             loop {
                 let tin = &mut self.tins[self.cur_tin];
-                if tin.packets > 0 && tin.tin_deficit > 0 {
+                if tin.sparse + tin.bulk > 0 && tin.tin_deficit >= 0 {
                     return Some(self.cur_tin);
                 }
                 if tin.tin_deficit <= 0 {
@@ -612,89 +764,124 @@ impl Cake {
     /// Serves one packet, COBALT drops on the way (Linux `cake_dequeue`).
     fn serve(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
         let now = ctx.now;
-        loop {
+        'begin: loop {
             if self.len == 0 {
                 return None;
             }
-            if self.rate_bps > 0 && self.time_next > now {
+            if self.rate_bps > 0 && self.time_next > now && self.failsafe_next > now {
                 self.overlimits += 1;
                 return None;
             }
             let t = self.choose_tin(now)?;
-            // The flow to serve: new (sparse) flows first, then old ones; quanta are
-            // refilled by rotation.
-            let (f, from_new) = loop {
-                let tin = &self.tins[t];
-                let (f, from_new) = match tin.new_flows.front() {
-                    Some(&f) => (f as usize, true),
-                    None => match tin.old_flows.front() {
-                        Some(&f) => (f as usize, false),
-                        None => break (usize::MAX, false),
-                    },
+            'retry: loop {
+                let Some((f, from_new)) = self.next_flow(t) else {
+                    continue 'begin;
                 };
-                if tin.flows[f].deficit > 0 {
-                    break (f, from_new);
-                }
-                let refill = self.refill(t, f);
-                let tin = &mut self.tins[t];
-                let flow = &mut tin.flows[f];
-                if flow.set == FlowSet::Sparse {
-                    if flow.queue.is_empty() {
-                        flow.set = FlowSet::SparseWait;
-                    } else {
-                        flow.set = FlowSet::Bulk;
-                        tin.sparse -= 1;
-                        tin.bulk += 1;
-                        self.bulk_counts(t, f, true);
+                // Take packets through COBALT.
+                loop {
+                    let Some(p) = self.pop(t, f, ctx) else {
+                        self.flow_emptied(t, f, from_new, now.0);
+                        continue 'begin;
+                    };
+                    let sojourn = now.saturating_sub(ctx.packets.get(p).enqueued).0;
+                    let tin = &mut self.tins[t];
+                    let cp = tin.cparams;
+                    let bulk = if self.ingress { tin.bulk } else { 0 };
+                    let (codel, blue) =
+                        tin.flows[f]
+                            .cobalt
+                            .should_drop(&cp, now.0, sojourn, bulk, &mut self.rng);
+                    // The last packet of a queue is marked, never dropped, by CoDel.
+                    let last = tin.flows[f].queue.is_empty();
+                    let marked = codel && ctx.mark_ce(p);
+                    let drop = blue || (codel && !marked);
+                    if !drop || last {
+                        self.charge(t, f, ctx, p, now, false);
+                        return Some(p);
+                    }
+                    ctx.drop_packet(p, DropReason::Aqm);
+                    if self.ingress {
+                        self.charge(t, f, ctx, p, now, true);
+                        continue 'retry;
                     }
                 }
-                let tin = &mut self.tins[t];
-                tin.flows[f].deficit += refill;
-                if from_new {
-                    tin.new_flows.pop_front();
-                } else {
-                    tin.old_flows.pop_front();
-                }
-                tin.old_flows.push_back(f as u16);
-            };
-            if f == usize::MAX {
-                // Packets counted but no flow listed cannot happen; guard the loop.
-                debug_assert!(false, "cake: packets without an active flow");
-                return None;
             }
-            // Take packets through COBALT.
-            let got = loop {
-                let Some(p) = self.pop(t, f, ctx) else {
-                    self.flow_emptied(t, f, from_new, now.0);
-                    break None;
-                };
-                let sojourn = now.saturating_sub(ctx.packets.get(p).enqueued).0;
-                let tin = &mut self.tins[t];
-                let cp = tin.cparams;
-                let bulk = tin.bulk;
-                let (codel, blue) =
-                    tin.flows[f]
-                        .cobalt
-                        .should_drop(&cp, now.0, sojourn, bulk, &mut self.rng);
-                if blue || (codel && !ctx.mark_ce(p)) {
-                    ctx.drop_packet(p, DropReason::Aqm);
-                    continue;
-                }
-                break Some(p);
+        }
+    }
+
+    /// The flow of tin `t` to serve next (DRR++: new flows first, then old ones; a flow
+    /// whose deficit is spent gets its next quantum and goes to the end of the old list),
+    /// and whether it came from the new list. None: the tin has no flow listed.
+    fn next_flow(&mut self, t: usize) -> Option<(usize, bool)> {
+        loop {
+            let tin = &self.tins[t];
+            let (f, from_new) = match tin.new_flows.front() {
+                Some(&f) => (f as usize, true),
+                None => (*tin.old_flows.front()? as usize, false),
             };
-            let Some(p) = got else { continue };
-            let len = self.adjusted_len(ctx, p) as u64;
+            if tin.flows[f].deficit > 0 {
+                return Some((f, from_new));
+            }
+            let refill = self.refill(t, f);
             let tin = &mut self.tins[t];
-            tin.flows[f].deficit -= len as i64;
-            tin.tin_deficit -= len as i64;
-            if self.rate_bps > 0 {
-                // The tin's schedule never lags now (no burst credit); the global one does
-                // not lag either: it is reset when the queue was idle (enqueue).
-                let tin_dur = SimTime::transmission(len, tin.rate_bps.max(1));
-                tin.time_next = tin.time_next.max(now) + tin_dur;
-                self.time_next += SimTime::transmission(len, self.rate_bps);
+            let flow = &mut tin.flows[f];
+            if flow.set == FlowSet::Sparse {
+                if flow.queue.is_empty() {
+                    flow.set = FlowSet::SparseWait;
+                } else {
+                    flow.set = FlowSet::Bulk;
+                    tin.sparse -= 1;
+                    tin.bulk += 1;
+                    self.bulk_counts(t, f, true);
+                }
             }
-            return Some(p);
+            let tin = &mut self.tins[t];
+            tin.flows[f].deficit += refill;
+            if from_new {
+                tin.new_flows.pop_front();
+            } else {
+                tin.old_flows.pop_front();
+            }
+            tin.old_flows.push_back(f as u16);
+        }
+    }
+
+    /// Charges packet `p` of flow `f` in tin `t` to the deficits and the shapers (Linux
+    /// `cake_advance_shaper`; `dropped`: an ingress-mode drop, which leaves the failsafe
+    /// clock alone).
+    fn charge(
+        &mut self,
+        t: usize,
+        f: usize,
+        ctx: &QdiscCtx,
+        p: PacketId,
+        now: SimTime,
+        dropped: bool,
+    ) {
+        let len = self.adjusted_len(ctx, p) as u64;
+        let tin = &mut self.tins[t];
+        tin.flows[f].deficit -= len as i64;
+        tin.tin_deficit -= len as i64;
+        if self.rate_bps > 0 {
+            self.advance_shaper(t, len, now, dropped);
+        }
+    }
+
+    /// Advances tin `t`'s clock and the global (and, unless `dropped`, the failsafe) clock
+    /// by `len` adjusted bytes (Linux `cake_advance_shaper`).
+    fn advance_shaper(&mut self, t: usize, len: u64, now: SimTime, dropped: bool) {
+        let tin = &mut self.tins[t];
+        let tin_dur = SimTime::transmission(len, tin.rate_bps.max(1));
+        if tin.time_next < now {
+            // A tin that lags keeps the credit of the time it lags by.
+            tin.time_next += tin_dur;
+        } else if tin.time_next < now + tin_dur {
+            tin.time_next = now + tin_dur;
+        }
+        let global = SimTime::transmission(len, self.rate_bps);
+        self.time_next += global;
+        if !dropped {
+            self.failsafe_next += global + SimTime(global.0 / 2);
         }
     }
 
@@ -729,6 +916,75 @@ impl Cake {
     }
 }
 
+const TCP_ACK: u8 = 0x10;
+const TCP_SYN: u8 = 0x02;
+const TCP_ECE_CWR: u8 = 0xC0;
+
+/// `a` is later than `b` in 32-bit sequence space (RFC 1982), as timestamps compare.
+fn after(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+/// Whether pure ACK `p` carries SACK blocks: TCP options beyond the 12 bytes of the
+/// timestamp option (the TCP model sizes an ACK as IP + TCP headers + 12 + SACK option).
+fn has_sack(p: &crate::packet::Packet) -> bool {
+    p.size_bytes.saturating_sub(p.payload_bytes) > IPV4_HEADER_BYTES + TCP_HEADER_BYTES + 12
+}
+
+/// The index in `queue` of the pure ACK that the ACK at its tail makes redundant, if any
+/// (Linux `cake_ack_filter`; module documentation).
+fn redundant_ack(queue: &VecDeque<PacketId>, ctx: &QdiscCtx, aggressive: bool) -> Option<usize> {
+    let n = queue.len();
+    if n < 2 {
+        return None;
+    }
+    let trig = ctx.packets.get(queue[n - 1]);
+    if trig.tuple.protocol != Protocol::Tcp || trig.tcp.flags & (TCP_ACK | TCP_SYN) != TCP_ACK {
+        return None;
+    }
+    let trig_ecn = trig.tcp.flags & TCP_ECE_CWR;
+    let (mut eligible, mut eligible_ecn, mut found) = (None, 0u8, 0u32);
+    for (i, &c) in queue.iter().enumerate().take(n - 1) {
+        let p = ctx.packets.get(c);
+        if p.tuple != trig.tuple {
+            continue;
+        }
+        // An ECN signal between two candidates must get through: start again.
+        if eligible.is_some() && p.tcp.flags & TCP_ECE_CWR != eligible_ecn {
+            eligible = None;
+            found -= 1;
+        }
+        let timestamps_later = (p.tcp.tsval != 0 || p.tcp.tsecr != 0)
+            && (after(p.tcp.tsval, trig.tcp.tsval) || after(p.tcp.tsecr, trig.tcp.tsecr));
+        if p.tcp.flags & !TCP_ECE_CWR != TCP_ACK
+            || timestamps_later
+            || p.payload_bytes != 0
+            || p.tcp.ack > trig.tcp.ack
+        {
+            continue;
+        }
+        // SACK: the new ACK must tell at least as much. Both carrying SACK blocks would
+        // need the blocks compared, which the packet does not carry: keep it.
+        let more_from_new = match (has_sack(p), has_sack(trig)) {
+            (true, _) => continue,
+            (false, true) => true,
+            (false, false) => false,
+        };
+        if p.tcp.ack == trig.tcp.ack && !more_from_new {
+            continue;
+        }
+        if eligible.is_none() {
+            eligible = Some(i);
+            eligible_ecn = p.tcp.flags & TCP_ECE_CWR;
+        }
+        found += 1;
+        if found > 1 {
+            return eligible;
+        }
+    }
+    (aggressive && eligible == Some(n - 2) && eligible_ecn == trig_ecn).then_some(n - 2)
+}
+
 /// The host slot of `hash` (source or destination side), set-associatively.
 fn find_host(hosts: &mut [Host], hash: u32, src: bool) -> usize {
     let idx = hash as usize % QUEUES;
@@ -759,11 +1015,19 @@ impl Qdisc for Cake {
             let p = ctx.packets.get(pkt);
             (p.dscp, p.tuple)
         };
-        let t = self.tin_of(dscp);
+        let t = self.diffserv.tin_of(dscp);
+        if self.wash && dscp != 0 {
+            ctx.packets.get_mut(pkt).dscp = 0;
+        }
         let f = self.hash(t, &tuple);
         let len = ctx.len_of(pkt);
+        // Shaper state is not left stale across an idle spell (Linux `cake_enqueue`).
+        if self.tins[t].packets == 0 && self.tins[t].time_next < ctx.now {
+            self.tins[t].time_next = ctx.now;
+        }
         if self.len == 0 && self.rate_bps > 0 && self.time_next < ctx.now {
             self.time_next = ctx.now;
+            self.failsafe_next = ctx.now;
         }
         let refill = if self.tins[t].flows[f].set == FlowSet::None {
             Some(self.refill_fresh(t, f))
@@ -792,6 +1056,9 @@ impl Qdisc for Cake {
                 self.bulk_counts(t, f, true);
             }
             FlowSet::Sparse | FlowSet::Bulk => {}
+        }
+        if self.ack_filter != CakeAckFilter::NoAckFilter {
+            self.filter_acks(t, f, ctx);
         }
         let mut verdict = Verdict::Queued;
         while self.backlog > self.buffer_limit {
@@ -830,11 +1097,35 @@ impl Qdisc for Cake {
     }
 
     fn next_wakeup(&self, now: SimTime) -> Option<SimTime> {
-        (self.rate_bps > 0 && self.len > 0 && self.time_next > now).then_some(self.time_next)
+        (self.rate_bps > 0 && self.len > 0 && self.time_next > now && self.failsafe_next > now)
+            .then(|| self.time_next.min(self.failsafe_next))
     }
 }
 
 impl Cake {
+    /// The ACK filter (Linux `cake_ack_filter`): drops the pure ACK of flow `f` that the
+    /// ACK just queued at its tail makes redundant, if any.
+    fn filter_acks(&mut self, t: usize, f: usize, ctx: &mut QdiscCtx) {
+        let aggressive = self.ack_filter == CakeAckFilter::AckFilterAggressive;
+        let Some(i) = redundant_ack(&self.tins[t].flows[f].queue, ctx, aggressive) else {
+            return;
+        };
+        let tin = &mut self.tins[t];
+        let p = tin.flows[f].queue.remove(i).expect("index from the queue");
+        let len = ctx.len_of(p) as u64;
+        tin.flows[f].bytes -= len;
+        tin.backlog -= len;
+        tin.packets -= 1;
+        self.backlog -= len;
+        self.len -= 1;
+        self.ack_drops += 1;
+        if self.ingress && self.rate_bps > 0 {
+            let adjusted = self.adjusted_len(ctx, p) as u64;
+            self.advance_shaper(t, adjusted, ctx.now, true);
+        }
+        ctx.drop_packet(p, DropReason::AckFilter);
+    }
+
     /// The first quantum of a flow that arrives with an empty queue (no dither, as Linux).
     fn refill_fresh(&self, t: usize, f: usize) -> i64 {
         ((self.tins[t].flow_quantum * quantum_div(self.host_load(t, f))) >> 16) as i64
@@ -923,16 +1214,282 @@ mod tests {
     }
 
     #[test]
-    fn diffserv3_sorts_dscp_into_bulk_best_effort_and_voice() {
-        // Reference: sch_cake.c diffserv3 map (tc-cake(8)): CS1 and LE → Bulk; CS7, CS6,
-        // EF, VA, CS5, CS4 → Voice; everything else Best Effort.
-        assert_eq!(diffserv3_tin(8), 0);
-        assert_eq!(diffserv3_tin(1), 0);
-        for d in [56, 48, 46, 44, 40, 32] {
-            assert_eq!(diffserv3_tin(d), 2);
+    fn dscp_tables_follow_sch_cake() {
+        // Reference: the kernel's tables (sch_cake.c `diffserv3`, `diffserv4`,
+        // `diffserv8`, `precedence`), tins in its internal order.
+        let d3 = CakeDiffserv::Diffserv3;
+        // Best Effort 0, Bulk 1 (CS1, LE), Voice 2 (CS7, CS6, EF, VA, DSCP 4).
+        for (dscp, tin) in [(0, 0), (8, 1), (1, 1), (56, 2), (48, 2), (46, 2), (44, 2)] {
+            assert_eq!(d3.tin_of(dscp), tin, "diffserv3 dscp {dscp}");
         }
-        for d in [0, 10, 18, 24, 26] {
-            assert_eq!(diffserv3_tin(d), 1);
+        for (dscp, tin) in [(4, 2), (40, 0), (32, 0), (10, 0), (26, 0), (34, 0)] {
+            assert_eq!(d3.tin_of(dscp), tin, "diffserv3 dscp {dscp}");
+        }
+        // diffserv4: Best Effort 0, Bulk 1, Video 2 (AF2x-AF4x, CS2, CS3), Voice 3.
+        let d4 = CakeDiffserv::Diffserv4;
+        for (dscp, tin) in [
+            (0, 0),
+            (10, 0),
+            (8, 1),
+            (1, 1),
+            (16, 2),
+            (18, 2),
+            (24, 2),
+            (26, 2),
+            (34, 2),
+            (32, 3),
+            (40, 3),
+            (44, 3),
+            (46, 3),
+            (48, 3),
+            (56, 3),
+        ] {
+            assert_eq!(d4.tin_of(dscp), tin, "diffserv4 dscp {dscp}");
+        }
+        // diffserv8: 0 LE, 1 CS1 and AF1x, 2 CS0, 3 AF3x/AF4x/CS3, 4 AF2x, 5 CS2,
+        // 6 CS4/CS5/VA/EF, 7 CS6/CS7.
+        let d8 = CakeDiffserv::Diffserv8;
+        for (dscp, tin) in [
+            (1, 0),
+            (8, 1),
+            (10, 1),
+            (0, 2),
+            (24, 3),
+            (34, 3),
+            (18, 4),
+            (16, 5),
+            (32, 6),
+            (46, 6),
+            (48, 7),
+            (56, 7),
+        ] {
+            assert_eq!(d8.tin_of(dscp), tin, "diffserv8 dscp {dscp}");
+        }
+        for dscp in 0..64u8 {
+            assert_eq!(CakeDiffserv::Precedence.tin_of(dscp), (dscp >> 3) as usize);
+            assert_eq!(CakeDiffserv::Besteffort.tin_of(dscp), 0);
+        }
+    }
+
+    #[test]
+    fn tin_thresholds_and_weights_follow_cake_config() {
+        // Reference: sch_cake.c cake_config_diffserv3/4/8: thresholds as fractions of the
+        // rate, DRR weights; diffserv8 steps both by 7/8, rounding down each step.
+        let r = 100_000_000u64;
+        assert_eq!(
+            CakeDiffserv::Diffserv3.tins(r),
+            vec![(r, 1024), (r / 16, 64), (r / 4, 256)]
+        );
+        assert_eq!(
+            CakeDiffserv::Diffserv4.tins(r),
+            vec![(r, 1024), (r / 16, 64), (r / 2, 512), (r / 4, 256)]
+        );
+        let d8 = CakeDiffserv::Diffserv8.tins(r);
+        let weights: Vec<i64> = d8.iter().map(|t| t.1).collect();
+        assert_eq!(weights, vec![256, 224, 196, 171, 149, 130, 113, 98]);
+        assert_eq!(d8[1].0, 87_500_000);
+        assert_eq!(d8[7].0, 39_269_588); // 100e6 * 7/8 seven times, floored each time
+    }
+
+    /// The mean gap between 100 back-to-back 1000-byte packets leaving a 10 Mbit/s
+    /// besteffort cake with `extra` options.
+    fn shaper_gap_ns(extra: &str) -> f64 {
+        let mut h = Harness::new();
+        let mut q = cake(
+            &h,
+            &format!("bandwidth = \"10Mbit\"\ndiffserv = \"besteffort\"\n{extra}"),
+        );
+        for i in 0..100 {
+            let p = h.packet(i, 1000);
+            h.enqueue(&mut q, p);
+        }
+        let mut times = Vec::new();
+        while q.len() > 0 {
+            match h.dequeue(&mut q) {
+                Some(_) => times.push(h.now),
+                None => h.now = q.next_wakeup(h.now).expect("throttled"),
+            }
+        }
+        assert_eq!(times.len(), 100);
+        (times[99].0 - times[0].0) as f64 / 99.0
+    }
+
+    #[test]
+    fn atm_and_ptm_framing_charge_cells_and_64b65b_bytes() {
+        // Reference: tc-cake(8) atm/ptm and sch_cake.c cake_calc_overhead: ATM rounds up
+        // to 48-byte cell payloads sent as 53 bytes; PTM adds a byte per 64 or part.
+        // 1000 B + overhead 10 = 1010 B: ATM 22 cells = 1166 B (932.8 µs at 10 Mbit/s);
+        // PTM 1010 + 16 = 1026 B (820.8 µs).
+        let atm = shaper_gap_ns("overhead = 10\natm = \"atm\"");
+        assert!((atm - 932_800.0).abs() < 1.0, "{atm}");
+        let ptm = shaper_gap_ns("overhead = 10\natm = \"ptm\"");
+        assert!((ptm - 820_800.0).abs() < 1.0, "{ptm}");
+        let plain = shaper_gap_ns("overhead = 10");
+        assert!((plain - 808_000.0).abs() < 1.0, "{plain}");
+        assert_eq!(frame(48, CakeAtm::Atm), 53);
+        assert_eq!(frame(49, CakeAtm::Atm), 106);
+        assert_eq!(frame(64, CakeAtm::Ptm), 65);
+        assert_eq!(frame(65, CakeAtm::Ptm), 67);
+    }
+
+    #[test]
+    fn wash_clears_the_dscp_after_the_tin_is_chosen() {
+        // Reference: tc-cake(8) `wash` ("clears all extra DiffServ ... after priority
+        // queuing has taken place"): an EF packet is still served as Voice.
+        for wash in [false, true] {
+            let mut h = Harness::new();
+            let mut q = cake(&h, &format!("wash = {wash}"));
+            let p = h.packet_with(1, 200, |p| p.dscp = 46);
+            h.enqueue(&mut q, p);
+            assert_eq!(q.tins[2].packets, 1, "EF goes to the Voice tin");
+            let out = h.dequeue(&mut q).unwrap();
+            assert_eq!(h.packets.get(out).dscp, if wash { 0 } else { 46 });
+        }
+    }
+
+    /// A pure ACK (or, with `data`, a segment) of one TCP connection.
+    fn tcp_packet(
+        h: &mut Harness,
+        ack: u64,
+        data: u32,
+        extra: impl FnOnce(&mut crate::packet::Packet),
+    ) -> PacketId {
+        h.packet_with(7, 52 + data, |p| {
+            p.tuple.protocol = Protocol::Tcp;
+            p.tuple.src_port = 5001;
+            p.tuple.dst_port = 80;
+            p.payload_bytes = data;
+            p.tcp.flags = TCP_ACK;
+            p.tcp.ack = ack;
+            extra(p);
+        })
+    }
+
+    /// Queues ACKs 1…n (one connection, nothing dequeued) and returns the acks left.
+    fn queued_acks(mode: &str, n: u64) -> (Vec<u64>, Vec<DropReason>) {
+        let mut h = Harness::new();
+        let mut q = cake(&h, &format!("ack_filter = \"{mode}\""));
+        for a in 1..=n {
+            let p = tcp_packet(&mut h, a * 1448, 0, |_| {});
+            h.enqueue(&mut q, p);
+        }
+        let reasons = h.dropped().into_iter().map(|d| d.1).collect();
+        let mut left = Vec::new();
+        while let Some(p) = h.dequeue(&mut q) {
+            left.push(h.packets.get(p).tcp.ack / 1448);
+        }
+        (left, reasons)
+    }
+
+    #[test]
+    fn the_ack_filter_keeps_two_acks_and_the_aggressive_one_keeps_one() {
+        // Reference: sch_cake.c cake_ack_filter: the earliest redundant pure ACK is dropped
+        // once two are found; the aggressive mode drops one as soon as a newer ACK
+        // follows it directly. Without the filter nothing is dropped.
+        let (left, drops) = queued_acks("no-ack-filter", 6);
+        assert_eq!(left, vec![1, 2, 3, 4, 5, 6]);
+        assert!(drops.is_empty());
+        let (left, drops) = queued_acks("ack-filter", 6);
+        assert_eq!(left, vec![5, 6]);
+        assert_eq!(drops, vec![DropReason::AckFilter; 4]);
+        let (left, _) = queued_acks("ack-filter-aggressive", 6);
+        assert_eq!(left, vec![6]);
+    }
+
+    #[test]
+    fn the_ack_filter_spares_data_ecn_signals_sack_and_other_connections() {
+        // Reference: sch_cake.c cake_tcph_may_drop / cake_ack_filter: only pure ACKs
+        // (no data, flags ACK only), never one whose ECE/CWR differs from the next
+        // candidate's, never one with SACK information the new ACK lacks, only of the same
+        // 5-tuple, never one acknowledging more than the new ACK.
+        let run = |first: &dyn Fn(&mut Harness) -> PacketId| {
+            let mut h = Harness::new();
+            let mut q = cake(&h, "ack_filter = \"ack-filter-aggressive\"");
+            let p = first(&mut h);
+            h.enqueue(&mut q, p);
+            let p = tcp_packet(&mut h, 2 * 1448, 0, |_| {});
+            h.enqueue(&mut q, p);
+            h.dropped().len()
+        };
+        assert_eq!(
+            run(&|h| tcp_packet(h, 1448, 0, |_| {})),
+            1,
+            "a redundant pure ACK"
+        );
+        assert_eq!(run(&|h| tcp_packet(h, 1448, 100, |_| {})), 0, "data");
+        assert_eq!(
+            run(&|h| tcp_packet(h, 1448, 0, |p| p.tcp.flags |= 0x40)),
+            0,
+            "ECE"
+        );
+        assert_eq!(
+            run(&|h| tcp_packet(h, 1448, 0, |p| p.size_bytes += 10)),
+            0,
+            "SACK"
+        );
+        assert_eq!(
+            run(&|h| tcp_packet(h, 1448, 0, |p| p.tuple.src_port = 9)),
+            0,
+            "tuple"
+        );
+        assert_eq!(
+            run(&|h| tcp_packet(h, 3 * 1448, 0, |_| {})),
+            0,
+            "newer cumulative ACK"
+        );
+        assert_eq!(
+            run(&|h| tcp_packet(h, 1448, 0, |p| p.tcp.flags |= TCP_SYN)),
+            0,
+            "SYN"
+        );
+        assert_eq!(
+            run(&|h| tcp_packet(h, 1448, 0, |p| p.tcp.tsval = 5)),
+            0,
+            "a later timestamp than the new ACK's (0)"
+        );
+    }
+
+    #[test]
+    fn ingress_mode_charges_dropped_packets_to_the_shaper() {
+        // Reference: tc-cake(8) `ingress` and sch_cake.c: in ingress mode a packet COBALT
+        // drops advances the shaper's clock (it already crossed the link upstream), so
+        // delivered + dropped bytes reach at least the set rate, while the failsafe clock
+        // (1.5× the delivered packets' time) lets the delivered ones out at 2/3 of it when
+        // drops are heavy; in egress mode the delivered bytes alone hold the set rate.
+        // 1 Mbit/s, 600 packets of 1000 B queued at once: COBALT drops as the sojourn
+        // grows.
+        for ingress in [false, true] {
+            let mut h = Harness::new();
+            let mut q = cake(
+                &h,
+                &format!("bandwidth = \"1Mbit\"\ndiffserv = \"besteffort\"\ningress = {ingress}"),
+            );
+            for i in 0..600 {
+                let p = h.packet(i % 4, 1000);
+                h.enqueue(&mut q, p);
+            }
+            let (mut delivered, mut last) = (0u64, SimTime::ZERO);
+            while q.len() > 0 {
+                match h.dequeue(&mut q) {
+                    Some(p) => {
+                        delivered += h.packets.size(p) as u64;
+                        last = h.now;
+                    }
+                    None => h.now = q.next_wakeup(h.now).expect("throttled"),
+                }
+            }
+            let dropped = h.dropped().len() as u64 * 1000;
+            assert!(dropped > 0, "COBALT dropped nothing");
+            let secs = last.0 as f64 / 1e9;
+            let out = delivered as f64 * 8.0 / secs;
+            let charged = (delivered + dropped) as f64 * 8.0 / secs;
+            println!("ingress {ingress}: delivered {out:.0} b/s, charged {charged:.0} b/s");
+            if ingress {
+                assert!(charged >= 0.97e6, "{charged}");
+                assert!((out - 2e6 / 3.0).abs() < 0.02e6, "{out}");
+            } else {
+                assert!((out - 1e6).abs() < 0.02e6, "{out}");
+            }
         }
     }
 
