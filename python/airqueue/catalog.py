@@ -452,7 +452,10 @@ def reproduce(
 
 def _percent(v: float, digits: int) -> str:
     """``-7.8 %`` as the docs write it, with a true minus sign (U+2212) and a space."""
-    return f"{v * 100:+.{digits}f} %".replace("-", "\u2212")
+    text = f"{v * 100:+.{digits}f}"
+    if float(text) == 0:  # no sign on a zero that rounding made (-0.0)
+        text = f"{0:.{digits}f}"
+    return f"{text} %".replace("-", "\u2212")
 
 
 def measured_summary(res: ReproductionResult) -> str:

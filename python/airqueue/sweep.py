@@ -678,6 +678,7 @@ def sweep(
     version = str(_native.version())
     failed_conservation: list[int] = []
     run_started = time.perf_counter()
+    run_wall = 0.0
     if backend == "dask":
         outcomes = _run_dask(todo, jobs, scheduler)
     elif jobs == 1 or len(todo) <= 1:
@@ -698,9 +699,11 @@ def sweep(
         if not outcome["conservation_ok"]:
             failed_conservation.append(task.index)
         done += runs_of_key[task.key]
+        # Until the last run came back (not the workers' shut-down after it): the rate
+        # the progress bar shows (cli.runs_per_second) uses the same span.
+        run_wall = time.perf_counter() - run_started
         if progress:
             progress(done, total, skipped)
-    run_wall = time.perf_counter() - run_started
 
     params = [a.path for a in axes]
     for t in tasks:
