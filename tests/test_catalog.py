@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from airqueue import catalog
-from support import airqueue_cli
+from support import REPO, airqueue_cli
+
+
+def documented_measured(name: str) -> str:
+    """The "measured" cell of docs/experiments.md's reproduction table for ``name``."""
+    docs = (REPO / "docs" / "experiments.md").read_text(encoding="utf-8")
+    for line in docs.splitlines():
+        if line.startswith(f"| `{name}` |"):
+            return line.rstrip(" |").rsplit(" | ", 1)[-1]
+    raise AssertionError(f"{name} is not in docs/experiments.md's table")
 
 
 def test_list_shows_every_reproduction() -> None:
@@ -26,6 +36,8 @@ def test_md1_delay_meets_pollaczek_khinchine(tmp_path: Path) -> None:
     assert len(res.table) == len(catalog.MD1_LOADS)
     assert res.table["x"].round(3).tolist() == list(catalog.MD1_LOADS)
     assert (res.table["rel_error"].abs() < 0.05).all()
+    # The documented figures are these (regenerate with catalog.measured_summary).
+    assert documented_measured(res.reproduction.name) == catalog.measured_summary(res)
 
 
 def test_tcp_throughput_meets_mathis_where_the_model_holds(tmp_path: Path) -> None:
@@ -37,6 +49,7 @@ def test_tcp_throughput_meets_mathis_where_the_model_holds(tmp_path: Path) -> No
     assert len(checked) == 5 and checked["within"].all()
     # Outside the model's domain TCP falls below it (timeouts), as Padhye et al. 1998 explain.
     assert (res.table.loc[res.table["x"] > 0.01, "rel_error"] < 0).all()
+    assert documented_measured(res.reproduction.name) == catalog.measured_summary(res)
 
 
 def test_cli_reproduce_writes_figure_and_comparison(tmp_path: Path) -> None:
@@ -48,6 +61,13 @@ def test_cli_reproduce_writes_figure_and_comparison(tmp_path: Path) -> None:
     table = pd.read_csv(tmp_path / "comparison.csv")
     assert {"reference", "ours", "ci95_low", "ci95_high", "rel_error"} <= set(table.columns)
     assert "Pollaczek" in proc.stdout
+    # Reference: the issue: a quick run says plainly that it checks nothing.
+    assert "nothing is checked" in proc.stdout
+    assert "not checked (quick)" in proc.stdout and "ok (±" not in proc.stdout
+    meta = json.loads((tmp_path / "reproduction.json").read_text())
+    assert meta["passed"] is None and meta["checked"] is False
+    # Console tables carry units: the values' unit is printed with the table.
+    assert "W_q (µs)" in proc.stdout
 
 
 def test_unknown_reproduction_is_an_input_error() -> None:

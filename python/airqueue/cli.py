@@ -37,7 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 import airqueue
-from airqueue import Result, Scenario, ScenarioError
+from airqueue import Result, Scenario, ScenarioError, shipped
 from airqueue.sweep import ALL_FLOWS, SweepResult, is_sweep_dir, load_sweep
 from airqueue.values import parse_memory
 
@@ -54,8 +54,31 @@ DEBUG_ENV = "AIRQUEUE_DEBUG"
 
 # Markup is off: names, paths and messages are printed as written (a "[run]" in a message
 # must not be taken for a style); styling is done with Text objects.
-out = Console(highlight=False, markup=False)
-err = Console(stderr=True, highlight=False, markup=False)
+#: The width of a console that is not a terminal (a pipe, a file): wide enough that rich
+#: never folds or shortens a cell to fit (``134,7…`` for 134,762 in ``| cat``).
+PIPE_WIDTH = 100_000
+
+
+def console(stderr: bool = False) -> Console:
+    """A console for stdout or stderr; piped, it never truncates (see :data:`PIPE_WIDTH`)."""
+    c = Console(stderr=stderr, highlight=False, markup=False)
+    if not c.is_terminal:
+        c.width = PIPE_WIDTH
+    return c
+
+
+out = console()
+err = console(stderr=True)
+
+#: Piped, tables of prose (lists of qdiscs, scenarios, reproductions) wrap at this width:
+#: they hold no number to truncate, and a line per description would be unreadable.
+PROSE_WIDTH = 120
+
+
+def print_prose(table: Table) -> None:
+    """Prints a table of descriptions: terminal width, or :data:`PROSE_WIDTH` piped."""
+    out.print(table, width=None if out.is_terminal else PROSE_WIDTH)
+
 
 app = typer.Typer(
     name="airqueue",
@@ -328,6 +351,39 @@ def print_run_summary(result: Result) -> None:
     out.print(timing_line(result.summary))
 
 
+#: What ``airqueue run`` writes into its folder, besides ``LINK.pcap`` files; ``plot``
+#: and ``report`` add ``plots/`` and ``report.html`` (made from the files of a run).
+RUN_OUTPUTS = (
+    "summary.json",
+    "flows.csv",
+    "flows.parquet",
+    "timeseries.parquet",
+    "queues.parquet",
+    "classes.parquet",
+    "scenario.toml",
+    "report.html",
+)
+
+
+def clear_run_folder(folder: Path, keep: set[str]) -> None:
+    """Removes what an earlier run left in ``folder`` and this one would not overwrite:
+    its result files, its pcaps (except the links in ``keep``, just written), plots and
+    report made from them. Only a run folder (one with a summary.json) is cleared, and
+    nothing else in it is touched."""
+    if not (folder / "summary.json").is_file():
+        return
+    for name in RUN_OUTPUTS:
+        (folder / name).unlink(missing_ok=True)
+    for pcap in folder.glob("*.pcap"):
+        if pcap.stem not in keep:
+            pcap.unlink()
+    plots_dir = folder / "plots"
+    if plots_dir.is_dir():
+        for f in plots_dir.iterdir():
+            if f.suffix in (".png", ".svg", ".pdf") and f.is_file():
+                f.unlink()
+
+
 @app.command()
 def run(
     file: FileArg,
@@ -377,6 +433,7 @@ def run(
         progress.close()
     if not quiet:
         print_warnings([(w["path"], w["message"]) for w in result.summary.get("warnings", [])])
+    clear_run_folder(target_dir, keep=set(result.pcap))
     target = result.write(target_dir)
     if not quiet:
         print_run_summary(result)
@@ -536,7 +593,7 @@ def list_qdiscs() -> None:
             qdisc_parameters(variant, schema_doc),
             Text(one_line(variant.get("description", ""))),
         )
-    out.print(table)
+    print_prose(table)
 
 
 def scenario_files(root: Path) -> Iterator[Path]:
@@ -557,19 +614,29 @@ def scenario_description(path: Path) -> Text:
 @list_app.command("scenarios")
 def list_scenarios(
     directory: Annotated[
-        Path,
-        typer.Argument(metavar="DIR", help="Folder searched recursively for *.toml."),
-    ] = Path("scenarios"),
+        Path | None,
+        typer.Argument(
+            metavar="DIR",
+            help="Folder searched recursively for *.toml (default: the scenarios shipped "
+            "with airqueue, which `airqueue run examples/udp-bottleneck` finds by name).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Every scenario (*.toml, recursively) under DIR with its description."""
-    if not directory.is_dir():
-        raise InputError(str(directory), "is not a folder")
-    table = Table(title=f"scenarios in {directory}", title_justify="left", show_lines=True)
+    if directory is None:
+        directory = shipped.scenarios_dir()
+        title = "scenarios shipped with airqueue (run one by name: airqueue run examples/dumbbell)"
+    elif not directory.is_dir():
+        raise InputError(f"DIR {directory}", "is not a folder; give a folder of *.toml files")
+    else:
+        title = f"scenarios in {directory}"
+    table = Table(title=title, title_justify="left", show_lines=True)
     table.add_column("file", style="bold cyan", overflow="fold")
     table.add_column("description")
     for path in scenario_files(directory):
         table.add_row(str(path.relative_to(directory)), scenario_description(path))
-    out.print(table)
+    print_prose(table)
 
 
 # ---------------------------------------------------------------------------------------
@@ -661,11 +728,21 @@ def bench(
 # ---------------------------------------------------------------------------------------
 
 
+def runs_per_second(task: Task) -> float | None:
+    """Runs finished per second of wall time since the runs started (the bar's task is
+    added when they start): the sweep summary's ``runs_per_second``, not rich's moving
+    estimate, which chunked runs (many finishing at once) made disagree with it."""
+    elapsed = task.finished_time if task.finished_time is not None else task.elapsed
+    if not elapsed or not task.completed:
+        return None
+    return task.completed / elapsed
+
+
 class RateColumn(ProgressColumn):
-    """Finished runs per second since the bar started."""
+    """Finished runs per second since the runs started (:func:`runs_per_second`)."""
 
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
+        speed = runs_per_second(task)
         return Text("-- runs/s" if speed is None else f"{speed:.1f} runs/s", style="cyan")
 
 
@@ -857,7 +934,7 @@ def plot(
         typer.Option(
             "--flow",
             help='A flow name, or "(all)" for run totals (default for '
-            "box/line/surface; cdf defaults to every flow).",
+            "box/line/surface; cdf defaults to every flow; timeseries: that flow's panels).",
             show_default=False,
         ),
     ] = None,
@@ -890,6 +967,14 @@ def plot(
     out.print(f"wrote {path}")
 
 
+def sweep_run_title(sw: SweepResult, key: str) -> str:
+    """A sweep run's title by what it is: its grid values and seed
+    (``rate=10Mbit, delay=20ms, seed 3``), not its store key."""
+    row = sw.runs[sw.runs["key"] == key].iloc[0]
+    values = [f"{p.rsplit('.', 1)[-1]}={row[p]}" for p in sw.params]
+    return ", ".join([*values, f"seed {row['seed']}"])
+
+
 def draw(
     directory: Path,
     kind: str,
@@ -914,14 +999,14 @@ def draw(
     try:
         if kind == "timeseries":
             if not sweep_dir:
-                return plots.timeseries(Result.read(directory), directory.name)
+                return plots.timeseries(Result.read(directory), directory.name, flow)
             sw = load_sweep(directory)
             keys = list(dict.fromkeys(sw.runs["key"]))
             chosen = [k for k in keys if k.startswith(run_key or "")]
             if not chosen:
                 raise InputError("--run", f'no stored run "{run_key}" in this sweep')
             store = ResultStore(sw.info["store"])
-            return plots.timeseries(store.result(chosen[0]), f"run {chosen[0][:12]}")
+            return plots.timeseries(store.result(chosen[0]), sweep_run_title(sw, chosen[0]), flow)
         if not sweep_dir:
             raise InputError(str(directory), f"--kind {kind} needs a sweep folder")
         sw = load_sweep(directory)
@@ -989,7 +1074,7 @@ def reproduce(
         table.add_column("reference")
         for r in catalog.REGISTRY.values():
             table.add_row(r.name, Text(r.title), Text(r.reference))
-        out.print(table)
+        print_prose(table)
         return
     if name not in catalog.REGISTRY:
         raise InputError(name, "no such reproduction; known: " + ", ".join(catalog.REGISTRY))
@@ -998,6 +1083,13 @@ def reproduce(
     with bar.bar:
         rep = catalog.reproduce(name, target, jobs=jobs, quick=quick, progress=bar)
     out.print(catalog.comparison_table(rep))
+    if quick:
+        out.print(
+            Text(
+                f"{catalog.QUICK_NOTE}: run without --quick to check the tolerances",
+                style="yellow",
+            )
+        )
     out.print(f"wrote {rep.figure} and {rep.table_path}")
     if not quick and not rep.passed:
         err.print(Text("some points are outside the stated tolerance", style="bold red"))

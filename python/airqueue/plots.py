@@ -53,15 +53,73 @@ def save(fig: Figure, path: str | Path, dpi: int = 110) -> Path:
     return p
 
 
+#: Human names of the metrics plots are asked for most (others: underscores to spaces).
+METRIC_NAMES = {
+    "goodput_bps": "goodput",
+    "throughput_bps": "throughput",
+    "delay_mean_ms": "mean delay",
+    "delay_p50_ms": "median delay",
+    "delay_p99_ms": "99th-percentile delay",
+    "delay_max_ms": "maximum delay",
+    "jain_index": "Jain's fairness index",
+    "drops": "drops (packets)",
+    "tx_packets": "packets sent",
+    "rx_packets": "packets received",
+    "cwnd_bytes": "congestion window",
+}
+
+
+def metric_name(metric: str) -> str:
+    """A metric's name for a title: ``goodput``, not ``goodput_bps``."""
+    if metric in METRIC_NAMES:
+        return METRIC_NAMES[metric]
+    for suffix in ("_bps", "_bytes", "_ms"):
+        metric = metric.removesuffix(suffix)
+    return metric.replace("_", " ")
+
+
 def metric_scale(metric: str) -> tuple[float, str]:
-    """A divisor and a label for a metric: bit rates in Mbit/s, bytes in KiB."""
+    """A divisor and an axis label for a metric: bit rates in Mbit/s, bytes in KiB."""
+    name = metric_name(metric)
     if metric.endswith("_bps"):
-        return 1e6, f"{metric.removesuffix('_bps')} (Mbit/s)"
+        return 1e6, f"{name} (Mbit/s)"
     if metric.endswith("_bytes"):
-        return 1024.0, f"{metric.removesuffix('_bytes')} (KiB)"
+        return 1024.0, f"{name} (KiB)"
     if metric.endswith("_ms"):
-        return 1.0, f"{metric.removesuffix('_ms')} (ms)"
-    return 1.0, metric
+        return 1.0, f"{name} (ms)"
+    return 1.0, name
+
+
+def who_label(flow: str) -> str:
+    """Whose values a sweep figure shows, for its title."""
+    if flow == ALL_FLOWS:
+        return "all flows of a run together"
+    return f"flow {flow}" if flow else "every flow of every run"
+
+
+#: Lines drawn one by one in a panel; beyond, the largest are kept and the rest summed.
+MAX_LINES = 8
+
+
+def outside_legend(ax: Any, **kw: Any) -> None:
+    """A legend right of the axes, where it cannot cover data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
+
+
+def top_series(df: pd.DataFrame, combine: str) -> list[tuple[str, pd.DataFrame]]:
+    """The lines of a panel: every series when there are at most :data:`MAX_LINES`, else the
+    ``MAX_LINES - 1`` with the largest mean and one line for the others, their ``combine``
+    (``sum`` or ``mean``) per sample time, labelled with how many they are."""
+    names = list(dict.fromkeys(df["name"].astype(str)))
+    named = df.assign(name=df["name"].astype(str))
+    if len(names) <= MAX_LINES:
+        return [(n, named[named["name"] == n]) for n in names]
+    means = named.groupby("name")["value"].mean().sort_values(ascending=False)
+    top = list(means.index[: MAX_LINES - 1])
+    rest = named[~named["name"].isin(top)]
+    combined = rest.groupby("time_s", as_index=False)["value"].agg(combine)
+    label = f"{len(names) - len(top)} others ({combine})"
+    return [(n, named[named["name"] == n]) for n in top] + [(label, combined)]
 
 
 def axis_numbers(values: Sequence[Any]) -> tuple[np.ndarray | None, str]:
@@ -90,35 +148,57 @@ def _axis_label(param: str, unit: str) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def timeseries(res: Result, title: str | None = None) -> Figure:
-    """Throughput per flow, cwnd per traced flow (when recorded), throughput per class of
-    classful qdiscs (when there are any, as seed 000's bandwidth-over-time figures), and
-    queue backlog."""
+def timeseries_panels(
+    res: Result, flow: str | None = None
+) -> list[tuple[str, pd.DataFrame, str, float, str]]:
+    """The panels of :func:`timeseries`: (title, series, unit, divisor, how the series
+    beyond :data:`MAX_LINES` combine). Throughput per flow, cwnd per traced flow (when
+    recorded), throughput per class of classful qdiscs (when there are any, as seed 000's
+    bandwidth-over-time figures), and the backlog of queues that held packets. ``flow``
+    keeps that flow's panels only (throughput and cwnd); an unknown flow is a
+    :class:`PlotError` naming the flows."""
     ts = res.timeseries
-    panels: list[tuple[str, pd.DataFrame, str, float]] = []
-    tput = ts[(ts["kind"] == "flow") & (ts["metric"] == "throughput_bps")]
-    panels.append(("throughput per flow", tput, "Mbit/s", 1e6))
-    cwnd = ts[(ts["kind"] == "flow") & (ts["metric"] == "cwnd_bytes")]
+    flows = ts[ts["kind"] == "flow"]
+    if flow is not None:
+        known = sorted(set(flows["name"].astype(str)))
+        if flow not in known:
+            raise PlotError(f'no flow "{flow}" in this run; flows: {", ".join(known)}')
+        flows = flows[flows["name"].astype(str) == flow]
+    panels: list[tuple[str, pd.DataFrame, str, float, str]] = []
+    tput = flows[flows["metric"] == "throughput_bps"]
+    who = f"flow {flow}" if flow is not None else "per flow"
+    panels.append((f"throughput {who}", tput, "Mbit/s", 1e6, "sum"))
+    cwnd = flows[flows["metric"] == "cwnd_bytes"]
     if len(cwnd):
-        panels.append(("congestion window", cwnd, "KiB", 1024.0))
+        panels.append(("congestion window", cwnd, "KiB", 1024.0, "mean"))
+    if flow is not None:
+        return panels
     classes = ts[(ts["kind"] == "class") & (ts["metric"] == "throughput_bps")]
     if len(classes):
-        panels.append(("throughput per class", classes, "Mbit/s", 1e6))
+        panels.append(("throughput per class", classes, "Mbit/s", 1e6, "sum"))
     backlog = ts[(ts["kind"] == "queue") & (ts["metric"] == "backlog_packets")]
     busy = backlog.groupby("name", observed=True)["value"].max()
     backlog = backlog[backlog["name"].isin(busy[busy > 0].index)]
-    panels.append(("queue backlog", backlog, "packets", 1.0))
-    fig = new_figure(9.0, 2.6 * len(panels) + 0.6)
+    panels.append(("queue backlog", backlog, "packets", 1.0, "sum"))
+    return panels
+
+
+def timeseries(res: Result, title: str | None = None, flow: str | None = None) -> Figure:
+    """The panels of :func:`timeseries_panels`, one above the other, each with its legend
+    outside the axes (it never covers data); a panel of more than :data:`MAX_LINES` series
+    shows the largest and the others combined (:func:`top_series`). Timeline changes are
+    marked on every panel."""
+    panels = timeseries_panels(res, flow)
+    fig = new_figure(9.5, 2.6 * len(panels) + 0.6)
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, (name, df, unit, scale) in zip(axes, panels, strict=True):
-        names = list(dict.fromkeys(df["name"].astype(str)))
-        for n in names:
-            s = df[df["name"].astype(str) == n]
+    for ax, (name, df, unit, scale, combine) in zip(axes, panels, strict=True):
+        lines = top_series(df, combine)
+        for n, s in lines:
             ax.plot(s["time_s"], s["value"] / scale, label=n, linewidth=1.0)
         ax.set_title(name, loc="left", fontsize=10)
         ax.set_ylabel(unit)
         ax.grid(alpha=0.3)
-        if not names:
+        if not lines:
             ax.text(
                 0.5,
                 0.5,
@@ -128,8 +208,8 @@ def timeseries(res: Result, title: str | None = None) -> Figure:
                 transform=ax.transAxes,
                 color="grey",
             )
-        elif len(names) <= 12:
-            ax.legend(fontsize=7, ncols=min(len(names), 6), loc="upper right")
+        else:
+            outside_legend(ax, fontsize=7)
     mark_timeline(axes, res.summary.get("timeline", []))
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(title or "time series", fontsize=11)
@@ -203,8 +283,9 @@ def box(sw: SweepResult, metric: str = "goodput_bps", flow: str = ALL_FLOWS) -> 
     ax.grid(alpha=0.3, axis="y")
     if len(points) > 4:
         ax.tick_params(axis="x", labelrotation=30)
-    who = "run totals" if flow == ALL_FLOWS else f"flow {flow}" if flow else "every flow"
-    ax.set_title(f"{metric} ({who}) across seeds", loc="left", fontsize=10)
+    ax.set_title(
+        f"{metric_name(metric)} ({who_label(flow)}): spread over seeds", loc="left", fontsize=10
+    )
     return fig
 
 
@@ -224,11 +305,8 @@ def cdf(sw: SweepResult, metric: str = "goodput_bps", flow: str = "") -> Figure:
     ax.set_ylabel("fraction ≤ x")
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    who = (
-        "run totals" if flow == ALL_FLOWS else f"flow {flow}" if flow else "every flow of every run"
-    )
-    ax.set_title(f"CDF of {metric} ({who})", loc="left", fontsize=10)
+    outside_legend(ax, fontsize=7)
+    ax.set_title(f"CDF of {metric_name(metric)} ({who_label(flow)})", loc="left", fontsize=10)
     return fig
 
 
@@ -288,9 +366,12 @@ def line(
     ax.set_ylabel(label)
     ax.grid(alpha=0.3)
     if hp is not None:
-        ax.legend(fontsize=8)
-    who = "run totals" if flow == ALL_FLOWS else f"flow {flow}"
-    ax.set_title(f"{metric} ({who}): mean and 95 % CI over seeds", loc="left", fontsize=10)
+        outside_legend(ax, fontsize=8)
+    ax.set_title(
+        f"{metric_name(metric)} ({who_label(flow)}): mean and 95 % CI over seeds",
+        loc="left",
+        fontsize=10,
+    )
     return fig
 
 
@@ -331,6 +412,5 @@ def surface(
         ax.set_xticks(range(len(xcats)), [str(c) for c in xcats])
     if yv is None:
         ax.set_yticks(range(len(ycats)), [str(c) for c in ycats])
-    who = "run totals" if flow == ALL_FLOWS else f"flow {flow}"
-    ax.set_title(f"{metric} ({who}), mean over seeds", fontsize=10)
+    ax.set_title(f"{metric_name(metric)} ({who_label(flow)}), mean over seeds", fontsize=10)
     return fig

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -63,13 +62,31 @@ def figure_html(fig: Figure, caption: str, ident: str) -> str:
     )
 
 
-def table_html(df: pd.DataFrame, ident: str, float_digits: int = 4) -> str:
+def number(v: float) -> str:
+    """A number as the tables show them: thousands separated, never in exponent notation
+    (``4,875,000``, ``12.35``, ``0.0031``)."""
+    if v != v:  # NaN: no samples
+        return "-"
+    if float(v).is_integer():
+        return f"{int(v):,}"
+    if abs(v) >= 100:
+        return f"{v:,.1f}"
+    if abs(v) >= 0.01:
+        return f"{v:,.3f}"
+    return f"{v:.2g}" if "e" not in f"{v:.2g}" else f"{v:.6f}"
+
+
+def table_html(df: pd.DataFrame, ident: str) -> str:
+    """A table with every number through :func:`number` (units go in the headings)."""
     table = df.to_html(
         index=False,
         table_id=ident,
         border=0,
         na_rep="-",
-        float_format=lambda v: f"{v:.{float_digits}g}",
+        float_format=number,
+        formatters={
+            c: (lambda v: f"{v:,}") for c in df.columns if pd.api.types.is_integer_dtype(df[c])
+        },
     )
     return f'<div class="scroll">{table}</div>'
 
@@ -91,22 +108,71 @@ def page(title: str, sections: Iterable[str]) -> str:
     )
 
 
-#: Columns of the flow table in a run report.
-FLOW_COLUMNS = (
-    "flow",
-    "from",
-    "to",
-    "transport",
-    "app",
-    "tx_packets",
-    "rx_packets",
-    "goodput_bps",
-    "delay_mean_ms",
-    "delay_p99_ms",
-    "retransmits",
-    "timeouts",
-    "drops",
-)
+#: Columns of the flow table in a run report, with their headings (units in them).
+FLOW_COLUMNS = {
+    "flow": "flow",
+    "from": "from",
+    "to": "to",
+    "transport": "transport",
+    "app": "app",
+    "tx_packets": "tx packets",
+    "rx_packets": "rx packets",
+    "goodput_bps": "goodput (Mbit/s)",
+    "delay_mean_ms": "mean delay (ms)",
+    "delay_p99_ms": "p99 delay (ms)",
+    "retransmits": "retransmits (packets)",
+    "timeouts": "timeouts",
+    "drops": "drops (packets)",
+}
+
+#: Columns of the queue table (as `airqueue run` prints it), with their headings.
+QUEUE_COLUMNS = {
+    "queue": "queue",
+    "kind": "kind",
+    "enqueued_packets": "enqueued (packets)",
+    "drops": "drops (packets)",
+    "backlog_mean_packets": "mean backlog (packets)",
+    "backlog_max_packets": "max backlog (packets)",
+    "sojourn_mean_ms": "mean sojourn (ms)",
+}
+
+#: Columns of the class table (as `airqueue run` prints it), with their headings.
+CLASS_COLUMNS = {
+    "queue": "queue",
+    "class": "class",
+    "kind": "kind",
+    "qdisc": "leaf qdisc",
+    "enqueued_packets": "enqueued (packets)",
+    "dequeued_packets": "dequeued (packets)",
+    "drops": "drops (packets)",
+    "borrows": "borrowed (htb)",
+    "sojourn_p99_ms": "p99 sojourn (ms)",
+}
+
+
+def pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """The columns of ``columns`` that ``df`` has, renamed to their headings; bit rates in
+    Mbit/s."""
+    cols = [c for c in columns if c in df]
+    out = df[cols].copy()
+    for c in cols:
+        if c.endswith("_bps"):
+            out[c] = out[c] / 1e6
+    return out.rename(columns=columns)
+
+
+def busy(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows that saw traffic (something was enqueued or dropped), as the CLI prints."""
+    return df[(df["enqueued_packets"] > 0) | (df["drops"] > 0)]
+
+
+def drops_table(dropped: dict[str, int]) -> str:
+    """The drop reasons with their counts, as a table (none: a sentence)."""
+    rows = {k: v for k, v in dropped.items() if v}
+    if not rows:
+        return "<p>No packet was dropped.</p>"
+    df = pd.DataFrame({"reason": list(rows), "packets": list(rows.values())})
+    return table_html(df, "drops")
 
 
 def run_report(run_dir: Path, title: str | None = None) -> str:
@@ -128,30 +194,32 @@ def run_report(run_dir: Path, title: str | None = None) -> str:
                 ("events", f"{s.get('events', 0):,}"),
                 ("packets sent", f"{p['sent']:,}"),
                 ("delivered", f"{p['delivered']:,}"),
-                (
-                    "dropped",
-                    f"{dropped:,} " + json.dumps({k: v for k, v in p["dropped"].items() if v}),
-                ),
+                ("dropped", f"{dropped:,} (by reason below)" if dropped else "0"),
                 ("in flight at the end", f"{p['in_flight']:,}"),
             ]
         )
         + f"<p>packet conservation {verdict}</p>"
+        + "<h3>Drops by reason</h3>"
+        + drops_table(p["dropped"])
     )
-    cols = [c for c in FLOW_COLUMNS if c in res.flows]
-    flows = res.flows[cols].copy()
-    if "goodput_bps" in flows:
-        flows["goodput_bps"] = flows["goodput_bps"] / 1e6
-        flows = flows.rename(columns={"goodput_bps": "goodput_Mbit/s"})
-    queues = res.queues[(res.queues["enqueued_packets"] > 0) | (res.queues["drops"] > 0)]
+    # The caption names the panels the figure has (a cwnd panel only for traced flows).
+    panels = [name for name, *_ in plots.timeseries_panels(res)]
     sections = [
         "<h2>Summary</h2>",
         summary,
         "<h2>Figures</h2>",
-        figure_html(plots.timeseries(res, "time series"), "throughput, cwnd, backlog", "ts"),
+        figure_html(plots.timeseries(res, "time series"), "; ".join(panels), "ts"),
         "<h2>Flows</h2>",
-        table_html(flows, "flows"),
+        table_html(pick(res.flows, FLOW_COLUMNS), "flows"),
         "<h2>Queues that saw traffic</h2>",
-        table_html(queues, "queues"),
+        table_html(pick(busy(res.queues), QUEUE_COLUMNS), "queues"),
+    ]
+    if len(res.classes):
+        sections += [
+            "<h2>Classes that saw traffic</h2>",
+            table_html(pick(busy(res.classes), CLASS_COLUMNS), "classes"),
+        ]
+    sections += [
         "<h2>Scenario (resolved)</h2>",
         f"<pre>{html.escape(res.scenario_toml())}</pre>",
     ]
@@ -160,6 +228,19 @@ def run_report(run_dir: Path, title: str | None = None) -> str:
 
 #: Run-total metrics a sweep report plots and tabulates, when present.
 SWEEP_METRICS = ("goodput_bps", "delay_mean_ms", "drops", "jain_index")
+
+
+def points_in_units(points: pd.DataFrame) -> pd.DataFrame:
+    """Per-point aggregates with each metric in its plotting unit (goodput in Mbit/s) and
+    named as on the figures' axes (``goodput (Mbit/s)``)."""
+    out = points.drop(columns=["flow"]).copy()
+    stats = [c for c in ("mean", "std", "ci95_low", "ci95_high") if c in out]
+    for metric in out["metric"].unique():
+        scale, label = plots.metric_scale(str(metric))
+        rows = out["metric"] == metric
+        out.loc[rows, stats] = out.loc[rows, stats].astype(float) / scale
+        out.loc[rows, "metric"] = label
+    return out
 
 
 def sweep_report(sweep_dir: Path, title: str | None = None) -> str:
@@ -184,15 +265,23 @@ def sweep_report(sweep_dir: Path, title: str | None = None) -> str:
     metrics = [m for m in SWEEP_METRICS if m in have]
     for m in metrics:
         if sw.params:
-            figs.append(figure_html(plots.line(sw, m), f"{m} against {sw.params[0]}", f"line-{m}"))
+            name = plots.metric_name(m)
+            figs.append(
+                figure_html(plots.line(sw, m), f"{name} against {sw.params[0]}", f"line-{m}")
+            )
     if len(sw.params) >= 2 and metrics:
         m = metrics[0]
-        figs.append(figure_html(plots.surface(sw, m), f"{m} over two parameters", f"surf-{m}"))
+        figs.append(
+            figure_html(
+                plots.surface(sw, m), f"{plots.metric_name(m)} over two parameters", f"surf-{m}"
+            )
+        )
     if "goodput_bps" in have:
         figs.append(figure_html(plots.box(sw, "goodput_bps"), "goodput across seeds", "box"))
         figs.append(figure_html(plots.cdf(sw, "goodput_bps"), "CDF of flow goodput", "cdf"))
-    table = sw.points[(sw.points["flow"] == ALL_FLOWS) & sw.points["metric"].isin(metrics)]
-    table = table.drop(columns=["flow"])
+    table = points_in_units(
+        sw.points[(sw.points["flow"] == ALL_FLOWS) & sw.points["metric"].isin(metrics)]
+    )
     scenario_text = (sweep_dir / "scenario.toml").read_text(encoding="utf-8")
     sections = [
         "<h2>Sweep</h2>",

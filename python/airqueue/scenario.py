@@ -17,7 +17,7 @@ from typing import Any
 
 import tomli_w
 
-from . import _native
+from . import _native, shipped
 from .errors import InternalError, ScenarioError
 from .values import to_core_json
 
@@ -26,6 +26,30 @@ SWEEP_SECTION = "sweep"
 
 #: The key that names the entries of each list section, for ``--set`` paths.
 NAME_KEYS = ("name", "dev")
+
+
+#: ``duration = 10s``: a number with a unit, not quoted (TOML reads only the number).
+_UNQUOTED_UNIT = re.compile(
+    r"^\s*([\w.\-\"]+)\s*=\s*(-?\d[\d_.]*(?:[eE]-?\d+)?\s*[A-Za-zµ%][\w%/]*)"
+)
+_ERROR_LINE = re.compile(r"at line (\d+)")
+
+
+def unquoted_unit_hint(text: str, error: Exception) -> str:
+    """A hint for the commonest TOML mistake in scenarios, a value with a unit written
+    without quotes (``duration = 10s``): TOML has no such values, they are strings."""
+    m = _ERROR_LINE.search(str(error))
+    lines = text.splitlines()
+    if m is None or not 1 <= int(m.group(1)) <= len(lines):
+        return ""
+    line = lines[int(m.group(1)) - 1]
+    # Inline tables: look at every `key = value` of the line.
+    for part in re.split(r"[{,]", line):
+        u = _UNQUOTED_UNIT.match(part)
+        if u is not None:
+            key, value = u.group(1), u.group(2).strip()
+            return f'; hint: a value with a unit is a string in TOML: write {key} = "{value}"'
+    return ""
 
 
 @dataclass
@@ -197,16 +221,24 @@ def load_scenario(
         data = copy.deepcopy(dict(source))
     else:
         path = Path(source)
+        if not path.exists() and (found := shipped.find(path)) is not None:
+            path = found
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ScenarioError.single(str(path), "no such file") from None
+            raise ScenarioError.single(
+                str(path),
+                "no such file, and no scenario shipped with airqueue has this name "
+                "(`airqueue list scenarios` lists them, e.g. examples/udp-bottleneck)",
+            ) from None
         except (OSError, UnicodeDecodeError) as e:
             raise ScenarioError.single(str(path), f"cannot be read: {e}") from None
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            raise ScenarioError.single(str(path), f"is not valid TOML: {e}") from None
+            raise ScenarioError.single(
+                str(path), f"is not valid TOML: {e}{unquoted_unit_hint(text, e)}"
+            ) from None
         except RecursionError:
             raise ScenarioError.single(
                 str(path), "nests tables or lists too deeply to read; no scenario needs that"

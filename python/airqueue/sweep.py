@@ -32,10 +32,12 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -350,6 +352,30 @@ def _interruptible_worker() -> None:
     signal.signal(signal.SIGINT, _on_sigint)
 
 
+@contextmanager
+def _main_script_hidden() -> Iterator[None]:
+    """Hides the main module's file and spec while worker processes start.
+
+    A spawned or fork-server worker re-imports the parent's main script (as
+    ``__mp_main__``) before it takes a task, so a script that calls ``sweep(jobs=2)``
+    without ``if __name__ == "__main__":`` would sweep again in every worker and end in a
+    ``BrokenProcessPool``. The workers need nothing from the script (tasks are JSON and
+    functions of this module), so, as for an interactive session, they are not told of it.
+    """
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    if "__spec__" in saved:
+        main.__spec__ = None
+    try:
+        yield
+    finally:
+        main.__dict__.update(saved)
+
+
 def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator[Outcome]:
     """Worker processes from a fork server that has airqueue imported already. Tasks go out
     in chunks (about eight per worker, at most 32 runs each) so that short runs do not
@@ -363,7 +389,9 @@ def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=ctx, initializer=_interruptible_worker
     ) as pool:
-        futures = {pool.submit(_execute_and_store, c, str(store.root)): c for c in chunks}
+        # Workers start as the tasks are submitted; they must not re-run the caller's script.
+        with _main_script_hidden():
+            futures = {pool.submit(_execute_and_store, c, str(store.root)): c for c in chunks}
         try:
             for fut in as_completed(futures):
                 yield from zip(futures[fut], fut.result(), strict=True)
@@ -650,6 +678,7 @@ def sweep(
     version = str(_native.version())
     failed_conservation: list[int] = []
     run_started = time.perf_counter()
+    run_wall = 0.0
     if backend == "dask":
         outcomes = _run_dask(todo, jobs, scheduler)
     elif jobs == 1 or len(todo) <= 1:
@@ -670,9 +699,11 @@ def sweep(
         if not outcome["conservation_ok"]:
             failed_conservation.append(task.index)
         done += runs_of_key[task.key]
+        # Until the last run came back (not the workers' shut-down after it): the rate
+        # the progress bar shows (cli.runs_per_second) uses the same span.
+        run_wall = time.perf_counter() - run_started
         if progress:
             progress(done, total, skipped)
-    run_wall = time.perf_counter() - run_started
 
     params = [a.path for a in axes]
     for t in tasks:

@@ -266,3 +266,176 @@ fn an_asymmetric_link_has_its_own_rate_delay_and_impairment_per_direction() {
     assert_binomial(up.u("drops_impairment") as f64, n, 0.1, "upstream losses");
     assert_conserved(&r);
 }
+
+/// Reference: tc-netem(8) `limit` and `sch_netem.c` `netem_enqueue` (`t_len >= limit`:
+/// drop): offered 1.6 Mbit/s into `rate 1Mbit limit 10`, netem holds at most 10 packets,
+/// so no packet waits more than 10 packet times (80 ms) beyond the wire's 1.08 ms; the
+/// surplus is dropped as `qdisc_overflow` and the output stays at the rate (within 1 %).
+#[test]
+fn limit_caps_what_netem_holds_and_drops_the_rest_as_overflow() {
+    let r = run_seed(&sparse_link("{ rate = \"1Mbit\", limit = 10 }", "5ms"), 8);
+    let f = flow(&r, "cbr");
+    let max = f.f("delay_max_ms");
+    eprintln!("max delay {max} ms");
+    assert!(max <= 1.08 + 80.0 + 1e-3 && max > 1.08 + 72.0, "{max}");
+    // Everything not delivered was dropped at netem's limit (the run outlasts the queue).
+    let drops = f.u("drops_qdisc_overflow");
+    assert_eq!(drops, f.u("tx_packets") - f.u("rx_packets"));
+    // Busy at the rate from the first packet (1.08 ms) until the last of the 10 it held
+    // when sending stopped at 10 s has left (≈ 10.08 s).
+    let got_bits = f.u("rx_packets") as f64 * 8000.0;
+    let want_bits = (10.08 - 0.00108) * 1e6;
+    eprintln!("delivered {got_bits} bits, {drops} dropped");
+    assert!(
+        (got_bits - want_bits).abs() / want_bits < 0.01,
+        "{got_bits}"
+    );
+    assert_conserved(&r);
+}
+
+/// Reference: tc-netem(8) `limit` defaults to 1000 packets: offered 4 Mbit/s into `rate
+/// 1Mbit` for 10 s, the queue fills to 1000 (after ≈ 2.7 s), so the longest wait is 1000
+/// packet times (8 s), and packets beyond it are dropped.
+#[test]
+fn the_default_limit_is_netems_1000_packets() {
+    let s = ScenarioToml::new("20.5s")
+        .nodes(&["sender", "receiver"])
+        .link(
+            "netem",
+            "sender",
+            "receiver",
+            "100Mbit",
+            "1ms",
+            "impairment = { rate = \"1Mbit\" }",
+        )
+        .flow(
+            "cbr",
+            "sender",
+            "receiver",
+            &cbr_interval(972, "2ms"),
+            "stop = \"10s\"",
+        )
+        .load();
+    let r = run_seed(&s, 9);
+    let f = flow(&r, "cbr");
+    let max = f.f("delay_max_ms");
+    assert!(max <= 1.08 + 8000.0 + 1e-3 && max > 1.08 + 7990.0, "{max}");
+    assert!(f.u("drops_qdisc_overflow") > 0);
+    assert_conserved(&r);
+}
+
+/// Reference: `sch_netem.c` `netem_dequeue`/`get_slot_next`: a packet due when the last
+/// slot has passed waits for a new one, `min` after now; with `slot 10ms` and packets
+/// 25 ms apart every packet waits exactly 10 ms (+ the wire's 1.08 ms).
+#[test]
+fn slot_min_delays_a_lone_packet_by_one_slot() {
+    let r = run_seed(&sparse_link("{ slot = { min = \"10ms\" } }", "25ms"), 10);
+    let f = flow(&r, "cbr");
+    for col in ["delay_min_ms", "delay_max_ms"] {
+        assert!((f.f(col) - 11.08).abs() < 1e-6, "{col} {}", f.f(col));
+    }
+    assert_conserved(&r);
+}
+
+/// Reference: tc-netem(8) `slot MIN MAX`: the gap to the next slot is uniform on
+/// [MIN, MAX) (`min + (rnd × (max − min) >> 32)`): lone packets wait between 10 and 30 ms,
+/// 20 ms on average (within the 99.9 % bound of 2 500 draws, sd 20/√12 ms).
+#[test]
+fn slot_min_max_draws_uniform_gaps() {
+    let r = run_seed(
+        &sparse_link("{ slot = { min = \"10ms\", max = \"30ms\" } }", "40ms"),
+        11,
+    );
+    let f = flow(&r, "cbr");
+    let n = f.u("rx_packets") as f64;
+    let (lo, hi, mean) = (
+        f.f("delay_min_ms"),
+        f.f("delay_max_ms"),
+        f.f("delay_mean_ms"),
+    );
+    eprintln!("{n} packets: slot wait min {lo} max {hi} mean {mean}");
+    assert!(lo >= 11.08 && hi < 31.08, "{lo} {hi}");
+    let bound = 3.29 * 20.0 / 12f64.sqrt() / n.sqrt();
+    assert!((mean - 21.08).abs() < bound, "{mean} ± {bound}");
+    assert_conserved(&r);
+}
+
+/// Reference: `slot distribution normal 20ms 5ms`: the gap is `tabledist` on the normal
+/// table: 20 ms on average (99.9 % bound of the draws, sd 5 ms).
+#[test]
+fn slot_distribution_draws_from_the_table() {
+    let imp = "{ slot = { distribution = \"normal\", delay = \"20ms\", jitter = \"5ms\" } }";
+    let r = run_seed(&sparse_link(imp, "50ms"), 12);
+    let f = flow(&r, "cbr");
+    let n = f.u("rx_packets") as f64;
+    let mean = f.f("delay_mean_ms");
+    let bound = 3.29 * 5.0 / n.sqrt();
+    eprintln!("{n} packets: mean wait {mean} ± {bound}");
+    assert!((mean - 21.08).abs() < bound, "{mean}");
+    assert!(f.f("delay_min_ms") < 15.0 && f.f("delay_max_ms") > 27.0);
+    assert_conserved(&r);
+}
+
+/// Reference: tc-netem(8) `slot … packets N` / `bytes N` and the accounting in
+/// `netem_dequeue` (a slot whose packets or bytes are used up draws the next from now;
+/// the packet that crosses `bytes` still goes): a backlog leaves 2 packets per 10 ms slot
+/// (200/s) with `packets 2`, 3 per slot (300/s) with `bytes 2500` and 1000 B packets.
+/// Within 1 % of the closed form; the backlog beyond netem's limit is dropped.
+#[test]
+fn slot_packets_and_bytes_cap_each_slot() {
+    for (imp, per_slot) in [
+        ("{ slot = { min = \"10ms\", packets = 2 } }", 2.0),
+        ("{ slot = { min = \"10ms\", bytes = 2500 } }", 3.0),
+    ] {
+        let r = run_seed(&sparse_link(imp, "1ms"), 13);
+        let f = flow(&r, "cbr");
+        // Slots every 10 ms from the first packet (1.08 ms) to the end (10.5 s).
+        let want = per_slot * ((10.5f64 - 0.00108) / 0.010).floor();
+        let got = f.u("rx_packets") as f64;
+        eprintln!("{imp}: {got} delivered, {want} by the slot rule");
+        assert!((got - want).abs() / want < 0.01, "{imp}: {got} vs {want}");
+        assert!(f.u("drops_qdisc_overflow") > 0);
+        assert_conserved(&r);
+    }
+}
+
+/// Reference: iproute2's `slot` forms (`MIN [MAX]` or `distribution D DELAY JITTER`) and
+/// netem's `limit` ≥ 1: anything else is a scenario problem naming the field.
+#[test]
+fn slot_and_limit_mistakes_are_rejected_with_the_field() {
+    for (imp, field) in [
+        ("{ limit = 0 }", "impairment.limit"),
+        ("{ slot = { packets = 2 } }", "impairment.slot.min"),
+        (
+            "{ slot = { min = \"10ms\", max = \"5ms\" } }",
+            "impairment.slot.max",
+        ),
+        ("{ slot = { max = \"5ms\" } }", "impairment.slot.min"),
+        (
+            "{ slot = { distribution = \"normal\", delay = \"5ms\" } }",
+            "impairment.slot.distribution",
+        ),
+        (
+            "{ slot = { min = \"1ms\", packets = 0 } }",
+            "impairment.slot.packets",
+        ),
+        (
+            "{ slot = { min = \"1ms\", distribution = \"normal\", delay = \"5ms\", jitter = \"1ms\" } }",
+            "impairment.slot",
+        ),
+    ] {
+        let text = ScenarioToml::new("1s")
+            .nodes(&["a", "b"])
+            .link(
+                "l",
+                "a",
+                "b",
+                "10Mbit",
+                "1ms",
+                &format!("impairment = {imp}"),
+            )
+            .toml();
+        let err = airqueue::scenario::load_toml_str(&text).expect_err(imp);
+        assert!(err.to_string().contains(field), "{imp}: {err}");
+    }
+}

@@ -22,13 +22,26 @@
 //! netem's order: [`Impairment::admit`] (duplicate and loss draws: none, one or two
 //! copies go on) and [`Impairment::finish`] (corruption, then reorder-or-delay) for each
 //! copy that goes on, the copy first (netem re-enqueues it before the original goes on).
+//!
+//! netem's `limit` (default 1000 packets) caps what it holds while the packets wait for
+//! their delay: `sch_netem.c` drops a packet when its time-ordered queue already holds
+//! `limit` (`q->t_len >= sch->limit`), after the corruption draw and before the delay
+//! draw. Here that queue is counted by the times the delayed packets leave netem
+//! (`releases`); with `slot` it is the queue itself (`tfifo`), which the link drains as
+//! netem's dequeue does. A packet sent at once (`reorder`) bypasses it, as in netem.
 
+use super::netem::SlotStep;
 use super::netem::{Delay, Netem};
 use crate::channel::{BitErrorModel, BitErrors, GeModel};
 use crate::engine::{stream, SimRng, SimTime};
-use crate::packet::FlowId;
+use crate::packet::{FlowId, PacketId};
 use crate::scenario::ImpairmentSpec;
 use rand::Rng;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// netem's default `limit` (tc-netem(8)).
+pub const NETEM_DEFAULT_LIMIT: u32 = 1000;
 
 struct FlowStreams {
     loss: SimRng,
@@ -47,6 +60,26 @@ pub struct Impairment {
     gemodel: Option<GeModel>,
     bit_errors: BitErrorModel,
     netem: Option<Netem>,
+    /// netem `limit`.
+    limit: u32,
+    /// When each delayed packet netem holds (without `slot`) leaves it: the count of
+    /// its queue for `limit`.
+    releases: BinaryHeap<Reverse<SimTime>>,
+    /// netem's time-ordered queue with `slot`: (time to send, arrival order, packet,
+    /// size).
+    tfifo: BinaryHeap<Reverse<(SimTime, u64, PacketId, u32)>>,
+    arrivals: u64,
+}
+
+/// What netem's dequeue does next for a slotted direction.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Dequeue {
+    /// This packet leaves now.
+    Packet(PacketId),
+    /// Nothing leaves before this time.
+    WaitUntil(SimTime),
+    /// netem holds nothing.
+    Empty,
 }
 
 /// How many copies of a packet go on after the duplicate and loss draws (netem's `count`).
@@ -63,9 +96,20 @@ pub enum Copies {
 /// checksum), or delayed by `delay` (zero and `reordered` when sent at once).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Finish {
+    /// netem held `limit` packets already: dropped as `qdisc_overflow`.
+    pub over_limit: bool,
     pub corrupted: bool,
     pub delay: SimTime,
     pub reordered: bool,
+}
+
+impl Finish {
+    const OVER_LIMIT: Finish = Finish {
+        over_limit: true,
+        corrupted: false,
+        delay: SimTime::ZERO,
+        reordered: false,
+    };
 }
 
 impl Impairment {
@@ -98,7 +142,11 @@ impl Impairment {
             per_flow,
             gemodel,
             bit_errors: BitErrorModel::new(kind, stream(seed, &format!("link:{direction}:ber"))),
-            netem: Netem::new(spec, seed, direction),
+            netem: Netem::new(spec, seed, direction, SimTime::ZERO),
+            limit: spec.limit.unwrap_or(NETEM_DEFAULT_LIMIT),
+            releases: BinaryHeap::new(),
+            tfifo: BinaryHeap::new(),
+            arrivals: 0,
         }
     }
 
@@ -106,7 +154,8 @@ impl Impairment {
     /// parameter). The random streams continue where they were; a Gilbert-Elliott chain
     /// restarts in the good state (`get_loss_clg`); one that was off gets a chain on its
     /// stream (`link:<link>:<a>-><b>:gemodel`) from the stream's start.
-    pub fn set(&mut self, spec: &ImpairmentSpec) {
+    /// The packets netem holds (its `limit`, a new slot config) stay where they are.
+    pub fn set(&mut self, spec: &ImpairmentSpec, now: SimTime) {
         self.delay = spec.delay.time();
         self.jitter = spec.jitter.time();
         self.loss = spec.loss.0;
@@ -127,7 +176,8 @@ impl Impairment {
             BitErrors::None
         });
         // netem `change` rebuilds its options; the direction's netem stream restarts.
-        self.netem = Netem::new(spec, self.seed, &self.direction);
+        self.netem = Netem::new(spec, self.seed, &self.direction, now);
+        self.limit = spec.limit.unwrap_or(NETEM_DEFAULT_LIMIT);
     }
 
     /// Whether packets may overtake each other on the wire (the delay varies per packet,
@@ -151,27 +201,101 @@ impl Impairment {
         }
     }
 
-    /// Corruption, then reorder-or-delay, for a copy of a `size`-byte packet of `flow`
-    /// that went on at `now`.
+    /// Corruption, netem's `limit`, then reorder-or-delay, for a copy of a `size`-byte
+    /// packet of `flow` that went on at `now`.
     #[inline]
     pub fn finish(&mut self, flow: FlowId, now: SimTime, size: u32) -> Finish {
         let Some(netem) = &mut self.netem else {
+            if self.full(now) {
+                return Finish::OVER_LIMIT;
+            }
+            let delay = self.extra_delay(flow);
+            self.note_release(now, delay);
             return Finish {
+                over_limit: false,
                 corrupted: false,
-                delay: self.extra_delay(flow),
+                delay,
                 reordered: false,
             };
         };
         let corrupted = netem.corrupted();
+        if self.full(now) {
+            return Finish::OVER_LIMIT;
+        }
+        let netem = self.netem.as_mut().expect("checked above");
         let (delay, jitter) = (self.delay, self.jitter);
         let per_flow = &mut self.per_flow[flow.0 as usize].jitter;
         let Delay { delay, reordered } = netem.delay(now, size, delay, jitter, || {
             uniform_delay(delay, jitter, per_flow)
         });
+        if !reordered && !self.slotted() {
+            self.note_release(now, delay);
+        }
         Finish {
+            over_limit: false,
             corrupted,
             delay,
             reordered,
+        }
+    }
+
+    /// Whether netem's queue holds `limit` packets at `now` (those whose delay is over
+    /// have left it).
+    #[inline]
+    fn full(&mut self, now: SimTime) -> bool {
+        while self.releases.peek().is_some_and(|r| r.0 <= now) {
+            self.releases.pop();
+        }
+        self.releases.len() + self.tfifo.len() >= self.limit as usize
+    }
+
+    /// A packet netem delays by `delay` from `now` is in its queue until then.
+    #[inline]
+    fn note_release(&mut self, now: SimTime, delay: SimTime) {
+        if delay > SimTime::ZERO {
+            self.releases.push(Reverse(now + delay));
+        }
+    }
+
+    /// Whether delayed packets wait in netem for slots (`slot`): the link then hands
+    /// them to [`Impairment::hold`] and drains them with [`Impairment::dequeue`].
+    #[inline]
+    pub fn slotted(&self) -> bool {
+        self.netem.as_ref().is_some_and(Netem::slotted)
+    }
+
+    /// Packets held for slots (those [`Impairment::hold`] took and not yet dequeued).
+    pub fn held(&self) -> usize {
+        self.tfifo.len()
+    }
+
+    /// netem's tfifo takes `pkt` (`size` bytes), due at `due`; ties leave in arrival
+    /// order (`tfifo_enqueue`).
+    pub fn hold(&mut self, pkt: PacketId, due: SimTime, size: u32) {
+        self.arrivals += 1;
+        self.tfifo.push(Reverse((due, self.arrivals, pkt, size)));
+    }
+
+    /// One step of netem's dequeue at `now` (`netem_dequeue` with `slot`): the head of
+    /// the tfifo leaves when it is due and its slot has opened.
+    pub fn dequeue(&mut self, now: SimTime) -> Dequeue {
+        let Some(&Reverse((due, _, pkt, size))) = self.tfifo.peek() else {
+            return Dequeue::Empty;
+        };
+        let step = match &mut self.netem {
+            Some(n) => n.slot_step(now, due),
+            None if due <= now => SlotStep::Go,
+            None => SlotStep::WaitUntil(due),
+        };
+        match step {
+            SlotStep::WaitUntil(t) => Dequeue::WaitUntil(t),
+            SlotStep::Go => {
+                self.tfifo.pop();
+                if let Some(n) = &mut self.netem {
+                    n.slot_sent(now, size);
+                }
+                Dequeue::Packet(pkt)
+            }
         }
     }
 

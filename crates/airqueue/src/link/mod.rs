@@ -56,7 +56,7 @@ mod segment;
 pub mod wifi;
 mod wire;
 
-pub use impairment::{Copies, Finish, Impairment};
+pub use impairment::{Copies, Dequeue, Finish, Impairment};
 pub use p2p::P2pLink;
 pub(crate) use p2p::P2pOutcome;
 pub use segment::Segment;

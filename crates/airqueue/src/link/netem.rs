@@ -13,7 +13,7 @@
 //! scenarios without the new options draw exactly what they drew before.
 
 use crate::engine::{stream, SimRng, SimTime};
-use crate::scenario::{ImpairmentSpec, NetemDistribution};
+use crate::scenario::{ImpairmentSpec, NetemDistribution, SlotSpec};
 use rand::Rng;
 use std::sync::OnceLock;
 
@@ -173,6 +173,34 @@ pub struct Netem {
     corrupt: u32,
     corrupt_cor: Crandom,
     rate: Option<NetemRate>,
+    slot: Option<Slot>,
+}
+
+/// netem's `slot` (`sch_netem.c`: `get_slot`, `get_slot_next`, the slot accounting in
+/// `netem_dequeue`): delayed packets leave only once the current slot has opened, at
+/// most `max_packets` packets and `max_bytes` bytes per slot.
+#[derive(Clone, Debug)]
+struct Slot {
+    /// `slot MIN MAX`, in ns (uniform gap).
+    min: i64,
+    max: i64,
+    /// `slot distribution D DELAY JITTER`: (delay, jitter, table; `None` = uniform).
+    dist: Option<(i64, i64, Option<&'static [i16]>)>,
+    max_packets: i64,
+    max_bytes: i64,
+    /// `slot_next`: when the current slot opens.
+    next: SimTime,
+    packets_left: i64,
+    bytes_left: i64,
+}
+
+/// What netem's dequeue finds at the head of its time-ordered queue.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SlotStep {
+    /// The head may leave now.
+    Go,
+    /// Nothing may leave before this time (netem's watchdog).
+    WaitUntil(SimTime),
 }
 
 /// netem's `rate` (with `packetoverhead`, `cellsize`, `celloverhead`): packets leave one
@@ -201,9 +229,35 @@ impl NetemRate {
     }
 }
 
+impl Slot {
+    /// `get_slot`: zero allowances mean unlimited (`INT_MAX`); the first slot opens at
+    /// once (`slot_next = now`).
+    fn new(c: &SlotSpec, now: SimTime) -> Slot {
+        let ns = |d: Option<crate::scenario::Duration>| d.map_or(0, |d| d.time().0 as i64);
+        let min = ns(c.min);
+        let dist = c.distribution.map(|d| {
+            let table = (d != NetemDistribution::Uniform).then(|| table(d));
+            (ns(c.delay), ns(c.jitter).min(i64::from(i32::MAX)), table)
+        });
+        let unlimited =
+            |v: Option<u32>| v.filter(|&v| v > 0).map_or(i64::from(i32::MAX), i64::from);
+        Slot {
+            min,
+            max: c.max.map_or(min, |d| d.time().0 as i64),
+            dist,
+            max_packets: unlimited(c.packets),
+            max_bytes: unlimited(c.bytes),
+            next: now,
+            packets_left: unlimited(c.packets),
+            bytes_left: unlimited(c.bytes),
+        }
+    }
+}
+
 impl Netem {
-    /// The options of `spec` on direction `direction`, or `None` when none is on.
-    pub fn new(spec: &ImpairmentSpec, seed: u64, direction: &str) -> Option<Netem> {
+    /// The options of `spec` on direction `direction` from `now` (a slot opens at once),
+    /// or `None` when none is on.
+    pub fn new(spec: &ImpairmentSpec, seed: u64, direction: &str, now: SimTime) -> Option<Netem> {
         if !spec.uses_netem_stream() {
             return None;
         }
@@ -240,7 +294,61 @@ impl Netem {
                 cell_overhead: i64::from(spec.cell_overhead),
                 last: SimTime::ZERO,
             }),
+            slot: spec.slot.as_ref().map(|c| Slot::new(c, now)),
         })
+    }
+
+    /// Whether delayed packets wait for slots (`slot`).
+    pub fn slotted(&self) -> bool {
+        self.slot.is_some()
+    }
+
+    /// `get_slot_next`: the next slot opens a gap after `now` — uniform on [min, max)
+    /// as `min + (rnd × (max − min) >> 32)`, or `tabledist(delay, jitter)` — and gets a
+    /// fresh packet and byte allowance.
+    fn next_slot(&mut self, now: SimTime) {
+        let Some(s) = &mut self.slot else { return };
+        let rnd = self.rng.random::<u32>();
+        let gap = match s.dist {
+            None => s.min + ((i64::from(rnd) * (s.max - s.min)) >> 32),
+            Some((mu, sigma, table)) => tabledist(mu, sigma, rnd, table),
+        };
+        s.next = SimTime(now.0.saturating_add_signed(gap.max(0)));
+        s.packets_left = s.max_packets;
+        s.bytes_left = s.max_bytes;
+    }
+
+    /// `netem_dequeue`'s look at the head (due at `due`) at `now`: when the slot opened
+    /// before the head was due, a new slot is drawn from now; the head goes once both
+    /// its time and the slot have come.
+    pub fn slot_step(&mut self, now: SimTime, due: SimTime) -> SlotStep {
+        let Some(s) = &self.slot else {
+            return if due <= now {
+                SlotStep::Go
+            } else {
+                SlotStep::WaitUntil(due)
+            };
+        };
+        if s.next < due {
+            self.next_slot(now);
+        }
+        let next = self.slot.as_ref().map_or(now, |s| s.next);
+        if due <= now && next <= now {
+            SlotStep::Go
+        } else {
+            SlotStep::WaitUntil(due.max(next))
+        }
+    }
+
+    /// A `size`-byte packet left in the current slot: it uses the slot's allowance, and
+    /// a used-up slot draws the next from `now`.
+    pub fn slot_sent(&mut self, now: SimTime, size: u32) {
+        let Some(s) = &mut self.slot else { return };
+        s.packets_left -= 1;
+        s.bytes_left -= i64::from(size);
+        if s.packets_left <= 0 || s.bytes_left <= 0 {
+            self.next_slot(now);
+        }
     }
 
     /// Whether this packet gets a copy (`duplicate`).
@@ -403,7 +511,7 @@ mod tests {
             gap: Some(5),
             ..Default::default()
         };
-        let mut n = Netem::new(&spec, 1, "l:a->b").unwrap();
+        let mut n = Netem::new(&spec, 1, "l:a->b", SimTime::ZERO).unwrap();
         let pattern: Vec<bool> = (0..15)
             .map(|_| {
                 n.delay(

@@ -10,10 +10,11 @@
 //! extra delay.
 //!
 //! Event keys: `2·port` = the port's serialization ends, `2·port + 1` = the head of the
-//! wire behind the port arrives.
+//! wire behind the port arrives, `4 + port` = netem's watchdog of the port's direction
+//! (`slot`: its held packets may leave).
 
 use super::{
-    Copies, Impairment, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, Neighbour,
+    Copies, Dequeue, Impairment, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, Neighbour,
     PendingEvents, Wire,
 };
 use crate::engine::SimTime;
@@ -33,6 +34,9 @@ struct Direction {
     /// The packets on a constant-delay wire, in arrival order.
     wire: Wire,
     impairment: Option<Impairment>,
+    /// When netem's watchdog of this direction fires (`slot`); a pending event for
+    /// another time is stale (the kernel reprograms its one hrtimer).
+    watchdog: Option<SimTime>,
 }
 
 /// A full-duplex wired link between two interfaces.
@@ -47,6 +51,8 @@ pub struct P2pLink {
 
 const TX_DONE: u16 = 0;
 const ARRIVE: u16 = 1;
+/// `WATCHDOG + port`: netem's watchdog (keys 0–3 are the ports' serialization and wire).
+const WATCHDOG: u16 = 4;
 
 impl P2pLink {
     /// `ends[p]` = (interface, node) of port p; `rates[p]`, `delays[p]` and
@@ -67,6 +73,7 @@ impl P2pLink {
             propagating: 0,
             wire: Wire::new(),
             impairment,
+            watchdog: None,
         };
         let nb = |(iface, node)| Neighbour { node, iface };
         P2pLink {
@@ -122,6 +129,13 @@ impl P2pLink {
         }
         let imp = self.dirs[port].impairment.as_mut().expect("checked above");
         let f = imp.finish(flow, cx.now, size);
+        if f.over_limit {
+            cx.emit(LinkEffect::Drop {
+                pkt,
+                reason: DropReason::QdiscOverflow,
+            });
+            return P2pOutcome::Ready { iface, lost: None };
+        }
         if f.corrupted {
             // netem flips a bit; the receiver's checksum discards the packet.
             return P2pOutcome::Ready {
@@ -129,10 +143,76 @@ impl P2pLink {
                 lost: Some(pkt),
             };
         }
-        let own_event = f.reordered || imp.reorders();
-        let delay = self.dirs[port].delay + f.delay;
-        self.propagate(port, pkt, delay, own_event, cx);
+        self.netem_out(port, pkt, size, f.delay, f.reordered, cx);
         P2pOutcome::Ready { iface, lost: None }
+    }
+
+    /// A copy that netem keeps goes on: at once onto the wire (with netem's delay added
+    /// to the wire's), or, with `slot` and not sent at once, into netem's queue to wait
+    /// for its time and slot.
+    #[inline(always)]
+    fn netem_out(
+        &mut self,
+        port: usize,
+        pkt: PacketId,
+        size: u32,
+        netem_delay: SimTime,
+        reordered: bool,
+        cx: &mut LinkCtx<'_>,
+    ) {
+        let imp = self.dirs[port]
+            .impairment
+            .as_mut()
+            .expect("an impaired direction");
+        if imp.slotted() && !reordered {
+            imp.hold(pkt, cx.now + netem_delay, size);
+            self.dirs[port].propagating += 1;
+            cx.locate(pkt, Location::Propagating(self.ports[port].0));
+            self.netem_dequeue(port, cx);
+            return;
+        }
+        let own_event = reordered || imp.reorders();
+        let delay = self.dirs[port].delay + netem_delay;
+        self.propagate(port, pkt, delay, own_event, cx);
+    }
+
+    /// netem's dequeue (`slot`), run at each enqueue and when its watchdog fires: every
+    /// held packet whose time and slot have come goes onto the wire; the watchdog is set
+    /// for the next.
+    fn netem_dequeue(&mut self, port: usize, cx: &mut LinkCtx<'_>) {
+        loop {
+            let d = &mut self.dirs[port];
+            let imp = d.impairment.as_mut().expect("an impaired direction");
+            match imp.dequeue(cx.now) {
+                Dequeue::Packet(pkt) => {
+                    // `propagate` counts it again.
+                    d.propagating -= 1;
+                    let delay = d.delay;
+                    self.propagate(port, pkt, delay, false, cx);
+                }
+                Dequeue::WaitUntil(t) => {
+                    if d.watchdog != Some(t) {
+                        d.watchdog = Some(t);
+                        cx.schedule(t, WATCHDOG + port as u16);
+                    }
+                    return;
+                }
+                Dequeue::Empty => {
+                    d.watchdog = None;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// netem's watchdog of `port`'s direction fires (a stale one, reprogrammed since,
+    /// does nothing).
+    fn watchdog(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
+        if self.dirs[port].watchdog == Some(cx.now) {
+            self.dirs[port].watchdog = None;
+            self.netem_dequeue(port, cx);
+        }
+        P2pOutcome::Nothing
     }
 
     /// netem's duplicate: a copy of `pkt` enters the arena and meets the impairment on
@@ -159,11 +239,11 @@ impl P2pLink {
         let lost = imp.admit(flow, wire_bits, true) == Copies::None;
         let f = (!lost).then(|| imp.finish(flow, cx.now, size));
         match f {
-            Some(f) if !f.corrupted => {
-                let own_event = f.reordered || imp.reorders();
-                let delay = self.dirs[port].delay + f.delay;
-                self.propagate(port, c, delay, own_event, cx);
-            }
+            Some(f) if f.over_limit => cx.emit(LinkEffect::Drop {
+                pkt: c,
+                reason: DropReason::QdiscOverflow,
+            }),
+            Some(f) if !f.corrupted => self.netem_out(port, c, size, f.delay, f.reordered, cx),
             _ => cx.emit(LinkEffect::Drop {
                 pkt: c,
                 reason: DropReason::Impairment,
@@ -222,6 +302,9 @@ impl P2pLink {
     /// method emits.
     #[inline(always)]
     pub(crate) fn on_event_direct(&mut self, key: u16, cx: &mut LinkCtx<'_>) -> P2pOutcome {
+        if key >= WATCHDOG {
+            return self.watchdog(usize::from(key - WATCHDOG), cx);
+        }
         let port = (key / 2) as usize;
         if key % 2 == TX_DONE {
             self.tx_done(port, cx)
@@ -244,6 +327,8 @@ pub(crate) enum P2pOutcome {
         pkt: PacketId,
         to: IfaceId,
     },
+    /// netem's watchdog: what it released went onto the wire.
+    Nothing,
 }
 
 impl P2pOutcome {
@@ -260,6 +345,7 @@ impl P2pOutcome {
                 cx.emit(LinkEffect::Ready(iface));
             }
             P2pOutcome::Deliver { pkt, to } => cx.emit(LinkEffect::Deliver { pkt, to }),
+            P2pOutcome::Nothing => {}
         }
     }
 }
@@ -339,7 +425,7 @@ impl Medium for P2pLink {
         if let Some(spec) = &change.impairment {
             for d in &mut self.dirs {
                 if let Some(imp) = &mut d.impairment {
-                    imp.set(spec);
+                    imp.set(spec, cx.now);
                 }
             }
         }
@@ -383,17 +469,24 @@ impl Medium for P2pLink {
             let head_pending = pending.keys.contains(&(2 * p as u16 + ARRIVE));
             let own_events = pending.packets.iter().filter(|(_, l)| *l == loc).count() as u64;
             let in_order = d.wire.len() as u64;
+            let in_netem = d.impairment.as_ref().map_or(0, |i| i.held() as u64);
+            if in_netem > 0 && !pending.keys.contains(&(WATCHDOG + p as u16)) {
+                out.push((
+                    loc,
+                    format!("netem holds {in_netem} packet(s) for slots but has no watchdog"),
+                ));
+            }
             if in_order > 0 && !head_pending {
                 out.push((
                     loc,
                     format!("holds {in_order} packet(s) in order but no arrival event for them"),
                 ));
             }
-            if in_order + own_events != u64::from(d.propagating) {
+            if in_order + own_events + in_netem != u64::from(d.propagating) {
                 out.push((
                     loc,
                     format!(
-                        "counts {} packet(s) on it but holds {in_order} in order and {own_events} with arrival events of their own",
+                        "counts {} packet(s) on it but holds {in_order} in order, {own_events} with arrival events of their own and {in_netem} in netem",
                         d.propagating
                     ),
                 ));

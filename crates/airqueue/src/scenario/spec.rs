@@ -736,6 +736,48 @@ pub struct ImpairmentSpec {
     /// netem `rate … celloverhead`: bytes added per cell (e.g. 5 for ATM's header).
     #[serde(default, skip_serializing_if = "is_zero_i32")]
     pub cell_overhead: i32,
+    /// netem `limit`: the most packets netem holds while they wait for their delay (and
+    /// slot); one more is dropped as `qdisc_overflow` (`sch_netem.c`: `t_len >= limit`).
+    /// Default 1000, netem's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    /// netem `slot`: delayed packets leave only in slots, as on a bursty MAC (DOCSIS,
+    /// Wi-Fi, LTE), e.g. `slot = { min = "10ms", max = "20ms", packets = 4 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<SlotSpec>,
+}
+
+/// netem's `slot` (tc-netem(8)): `slot MIN [MAX] [packets N] [bytes N]` (`min`, `max`)
+/// or `slot distribution D DELAY JITTER [packets N] [bytes N]` (`distribution`, `delay`,
+/// `jitter`). Each slot opens a delay drawn from these after the last one (uniform on
+/// [min, max), or `tabledist` of the distribution) and lets out at most `packets`
+/// packets and `bytes` bytes (unlimited when not given) of those whose delay is over.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlotSpec {
+    /// Shortest gap to the next slot (`slot MIN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<Duration>,
+    /// Longest gap to the next slot (`slot MIN MAX`); default `min`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Duration>,
+    /// The gap's distribution (`slot distribution NAME DELAY JITTER`), instead of
+    /// `min`/`max`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<NetemDistribution>,
+    /// The gap's centre with `distribution`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Duration>,
+    /// The gap's spread with `distribution`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<Duration>,
+    /// Most packets one slot lets out (`packets N`); default unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<u32>,
+    /// Most bytes one slot lets out (`bytes N`); the packet that crosses it still goes.
+    /// Default unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u32>,
 }
 
 fn is_zero_i32(v: &i32) -> bool {
@@ -774,6 +816,7 @@ impl ImpairmentSpec {
             || self.duplicate.0 > 0.0
             || self.corrupt.0 > 0.0
             || self.rate.is_some()
+            || self.slot.is_some()
     }
 }
 

@@ -4,7 +4,7 @@
 use super::error::ScenarioError;
 use super::spec::{
     AppSpec, CbrSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec, PoissonSpec,
-    Scenario, TcpVariant, TransportSpec,
+    Scenario, SlotSpec, TcpVariant, TransportSpec,
 };
 use crate::engine::SimTime;
 use std::collections::{HashMap, HashSet};
@@ -380,6 +380,52 @@ fn check_timeline(s: &Scenario, devs: &HashMap<String, &str>, errs: &mut Scenari
     }
 }
 
+/// netem `slot`: either `min` [`max`] or `distribution` with `delay` and `jitter` (the
+/// two forms of tc-netem(8)), `max` not below `min`, allowances of at least one.
+fn check_slot(slot: &SlotSpec, path: &str, errs: &mut ScenarioError) {
+    let uniform_form = slot.min.is_some() || slot.max.is_some();
+    let dist_form = slot.distribution.is_some() || slot.delay.is_some() || slot.jitter.is_some();
+    if uniform_form && dist_form {
+        errs.push(
+            path.to_string(),
+            "give either `min` (and `max`) or `distribution` with `delay` and `jitter`, not both",
+        );
+    } else if !uniform_form && !dist_form {
+        errs.push(
+            format!("{path}.min"),
+            "a slot needs its gap: `min = \"10ms\"` (and `max`), or `distribution`, `delay`, `jitter`",
+        );
+    }
+    if slot.max.is_some() && slot.min.is_none() {
+        errs.push(format!("{path}.min"), "`max` needs a `min` (slot MIN MAX)");
+    }
+    if let (Some(min), Some(max)) = (slot.min, slot.max) {
+        if max.time() < min.time() {
+            errs.push(format!("{path}.max"), "must not be below `min`");
+        }
+    }
+    if slot.distribution.is_some() && (slot.delay.is_none() || slot.jitter.is_none()) {
+        errs.push(
+            format!("{path}.distribution"),
+            "a slot distribution needs `delay` and `jitter` (slot distribution D DELAY JITTER)",
+        );
+    }
+    if (slot.delay.is_some() || slot.jitter.is_some()) && slot.distribution.is_none() {
+        errs.push(
+            format!("{path}.distribution"),
+            "`delay` and `jitter` of a slot go with a `distribution` (e.g. \"normal\"); or use `min`/`max`",
+        );
+    }
+    for (key, v) in [("packets", slot.packets), ("bytes", slot.bytes)] {
+        if v == Some(0) {
+            errs.push(
+                format!("{path}.{key}"),
+                "must be at least 1; leave it out for no limit",
+            );
+        }
+    }
+}
+
 /// Checks `segments`: names unique among links and segments, known nodes, each once, at
 /// least two, a sane MTU.
 /// netem's own consistency rules (iproute2's `q_netem.c` refuses the same combinations).
@@ -426,6 +472,15 @@ fn check_impairment(imp: &ImpairmentSpec, path: &str, errs: &mut ScenarioError) 
     }
     if imp.rate.is_some_and(|r| r.bps() == 0) {
         errs.push(format!("{path}.rate"), "must be above 0, e.g. \"1Mbit\"");
+    }
+    if imp.limit == Some(0) {
+        errs.push(
+            format!("{path}.limit"),
+            "must be at least 1 packet (netem's default is 1000)",
+        );
+    }
+    if let Some(slot) = &imp.slot {
+        check_slot(slot, &format!("{path}.slot"), errs);
     }
     if imp.cell_size == 0 && imp.cell_overhead != 0 {
         errs.push(

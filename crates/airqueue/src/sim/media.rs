@@ -84,6 +84,7 @@ impl Simulation {
                 P2pOutcome::Deliver { pkt, to } => {
                     self.link_effect(LinkEffect::Deliver { pkt, to });
                 }
+                P2pOutcome::Nothing => {}
             }
             return;
         }
