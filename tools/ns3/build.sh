@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Builds tools/ns3/dumbbell (the reference dumbbell in ns-3) against the installed ns-3
-# libraries: Debian's `apt-get install libns3-dev` (ns-3 3.37). See docs/ns3-comparison.md.
+# Builds the ns-3 reference programs against the installed ns-3 libraries: Debian's
+# `apt-get install libns3-dev` (ns-3 3.37). tools/ns3/dumbbell (the reference dumbbell,
+# docs/ns3-comparison.md), tools/ns3/wifi_saturation and tools/ns3/wifi_mixed_rate (the
+# 802.11b cells, docs/ns3-wifi-comparison.md).
 #
-#   tools/ns3/build.sh            # -> tools/ns3/dumbbell
-#   CXX=clang++ OUT=/tmp/dumbbell tools/ns3/build.sh
+#   tools/ns3/build.sh                    # all three, next to their sources
+#   tools/ns3/build.sh wifi_saturation    # only the programs named
+#   CXX=clang++ OUT=/tmp/dumbbell tools/ns3/build.sh dumbbell
 #
 # Against an ns-3 tree you built yourself instead (e.g. upstream's `optimized` profile; see
 # docs/ns3-comparison.md), name its top folder; the program records the library path:
@@ -12,10 +15,15 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-src="$here/dumbbell.cc"
-out="${OUT:-$here/dumbbell}"
+programs=("$@")
+[[ ${#programs[@]} -gt 0 ]] || programs=(dumbbell wifi_saturation wifi_mixed_rate)
+if [[ -n "${OUT:-}" && ${#programs[@]} -ne 1 ]]; then
+    echo "OUT names one program's output: name the program too" >&2
+    exit 1
+fi
 cxx="${CXX:-g++}"
-modules=(ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control)
+modules=(ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
+    ns3-wifi ns3-mobility ns3-propagation)
 
 flags=()
 if [[ -n "${NS3_TREE:-}" ]]; then
@@ -52,5 +60,9 @@ else
     flags+=(-lns3-stats -lns3-bridge)
 fi
 
-set -x
-"$cxx" -std=c++17 -O2 -Wall -o "$out" "$src" "${flags[@]}"
+for program in "${programs[@]}"; do
+    src="$here/$program.cc"
+    [[ -f "$src" ]] || { echo "no $src" >&2; exit 1; }
+    out="${OUT:-$here/$program}"
+    (set -x; "$cxx" -std=c++17 -O2 -Wall -o "$out" "$src" "${flags[@]}")
+done
