@@ -38,6 +38,7 @@ main(int argc, char* argv[])
     uint32_t window = 256 * 1024;
     uint32_t rts = 2347;
     bool json = false;
+    bool preambleDetection = false;
 
     // airqueue's TCP defaults, as tools/ns3/dumbbell.cc sets them (see there for why).
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
@@ -67,6 +68,10 @@ main(int argc, char* argv[])
     cmd.AddValue("mss", "TCP segment size (payload bytes)", mss);
     cmd.AddValue("window", "Largest window in bytes (airqueue's rcv_buffer)", window);
     cmd.AddValue("rts", "RTS threshold, bytes of MPDU (2347: off)", rts);
+    cmd.AddValue("preambleDetection",
+                 "ns-3's preamble detection model (4 dB): colliding frames are never detected "
+                 "(no capture, but DIFS rather than EIFS after a collision); see wifi_common.h",
+                 preambleDetection);
     cmd.AddValue("json", "Print only the JSON summary", json);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(warmup >= duration, "--warmup must be shorter than --duration");
@@ -92,7 +97,7 @@ main(int argc, char* argv[])
     lan.SetChannelAttribute("Delay", StringValue("1ms"));
     lan.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
     NetDeviceContainer lanDevs = lan.Install(server.Get(0), apNode.Get(0));
-    NetDeviceContainer wifiDevs = InstallCell(apNode.Get(0), stations, rates, rts);
+    NetDeviceContainer wifiDevs = InstallCell(apNode.Get(0), stations, rates, rts, preambleDetection);
 
     InternetStackHelper stack;
     stack.Install(server);

@@ -4,7 +4,8 @@
 // n 802.11b stations at 11 Mb/s, each a saturated UDP source (CBR at 11 Mb/s of 1472-byte
 // datagrams: 1500-byte IP packets, 1536-byte MPDUs) towards the AP; basic access or, with
 // --rts=500, RTS/CTS. 20 s simulated, the first second a warm-up that is not counted. The
-// cell is set up as airqueue's (wifi_common.h lists how, and what still differs).
+// cell is set up as airqueue's (wifi_common.h lists how, and what still differs: above all
+// collisions, where --preambleDetection chooses between ns-3's two behaviours).
 //
 // Build with tools/ns3/build.sh; `wifi_saturation --help` prints the options. The last line
 // of the output is one JSON object (with --json, the only output).
@@ -65,6 +66,7 @@ main(int argc, char* argv[])
     uint32_t size = 1472;
     uint32_t buffer = 100;
     bool json = false;
+    bool preambleDetection = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "Number of saturated stations", n);
@@ -74,6 +76,10 @@ main(int argc, char* argv[])
     cmd.AddValue("rts", "RTS threshold, bytes of MPDU (2347: off; 500: RTS/CTS)", rts);
     cmd.AddValue("size", "UDP payload bytes per datagram", size);
     cmd.AddValue("buffer", "Driver buffer (MAC queue) packets", buffer);
+    cmd.AddValue("preambleDetection",
+                 "ns-3's preamble detection model (4 dB): colliding frames are never detected "
+                 "(no capture, but DIFS rather than EIFS after a collision); see wifi_common.h",
+                 preambleDetection);
     cmd.AddValue("json", "Print only the JSON summary", json);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(n == 0, "--n must be at least 1");
@@ -87,7 +93,7 @@ main(int argc, char* argv[])
     NodeContainer stations;
     stations.Create(n);
     NetDeviceContainer devices =
-        InstallCell(apNode.Get(0), stations, std::vector<double>(n, rate), rts);
+        InstallCell(apNode.Get(0), stations, std::vector<double>(n, rate), rts, preambleDetection);
 
     InternetStackHelper stack;
     stack.Install(apNode);
@@ -189,6 +195,7 @@ main(int argc, char* argv[])
     out.precision(10);
     out << "{\"simulator\": \"ns-3\", \"version\": \"3.37\", \"n\": " << n
         << ", \"rate_mbps\": " << rate << ", \"rts_threshold\": " << rts
+        << ", \"preamble_detection\": " << (preambleDetection ? "true" : "false")
         << ", \"sim_seconds\": " << duration << ", \"warmup_seconds\": " << warmup
         << ", \"wall_seconds\": " << wallSeconds << ", \"setup_seconds\": " << setupSeconds
         << ", \"events\": " << events << ", \"throughput_bps\": " << total
