@@ -271,9 +271,10 @@ def main() -> None:
         "one (4 dB); loop times and events are those of 'ns-3'.\n"
     )
     print(saturation_table(results))
-    print()
-    print("### Wall time, repeated cells (medians)\n")
-    print(timing_table(results))
+    if timed:
+        print()
+        print("### Wall time, repeated cells (medians)\n")
+        print(timing_table(results))
     if not args.no_mixed:
         print()
         print("### Mixed-rate TCP downloads (goodput)\n")
