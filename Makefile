@@ -23,6 +23,8 @@ test-python:
 bench:
 	cargo bench -p airqueue
 	airqueue bench scenarios/examples/udp-bottleneck.toml --repeat 5
+	airqueue bench scenarios/bench/wifi-saturated-10.toml --repeat 5
+	airqueue bench scenarios/bench/wifi-saturated-100.toml --repeat 5
 
 docs:
 	python3 tools/gen_scenario_reference.py

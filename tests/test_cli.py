@@ -259,6 +259,36 @@ def test_bench_table_states_memory_is_the_process_peak() -> None:
     assert "events per second" in proc.stdout
 
 
+def test_bench_counts_events_per_80211_frame_of_a_cell() -> None:
+    """Reference: the DCF medium's two events per exchange (docs/wifi.md), plus the
+    application's: a 10-station cell offering 10 Mbit of 1472-byte datagrams makes about
+    850 packets a second against ~500 frames, so a few events per frame, never one per slot
+    (a back-off of 15 slots on average would add ~15)."""
+    proc = airqueue_cli(
+        "bench",
+        str(REPO / "scenarios" / "bench" / "wifi-saturated-10.toml"),
+        "--repeat",
+        "1",
+        "--json",
+        "--set",
+        "run.duration=2s",
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["wifi_frames"] > 500
+    assert 2.0 < report["events_per_wifi_frame"] < 6.0
+
+
+def test_bench_has_no_frame_count_without_a_cell() -> None:
+    proc = airqueue_cli(
+        "bench", UDP_BOTTLENECK, "--repeat", "1", "--json", "--set", "run.duration=5s"
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["wifi_frames"] is None
+    assert report["events_per_wifi_frame"] is None
+
+
 # --- global behaviour ----------------------------------------------------------------------
 
 

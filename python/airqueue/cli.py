@@ -653,7 +653,22 @@ def process_peak_rss_mib() -> float | None:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
-def bench_report(file: Path, summaries: list[dict[str, Any]]) -> dict[str, Any]:
+def cell_frames(result: Any) -> int | None:
+    """802.11 frame attempts of every cell in a run (sent, collided or corrupted), or None.
+
+    The stations table counts after the warm-up, so this is None unless the warm-up is 0
+    (the events are counted over the whole run).
+    """
+    stations = result.more.get("stations")
+    if stations is None or len(stations) == 0 or result.summary["warmup_seconds"] != 0:
+        return None
+    cols = ["frames_sent", "collisions", "channel_errors"]
+    return int(stations[cols].to_numpy().sum())
+
+
+def bench_report(
+    file: Path, summaries: list[dict[str, Any]], frames: int | None = None
+) -> dict[str, Any]:
     walls = [s["timing"]["wall_seconds"] for s in summaries]
     median = statistics.median(walls)
     first = summaries[0]
@@ -669,6 +684,9 @@ def bench_report(file: Path, summaries: list[dict[str, Any]]) -> dict[str, Any]:
         "events_per_second": first["events"] / median if median > 0 else None,
         "process_peak_rss_mib": process_peak_rss_mib(),
         "peak_live_packets": first["peak_live_packets"],
+        # 802.11 cells (warm-up 0): frame attempts, and all events of the run per attempt.
+        "wifi_frames": frames,
+        "events_per_wifi_frame": first["events"] / frames if frames else None,
     }
 
 
@@ -693,6 +711,11 @@ def bench_table(report: Mapping[str, Any]) -> Table:
         ("peak memory (process peak RSS)", f"{rss:.1f} MiB" if rss is not None else "-"),
         ("peak live packets", f"{report['peak_live_packets']:,}"),
     ]
+    if report.get("wifi_frames"):
+        rows += [
+            ("802.11 frames (attempts)", f"{report['wifi_frames']:,}"),
+            ("events per 802.11 frame", f"{report['events_per_wifi_frame']:.2f}"),
+        ]
     for name, value in rows:
         table.add_row(name, value)
     return table
@@ -712,11 +735,16 @@ def bench(
 ) -> None:
     """Run a scenario several times and report the median wall time and events per second.
 
-    Memory is the peak RSS of the whole process (Python included), not of one run.
+    Memory is the peak RSS of the whole process (Python included), not of one run. With
+    802.11 cells and a warm-up of 0, also the frames attempted and events per frame.
     """
     scenario = load(file, sets)
-    summaries = [airqueue.run(scenario, seed=seed).summary for _ in range(repeat)]
-    report = bench_report(file, summaries)
+    first = airqueue.run(scenario, seed=seed)
+    frames = cell_frames(first)
+    summaries = [first.summary] + [
+        airqueue.run(scenario, seed=seed).summary for _ in range(repeat - 1)
+    ]
+    report = bench_report(file, summaries, frames)
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Builds tools/ns3/dumbbell (the reference dumbbell in ns-3) against the installed ns-3
-# libraries: Debian's `apt-get install libns3-dev` (ns-3 3.37). See docs/ns3-comparison.md.
+# Builds the ns-3 reference programs against the installed ns-3 libraries: Debian's
+# `apt-get install libns3-dev` (ns-3 3.37). tools/ns3/dumbbell (the reference dumbbell,
+# docs/ns3-comparison.md), tools/ns3/wifi_saturation and tools/ns3/wifi_mixed_rate (the
+# 802.11b cells, docs/ns3-wifi-comparison.md).
 #
-#   tools/ns3/build.sh            # -> tools/ns3/dumbbell
-#   CXX=clang++ OUT=/tmp/dumbbell tools/ns3/build.sh
+#   tools/ns3/build.sh                    # all three, next to their sources
+#   tools/ns3/build.sh wifi_saturation    # only the programs named
+#   CXX=clang++ OUT=/tmp/dumbbell tools/ns3/build.sh dumbbell
 #
 # Against an ns-3 tree you built yourself instead (e.g. upstream's `optimized` profile; see
 # docs/ns3-comparison.md), name its top folder; the program records the library path:
@@ -12,45 +15,67 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-src="$here/dumbbell.cc"
-out="${OUT:-$here/dumbbell}"
-cxx="${CXX:-g++}"
-modules=(ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control)
-
-flags=()
-if [[ -n "${NS3_TREE:-}" ]]; then
-    # A built tree: headers in build/include, libraries named libns3.<ver>-<module>-<profile>.so.
-    lib="$NS3_TREE/build/lib"
-    core="$(ls "$lib"/libns3*-core*.so 2>/dev/null | head -n1)"
-    [[ -n "$core" ]] || { echo "no libns3*-core*.so in $lib: build the tree first" >&2; exit 1; }
-    core="$(basename "$core" .so)"          # libns3.37-core-optimized
-    prefix="${core%%-core*}"                # libns3.37
-    suffix="${core#*-core}"                 # -optimized
-    flags+=(-I"$NS3_TREE/build/include" -L"$lib" -Wl,-rpath,"$lib")
-    for m in "${modules[@]}" ns3-stats ns3-bridge; do
-        flags+=("-l${prefix#lib}-${m#ns3-}${suffix}")
-    done
-elif command -v pkg-config >/dev/null && pkg-config --exists "${modules[@]}" 2>/dev/null; then
-    # Debian's ns-3 3.37 .pc files are slightly broken: their Cflags carry "-I/usr;" (a CMake
-    # list separator) and their Libs name /usr/lib/.../libgsl.so, which only libgsl-dev
-    # installs (the ns-3 libraries already link libgsl themselves). Keep the sound tokens.
-    declare -A seen=()
-    for tok in $(pkg-config --cflags --libs "${modules[@]}"); do
-        tok="${tok//\\/}"
-        [[ "$tok" == *";"* ]] && continue
-        [[ "$tok" == /* && ! -e "$tok" ]] && continue
-        [[ -n "${seen[$tok]:-}" ]] && continue
-        seen[$tok]=1
-        flags+=("$tok")
-    done
-else
-    # No pkg-config: the headers are in /usr/include/ns3 and the libraries are
-    # libns3-<module>.so (Debian names the files libns3-<module>.so.37).
-    for m in "${modules[@]}"; do
-        flags+=("-l$m")
-    done
-    flags+=(-lns3-stats -lns3-bridge)
+programs=("$@")
+if [[ ${#programs[@]} -eq 0 ]]; then
+    # OUT alone names the dumbbell's output, as before the wifi programs existed.
+    if [[ -n "${OUT:-}" ]]; then programs=(dumbbell); else programs=(dumbbell wifi_saturation wifi_mixed_rate); fi
 fi
+if [[ -n "${OUT:-}" && ${#programs[@]} -ne 1 ]]; then
+    echo "OUT names one program's output: name one program" >&2
+    exit 1
+fi
+cxx="${CXX:-g++}"
+wired=(ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control)
 
-set -x
-"$cxx" -std=c++17 -O2 -Wall -o "$out" "$src" "${flags[@]}"
+# The compiler and linker flags for the ns-3 modules named as arguments (ns3-<module>).
+ns3_flags() {
+    local modules=("$@")
+    flags=()
+    if [[ -n "${NS3_TREE:-}" ]]; then
+        # A built tree: headers in build/include, libraries named libns3.<ver>-<module>-<profile>.so.
+        local lib="$NS3_TREE/build/lib" core prefix suffix m
+        core="$(ls "$lib"/libns3*-core*.so 2>/dev/null | head -n1)"
+        [[ -n "$core" ]] || { echo "no libns3*-core*.so in $lib: build the tree first" >&2; exit 1; }
+        core="$(basename "$core" .so)"          # libns3.37-core-optimized
+        prefix="${core%%-core*}"                # libns3.37
+        suffix="${core#*-core}"                 # -optimized
+        flags+=(-I"$NS3_TREE/build/include" -L"$lib" -Wl,-rpath,"$lib")
+        for m in "${modules[@]}" ns3-stats ns3-bridge; do
+            flags+=("-l${prefix#lib}-${m#ns3-}${suffix}")
+        done
+    elif command -v pkg-config >/dev/null && pkg-config --exists "${modules[@]}" 2>/dev/null; then
+        # Debian's ns-3 3.37 .pc files are slightly broken: their Cflags carry "-I/usr;" (a
+        # CMake list separator) and their Libs name /usr/lib/.../libgsl.so, which only
+        # libgsl-dev installs (the ns-3 libraries already link libgsl themselves). Keep the
+        # sound tokens.
+        local -A seen=()
+        local tok
+        for tok in $(pkg-config --cflags --libs "${modules[@]}"); do
+            tok="${tok//\\/}"
+            [[ "$tok" == *";"* ]] && continue
+            [[ "$tok" == /* && ! -e "$tok" ]] && continue
+            [[ -n "${seen[$tok]:-}" ]] && continue
+            seen[$tok]=1
+            flags+=("$tok")
+        done
+    else
+        # No pkg-config: the headers are in /usr/include/ns3 and the libraries are
+        # libns3-<module>.so (Debian names the files libns3-<module>.so.37).
+        local m
+        for m in "${modules[@]}"; do
+            flags+=("-l$m")
+        done
+        flags+=(-lns3-stats -lns3-bridge)
+    fi
+}
+
+for program in "${programs[@]}"; do
+    src="$here/$program.cc"
+    [[ -f "$src" ]] || { echo "no $src" >&2; exit 1; }
+    out="${OUT:-$here/$program}"
+    case "$program" in
+        dumbbell) ns3_flags "${wired[@]}" ;;
+        *) ns3_flags "${wired[@]}" ns3-wifi ns3-mobility ns3-propagation ns3-spectrum ns3-antenna ns3-energy ;;
+    esac
+    (set -x; "$cxx" -std=c++17 -O2 -Wall -o "$out" "$src" "${flags[@]}")
+done

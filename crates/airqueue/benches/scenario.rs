@@ -14,6 +14,8 @@
 //!   8 MiB receive windows so that cwnd, not rwnd, limits the flows), 10 s.
 //! - `bluetooth_piconet_2`: `scenarios/bluetooth-tcp/piconet-2-ppl.toml` (seed 001: two
 //!   slaves, TCP NewReno through the master, token bucket, E-limited M = 5, 480 s).
+//! - `wifi_saturated_10`, `wifi_saturated_100`: `scenarios/bench/wifi-saturated-*.toml`, an
+//!   802.11b cell of 10 or 100 saturated stations (10 Mbit offered in all, 20 s).
 //! - `build/star_10000`: `Simulation::build` of a 10 000-host star (one hub, a link per
 //!   host, one flow): interfaces, media, root queues and routes. Hosts keep default
 //!   routes, so only the hub has a routing row (issue 10: well under a second).

@@ -5,6 +5,12 @@ pub const DUMBBELL: &str = include_str!("../../../../scenarios/examples/dumbbell
 /// Seed 001's piconet: 2 slaves, TCP NewReno through the master, 480 s (issue 13 target:
 /// ≤ 0.1 s wall).
 pub const PICONET_2: &str = include_str!("../../../../scenarios/bluetooth-tcp/piconet-2-ppl.toml");
+/// An 802.11b cell of 10 saturated stations (issue 12 target: `airqueue bench` ≥ 1 000×
+/// real time) and of 100 (events per frame flat in n): 10 Mbit offered in all, 20 s.
+pub const WIFI_SATURATED_10: &str =
+    include_str!("../../../../scenarios/bench/wifi-saturated-10.toml");
+pub const WIFI_SATURATED_100: &str =
+    include_str!("../../../../scenarios/bench/wifi-saturated-100.toml");
 
 /// The dumbbell with every rate scaled up: `airqueue bench … --set
 /// links.bottleneck.rate=1Gbit --set links.access.rate=10Gbit --set
@@ -105,5 +111,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("tcp_dumbbell", DUMBBELL.to_string()),
         ("tcp_dumbbell_1gbit", dumbbell_1gbit()),
         ("bluetooth_piconet_2", PICONET_2.to_string()),
+        ("wifi_saturated_10", WIFI_SATURATED_10.to_string()),
+        ("wifi_saturated_100", WIFI_SATURATED_100.to_string()),
     ]
 }
