@@ -300,8 +300,22 @@ def test_a_path_longer_than_the_ttl_is_warned_about_rfc1122_ttl_64() -> None:
     assert res.summary["warnings"][0]["path"] == "flows.f.to"
 
 
+def test_an_htb_whose_matches_take_every_packet_is_not_warned_about() -> None:
+    """nap-imq-htb.toml has no `default`, but its leaves match each member interface of
+    the virtual device: no packet can reach HTB's direct queue (Linux sch_htb)."""
+    proc = airqueue_cli("validate", EXAMPLES / "nap-imq-htb.toml")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning" not in proc.stderr, proc.stderr
+
+
 def test_an_htb_without_default_is_warned_about_in_validate_and_summary(tmp_path: Path) -> None:
-    scenario = EXAMPLES / "nap-imq-htb.toml"
+    """The same tree with the Bluetooth class's match removed: the member's packets fall
+    into the direct queue."""
+    text = (EXAMPLES / "nap-imq-htb.toml").read_text()
+    bt_match = ', match = { dev = "nap.bt" }'
+    assert text.count(bt_match) == 1
+    scenario = tmp_path / "nap-unmatched.toml"
+    scenario.write_text(text.replace(bt_match, ""))
     proc = airqueue_cli("validate", scenario)
     assert proc.returncode == 0, proc.stderr
     assert "warning: qdiscs.nap.imq0.default:" in proc.stderr
