@@ -200,7 +200,13 @@ def test_runs_over_the_memory_budget_are_refused_with_the_key_to_change(
 def test_a_sweeps_memory_budget_is_shared_among_its_workers(tmp_path: Path) -> None:
     """100 flows are estimated at 100 x 64 KiB = 6.6 MB (sim/budget.rs): within a 10 MB
     budget for one run at a time, over the 5 MB share of each of 2 workers."""
-    sets = ["flows.cbr.count=100", "run.duration=1s", "run.warmup=0s", "run.sample_interval=1s"]
+    sets = [
+        "flows.cbr.count=100",
+        "flows.cbr.start_spacing=0s",
+        "run.duration=1s",
+        "run.warmup=0s",
+        "run.sample_interval=1s",
+    ]
     one = airqueue.sweep(UDP_BOTTLENECK, seeds=2, jobs=1, set=sets, max_memory="10MB")
     assert one.info["runs"] == 2 and one.info["executed"] == 2
     with pytest.raises(airqueue.ScenarioError) as info:
