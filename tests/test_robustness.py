@@ -197,6 +197,43 @@ def test_runs_over_the_memory_budget_are_refused_with_the_key_to_change(
         assert "--max-memory" in proc.stderr
 
 
+def test_a_sweeps_memory_budget_is_shared_among_its_workers(tmp_path: Path) -> None:
+    """100 flows are estimated at 100 x 64 KiB = 6.6 MB (sim/budget.rs): within a 10 MB
+    budget for one run at a time, over the 5 MB share of each of 2 workers."""
+    sets = [
+        "flows.cbr.count=100",
+        "flows.cbr.start_spacing=0s",
+        "run.duration=1s",
+        "run.warmup=0s",
+        "run.sample_interval=1s",
+    ]
+    one = airqueue.sweep(UDP_BOTTLENECK, seeds=2, jobs=1, set=sets, max_memory="10MB")
+    assert one.info["runs"] == 2 and one.info["executed"] == 2
+    with pytest.raises(airqueue.ScenarioError) as info:
+        airqueue.sweep(UDP_BOTTLENECK, seeds=2, jobs=2, set=sets, max_memory="10MB")
+    paths = [p for p, _ in info.value.problems]
+    assert any(p.startswith("flows") for p in paths), info.value.problems
+    # The CLI: the same refusal, exit 2, before anything runs.
+    sets_cli = [a for s in sets for a in ("--set", s)]
+    args = ["sweep", UDP_BOTTLENECK, *sets_cli, "--seeds", "2", "--max-memory", "10MB"]
+    proc = airqueue_cli(*args, "--jobs", "2", "--out", tmp_path / "two", "--quiet")
+    assert proc.returncode == 2, proc.stderr
+    assert "flows" in proc.stderr and not (tmp_path / "two" / "store").exists()
+    proc = airqueue_cli(*args, "--jobs", "1", "--out", tmp_path / "one", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_each_worker_gets_an_equal_share_of_the_default_budget() -> None:
+    from airqueue import _native
+    from airqueue.sweep import worker_budget
+
+    total = _native.default_max_memory()
+    assert total > 0
+    assert worker_budget(None, 4) == total // 4
+    assert worker_budget(8_000_000_000, 2) == 4_000_000_000
+    assert worker_budget(8_000_000_000, 1) == 8_000_000_000
+
+
 def test_a_bad_memory_budget_is_an_input_error() -> None:
     proc = airqueue_cli("validate", UDP_BOTTLENECK, "--max-memory", "lots")
     assert proc.returncode == 2
@@ -300,8 +337,22 @@ def test_a_path_longer_than_the_ttl_is_warned_about_rfc1122_ttl_64() -> None:
     assert res.summary["warnings"][0]["path"] == "flows.f.to"
 
 
+def test_an_htb_whose_matches_take_every_packet_is_not_warned_about() -> None:
+    """nap-imq-htb.toml has no `default`, but its leaves match each member interface of
+    the virtual device: no packet can reach HTB's direct queue (Linux sch_htb)."""
+    proc = airqueue_cli("validate", EXAMPLES / "nap-imq-htb.toml")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning" not in proc.stderr, proc.stderr
+
+
 def test_an_htb_without_default_is_warned_about_in_validate_and_summary(tmp_path: Path) -> None:
-    scenario = EXAMPLES / "nap-imq-htb.toml"
+    """The same tree with the Bluetooth class's match removed: the member's packets fall
+    into the direct queue."""
+    text = (EXAMPLES / "nap-imq-htb.toml").read_text()
+    bt_match = ', match = { dev = "nap.bt" }'
+    assert text.count(bt_match) == 1
+    scenario = tmp_path / "nap-unmatched.toml"
+    scenario.write_text(text.replace(bt_match, ""))
     proc = airqueue_cli("validate", scenario)
     assert proc.returncode == 0, proc.stderr
     assert "warning: qdiscs.nap.imq0.default:" in proc.stderr

@@ -21,6 +21,9 @@ class InternalError(RuntimeError):
     """A bug inside airqueue (not a problem with the input)."""
 
 def version() -> str: ...
+def default_max_memory() -> int:
+    """Half of this machine's memory (MemTotal), the budget of a run without max_memory."""
+
 def schema() -> str: ...
 def validate(scenario_json: str, max_memory: int | None = None) -> str: ...
 def check(scenario_json: str, max_memory: int | None = None) -> tuple[str, list[tuple[str, str]]]:

@@ -890,6 +890,17 @@ def sweep(
     ] = None,
     sets: SetOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    max_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--max-memory",
+            metavar="SIZE",
+            help="Memory budget of the whole sweep, e.g. 8GB (default: half of this "
+            "machine's memory); each of the --jobs workers gets an equal share, and a run "
+            "estimated above its share is refused.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario over a grid of parameter values x seeds, in parallel.
 
@@ -911,6 +922,7 @@ def sweep(
                 backend=backend,
                 scheduler=scheduler,
                 progress=bar,
+                max_memory=memory_budget(max_memory),
             )
     except KeyboardInterrupt:
         # Stored runs are complete (the store writes each atomically); a rerun resumes.

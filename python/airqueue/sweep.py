@@ -61,7 +61,7 @@ from .result import (
 )
 from .scenario import Scenario, call_native, load_scenario, parse_value, set_path
 from .store import ResultStore, atomic_write_bytes, run_key
-from .values import SEED_MAX, check_seed, to_core_json
+from .values import SEED_MAX, check_seed, parse_memory, to_core_json
 
 #: Files a sweep writes into its output folder (besides the store).
 SWEEP_FILES = ("runs.parquet", "runs.csv", "points.parquet", "points.csv", "sweep.json")
@@ -254,9 +254,15 @@ class Task:
     key: str
 
 
-def plan(scenario: Scenario, axes: Sequence[Axis], seeds: Sequence[int]) -> list[Task]:
-    """Every (point, seed) run, validated: a point whose scenario is invalid is reported
-    (with its grid values) before anything runs."""
+def plan(
+    scenario: Scenario,
+    axes: Sequence[Axis],
+    seeds: Sequence[int],
+    max_memory: int | None = None,
+) -> list[Task]:
+    """Every (point, seed) run, validated (within ``max_memory``, a worker's budget): a
+    point whose scenario is invalid or too large is reported (with its grid values) before
+    anything runs."""
     version = str(_native.version())
     tasks: list[Task] = []
     combos = itertools.product(*(a.values for a in axes)) if axes else iter([()])
@@ -267,7 +273,7 @@ def plan(scenario: Scenario, axes: Sequence[Axis], seeds: Sequence[int]) -> list
             set_path(data, path, value)
         text = to_core_json(data)
         try:
-            resolved = json.loads(call_native(_native.validate, text))
+            resolved = json.loads(call_native(_native.validate, text, max_memory))
         except ScenarioError as e:
             where = ", ".join(f"{p}={v}" for p, v in params)
             problems = [(f"{path} (at {where})", msg) for path, msg in e.problems]
@@ -278,10 +284,19 @@ def plan(scenario: Scenario, axes: Sequence[Axis], seeds: Sequence[int]) -> list
     return tasks
 
 
-def execute(scenario_json: str, seed: int) -> dict[str, Any]:
-    """Runs one task (in a worker): the encoded output files, the flows table (Arrow) and
-    what the store records. Encodes straight from the core's columns (no DataFrames)."""
-    raw = call_native(_native.run, scenario_json, seed)
+def worker_budget(max_memory: int | None, workers: int) -> int:
+    """Each worker's share of the machine's memory budget: ``max_memory`` (default: the
+    core's, half of this machine's memory) divided among ``workers`` runs at once, so that
+    a sweep's runs together stay within what one run may take."""
+    total = max_memory if max_memory is not None else int(_native.default_max_memory())
+    return max(1, total // max(1, workers))
+
+
+def execute(scenario_json: str, seed: int, max_memory: int | None = None) -> dict[str, Any]:
+    """Runs one task (in a worker) within ``max_memory`` bytes (default: the core's budget):
+    the encoded output files, the flows table (Arrow) and what the store records. Encodes
+    straight from the core's columns (no DataFrames)."""
+    raw = call_native(_native.run, scenario_json, seed, None, None, max_memory)
     summary = summary_from_native(raw)
     tables = {name: arrow_from_columns(cols) for name, cols in raw["tables"]}
     scenario_text = tomli_w.dumps(json.loads(raw["resolved_json"]))
@@ -295,16 +310,16 @@ def execute(scenario_json: str, seed: int) -> dict[str, Any]:
     }
 
 
-def _execute_task(task: Task) -> dict[str, Any]:
-    return execute(task.scenario_json, task.seed)
+def _execute_task(task: Task, max_memory: int | None = None) -> dict[str, Any]:
+    return execute(task.scenario_json, task.seed, max_memory)
 
 
 Outcome = tuple[Task, dict[str, Any]]
 
 
-def _run_inline(tasks: Sequence[Task]) -> Iterator[Outcome]:
+def _run_inline(tasks: Sequence[Task], max_memory: int) -> Iterator[Outcome]:
     for t in tasks:
-        yield t, _execute_task(t)
+        yield t, _execute_task(t, max_memory)
 
 
 def run_info(task: Task, version: str) -> dict[str, Any]:
@@ -312,7 +327,9 @@ def run_info(task: Task, version: str) -> dict[str, Any]:
     return {"seed": task.seed, "version": version, "params": dict(task.params)}
 
 
-def _execute_and_store(tasks: Sequence[Task], store_root: str) -> list[dict[str, Any]]:
+def _execute_and_store(
+    tasks: Sequence[Task], store_root: str, max_memory: int
+) -> list[dict[str, Any]]:
     """Runs a chunk of tasks in a local worker and stores each run itself (the store is on
     this machine), returning only what the sweep's table needs."""
     global _running
@@ -323,7 +340,7 @@ def _execute_and_store(tasks: Sequence[Task], store_root: str) -> list[dict[str,
             raise KeyboardInterrupt
         _running = True
         try:
-            outcome = execute(t.scenario_json, t.seed)
+            outcome = execute(t.scenario_json, t.seed, max_memory)
         finally:
             _running = False
         store.put(t.key, outcome.pop("files"), run_info(t, outcome["version"]))
@@ -376,10 +393,13 @@ def _main_script_hidden() -> Iterator[None]:
         main.__dict__.update(saved)
 
 
-def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator[Outcome]:
+def _run_local(
+    tasks: Sequence[Task], jobs: int, store: ResultStore, max_memory: int
+) -> Iterator[Outcome]:
     """Worker processes from a fork server that has airqueue imported already. Tasks go out
     in chunks (about eight per worker, at most 32 runs each) so that short runs do not
-    spend their time in inter-process messages; workers write the store themselves."""
+    spend their time in inter-process messages; workers write the store themselves, each
+    run within ``max_memory`` (the worker's share of the budget)."""
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
@@ -391,7 +411,10 @@ def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator
     ) as pool:
         # Workers start as the tasks are submitted; they must not re-run the caller's script.
         with _main_script_hidden():
-            futures = {pool.submit(_execute_and_store, c, str(store.root)): c for c in chunks}
+            futures = {
+                pool.submit(_execute_and_store, c, str(store.root), max_memory): c
+                for c in chunks
+            }
         try:
             for fut in as_completed(futures):
                 yield from zip(futures[fut], fut.result(), strict=True)
@@ -401,9 +424,12 @@ def _run_local(tasks: Sequence[Task], jobs: int, store: ResultStore) -> Iterator
             raise
 
 
-def _run_dask(tasks: Sequence[Task], jobs: int, scheduler: str | None) -> Iterator[Outcome]:
+def _run_dask(
+    tasks: Sequence[Task], jobs: int, scheduler: str | None, max_memory: int | None
+) -> Iterator[Outcome]:
     """The runs as Dask tasks on ``scheduler``'s cluster, or on a LocalCluster of ``jobs``
-    single-threaded worker processes."""
+    single-threaded worker processes; each run within ``max_memory`` (``None``: the
+    worker machine's own default)."""
     import logging
 
     from dask.distributed import Client, LocalCluster
@@ -426,6 +452,7 @@ def _run_dask(tasks: Sequence[Task], jobs: int, scheduler: str | None) -> Iterat
             execute,
             [t.scenario_json for t in tasks],
             [t.seed for t in tasks],
+            [max_memory] * len(tasks),
             key=[f"airqueue-run-{t.key}" for t in tasks],
         )
         by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
@@ -613,6 +640,7 @@ def sweep(
     scheduler: str | None = None,
     set: Mapping[str, Any] | Iterable[str] | None = None,
     progress: ProgressHook | None = None,
+    max_memory: int | str | None = None,
 ) -> SweepResult:
     """Runs ``scenario`` over a grid x seeds and gathers the results.
 
@@ -624,6 +652,14 @@ def sweep(
     store). ``backend`` is ``"local"`` (worker processes; ``jobs=1`` runs in this process)
     or ``"dask"`` (``scheduler`` address, or a LocalCluster). With ``out``, writes
     :data:`SWEEP_FILES` there.
+
+    ``max_memory`` (bytes or text such as ``"8GB"``; default half of this machine's
+    memory, as for :func:`airqueue.run`) is the budget of the whole sweep on this machine:
+    each of the runs going at once gets an equal share (the budget divided by the worker
+    count, see :func:`worker_budget`), and a run estimated above its share is refused
+    before anything runs, naming the key to change. On a remote Dask cluster
+    (``scheduler``) each run gets ``max_memory`` itself, or, without it, its worker
+    machine's default.
     """
     if backend not in ("local", "dask"):
         raise ScenarioError.single("--backend", f'"{backend}": use "local" or "dask"')
@@ -647,9 +683,15 @@ def sweep(
     base_seed = raw_seed if isinstance(raw_seed, int) and 0 <= raw_seed <= SEED_MAX else 1
     seed_list = _seed_list(seeds if seeds is not None else file_seeds, base_seed)
     jobs = max(1, int(jobs or os.cpu_count() or 1))
+    budget = parse_memory(max_memory) if max_memory is not None else None
+    # Runs going at once: the worker processes (one when the sweep runs in this process).
+    n_runs = math.prod(len(a.values) for a in axes) * len(seed_list)
+    inline = backend == "local" and (jobs == 1 or n_runs <= 1)
+    workers = 1 if inline else max(1, min(jobs, n_runs))
+    share = worker_budget(budget, workers)
 
     started = time.perf_counter()
-    tasks = plan(sc, axes, seed_list)
+    tasks = plan(sc, axes, seed_list, budget if scheduler else share)
     out_dir = Path(out) if out is not None else None
     if isinstance(store, ResultStore):
         rs = store
@@ -680,11 +722,11 @@ def sweep(
     run_started = time.perf_counter()
     run_wall = 0.0
     if backend == "dask":
-        outcomes = _run_dask(todo, jobs, scheduler)
-    elif jobs == 1 or len(todo) <= 1:
-        outcomes = _run_inline(todo)
+        outcomes = _run_dask(todo, jobs, scheduler, budget if scheduler else share)
+    elif inline or len(todo) <= 1:
+        outcomes = _run_inline(todo, share)
     else:
-        outcomes = _run_local(todo, min(jobs, len(todo)), rs)
+        outcomes = _run_local(todo, min(workers, len(todo)), rs, share)
     flows_of: dict[str, pa.Table] = {}
     for task, outcome in outcomes:
         if outcome["version"] != version:

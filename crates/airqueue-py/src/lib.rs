@@ -88,6 +88,12 @@ fn version() -> &'static str {
     airqueue::VERSION
 }
 
+/// The memory budget a run gets without `max_memory`: half of this machine's memory.
+#[pyfunction]
+fn default_max_memory() -> u64 {
+    airqueue::sim::budget::default_max_memory()
+}
+
 /// The JSON Schema of the scenario format.
 #[pyfunction]
 fn schema() -> String {
@@ -490,6 +496,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(default_max_memory, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;

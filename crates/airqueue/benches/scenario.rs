@@ -12,6 +12,8 @@
 //!   the workload we compare with ns-3.
 //! - `tcp_dumbbell_1gbit`: the same with a 1 Gbit bottleneck (10 Gbit access, pfifo 1000,
 //!   8 MiB receive windows so that cwnd, not rwnd, limits the flows), 10 s.
+//! - `tcp_dumbbell_1gbit_1000_flows`: the same with 1 000 bulk flows (issue 18: events/s
+//!   and memory with many flows).
 //! - `bluetooth_piconet_2`: `scenarios/bluetooth-tcp/piconet-2-ppl.toml` (seed 001: two
 //!   slaves, TCP NewReno through the master, token bucket, E-limited M = 5, 480 s).
 //! - `wifi_saturated_10`, `wifi_saturated_100`: `scenarios/bench/wifi-saturated-*.toml`, an

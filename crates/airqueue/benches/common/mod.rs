@@ -14,14 +14,17 @@ pub const WIFI_SATURATED_100: &str =
 
 /// The dumbbell with every rate scaled up: `airqueue bench … --set
 /// links.bottleneck.rate=1Gbit --set links.access.rate=10Gbit --set
-/// qdiscs.router.bottleneck.limit=1000 --set flows.bulk.transport.rcv_buffer=8MiB`.
-pub fn dumbbell_1gbit() -> String {
+/// qdiscs.router.bottleneck.limit=1000 --set flows.bulk.transport.rcv_buffer=8MiB`, with
+/// `flows` bulk flows (`--set flows.bulk.count=…`; the shipped file has 10).
+pub fn dumbbell_1gbit(flows: u32) -> String {
+    let count = format!("count = {flows} ");
     let edits = [
         ("duration = \"60s\"", "duration = \"10s\""),
         ("rate = \"100Mbit\"", "rate = \"10Gbit\""),
         ("rate = \"10Mbit\"", "rate = \"1Gbit\""),
         ("limit = 100\n", "limit = 1000\n"),
         ("mss = 1448 }", "mss = 1448, rcv_buffer = \"8MiB\" }"),
+        ("count = 10 ", &count),
     ];
     let mut text = DUMBBELL.to_string();
     for (from, to) in edits {
@@ -109,7 +112,8 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("udp_bottleneck", UDP_BOTTLENECK.to_string()),
         ("chain_50_flows", CHAIN_50_FLOWS.to_string()),
         ("tcp_dumbbell", DUMBBELL.to_string()),
-        ("tcp_dumbbell_1gbit", dumbbell_1gbit()),
+        ("tcp_dumbbell_1gbit", dumbbell_1gbit(10)),
+        ("tcp_dumbbell_1gbit_1000_flows", dumbbell_1gbit(1000)),
         ("bluetooth_piconet_2", PICONET_2.to_string()),
         ("wifi_saturated_10", WIFI_SATURATED_10.to_string()),
         ("wifi_saturated_100", WIFI_SATURATED_100.to_string()),

@@ -1,8 +1,8 @@
 //! Per-flow counters: what left the source, what reached the sink, one-way delay, drops.
 
+use super::DurationHistogram;
 use crate::engine::SimTime;
 use crate::packet::DropReason;
-use hdrhistogram::Histogram;
 
 /// Counters of one flow since the last reset (the warm-up end).
 pub struct FlowStats {
@@ -17,7 +17,7 @@ pub struct FlowStats {
     pub delay_min: SimTime,
     pub delay_max: SimTime,
     /// One-way delays, 3 significant digits (HdrHistogram), for percentiles.
-    delay_hist: Histogram<u64>,
+    delay_hist: DurationHistogram,
     /// Mean |D_i − D_{i−1}| between consecutive arrivals (IPDV, RFC 3393 / RFC 5481).
     ipdv_sum_ns: u128,
     ipdv_count: u64,
@@ -35,7 +35,7 @@ impl Default for FlowStats {
             delay_sum_ns: 0,
             delay_min: SimTime::MAX,
             delay_max: SimTime::ZERO,
-            delay_hist: Histogram::new(3).expect("3 significant digits is valid"),
+            delay_hist: DurationHistogram::default(),
             ipdv_sum_ns: 0,
             ipdv_count: 0,
             last_delay: None,
@@ -45,7 +45,7 @@ impl Default for FlowStats {
 
 impl FlowStats {
     pub fn reset(&mut self) {
-        let mut hist = std::mem::replace(&mut self.delay_hist, Histogram::new(3).unwrap());
+        let mut hist = std::mem::take(&mut self.delay_hist);
         hist.reset();
         *self = FlowStats {
             delay_hist: hist,
@@ -66,10 +66,7 @@ impl FlowStats {
         self.delay_sum_ns += delay.0 as u128;
         self.delay_min = self.delay_min.min(delay);
         self.delay_max = self.delay_max.max(delay);
-        // The histogram auto-resizes; `record` only fails beyond u64 range, where we clamp.
-        if self.delay_hist.record(delay.0.max(1)).is_err() {
-            self.delay_hist.saturating_record(delay.0);
-        }
+        self.delay_hist.record(delay.0);
         if let Some(last) = self.last_delay {
             self.ipdv_sum_ns += last.0.abs_diff(delay.0) as u128;
             self.ipdv_count += 1;

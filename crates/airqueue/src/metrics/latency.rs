@@ -1,8 +1,8 @@
 //! A distribution of durations: round-trip times (ping echoes, TCP RTT samples) and
 //! completion times (files, web pages).
 
+use super::DurationHistogram;
 use crate::engine::SimTime;
-use hdrhistogram::Histogram;
 
 /// Count, exact mean/min/max, and quantiles (HdrHistogram, 3 significant digits) of
 /// durations recorded since the last reset.
@@ -11,7 +11,7 @@ pub struct LatencyStats {
     sum_ns: u128,
     min: SimTime,
     max: SimTime,
-    hist: Histogram<u64>,
+    hist: DurationHistogram,
 }
 
 impl Default for LatencyStats {
@@ -21,7 +21,7 @@ impl Default for LatencyStats {
             sum_ns: 0,
             min: SimTime::MAX,
             max: SimTime::ZERO,
-            hist: Histogram::new(3).expect("3 significant digits is valid"),
+            hist: DurationHistogram::default(),
         }
     }
 }
@@ -41,10 +41,7 @@ impl LatencyStats {
         self.sum_ns += u128::from(d.0);
         self.min = self.min.min(d);
         self.max = self.max.max(d);
-        // Auto-resizing; `record` fails only beyond the u64 range, where we clamp.
-        if self.hist.record(d.0.max(1)).is_err() {
-            self.hist.saturating_record(d.0);
-        }
+        self.hist.record(d.0);
     }
 
     /// Values recorded since the last reset.

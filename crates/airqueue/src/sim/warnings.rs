@@ -3,8 +3,9 @@
 //! the field path and what to change, like a problem.
 //!
 //! - a classful qdisc where traffic can fall outside every class: HTB without `default`
-//!   (Linux `sch_htb.c` sends unclassified packets to its direct queue, unshaped and ahead
-//!   of every class), DRR without a catch-all class (Linux `sch_drr.c` drops them);
+//!   whose leaf matches do not take every packet (Linux `sch_htb.c` sends unclassified
+//!   packets to its direct queue, unshaped and ahead of every class), DRR without a
+//!   catch-all class (Linux `sch_drr.c` drops them);
 //! - a link slower than any packet can cross within the run (a 64-byte frame's
 //!   serialization time plus the propagation delay exceed `run.duration`);
 //! - a path longer than IP's TTL (RFC 1122 §3.2.1.7 default 64; airqueue's hosts send with
@@ -48,23 +49,92 @@ pub fn scenario_warnings(s: &Scenario) -> Vec<Problem> {
         let Ok(v) = serde_json::to_value(&q.conf) else {
             continue;
         };
-        qdisc_tree_warnings(&v, &format!("qdiscs.{}", q.dev), &mut out);
+        // The interfaces whose packets reach this qdisc: a virtual device's members, or
+        // the interface itself.
+        let devs: Vec<&str> = match s.virtual_devs.iter().find(|d| d.name == q.dev) {
+            Some(d) => d.members.iter().map(String::as_str).collect(),
+            None => vec![q.dev.as_str()],
+        };
+        qdisc_tree_warnings(&v, &format!("qdiscs.{}", q.dev), &devs, &mut out);
     }
     out
 }
 
+/// Whether the leaf classes of an HTB tree (JSON `classes`) take every packet leaving
+/// through `devs`, so that none can reach the direct queue. Proven only for the cases a
+/// tree is written with: a leaf whose `match` is empty (it takes everything), or leaves
+/// that each match on one key only and together cover all its values: every interface in
+/// `devs` (`dev`, as a virtual device's tree separates its members), every protocol a host
+/// sends (`protocol`: tcp, udp, icmp), or every DSCP (0–63). Anything else counts as not
+/// covered, so the warning errs on the side of being shown.
+fn htb_leaves_cover_everything(classes: Option<&Value>, devs: &[&str]) -> bool {
+    let Some(classes) = classes.and_then(Value::as_array) else {
+        return false;
+    };
+    let parents: Vec<&str> = classes
+        .iter()
+        .filter_map(|c| c.get("parent").and_then(Value::as_str))
+        .collect();
+    let (mut dev_patterns, mut protocols, mut dscps) = (Vec::new(), Vec::new(), Vec::new());
+    for c in classes {
+        let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
+        let Some(m) = c.get("match").and_then(Value::as_object) else {
+            continue;
+        };
+        if parents.contains(&name) {
+            continue;
+        }
+        let keys: Vec<(&String, &Value)> = m.iter().filter(|(_, v)| !v.is_null()).collect();
+        let names = |v: &Value| -> Vec<String> {
+            match v {
+                Value::String(s) => vec![s.clone()],
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        match keys.as_slice() {
+            [] => return true,
+            [(k, v)] if k.as_str() == "dev" => dev_patterns.extend(names(v)),
+            [(k, v)] if k.as_str() == "protocol" => protocols.extend(names(v)),
+            [(k, Value::Array(a))] if k.as_str() == "dscp" => {
+                dscps.extend(a.iter().filter_map(Value::as_u64))
+            }
+            _ => {}
+        }
+    }
+    let matches_name = |p: &String, name: &str| match p.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => p == name,
+    };
+    let all_devs = devs
+        .iter()
+        .all(|d| dev_patterns.iter().any(|p| matches_name(p, d)));
+    let all_protocols = ["tcp", "udp", "icmp"]
+        .iter()
+        .all(|p| protocols.iter().any(|x| x == p));
+    let all_dscps = (0..64).all(|d| dscps.contains(&d));
+    all_devs || all_protocols || all_dscps
+}
+
 /// Walks a qdisc (and its children) as JSON, warning about classful qdiscs that let
-/// traffic fall outside every class.
-fn qdisc_tree_warnings(v: &Value, path: &str, out: &mut Vec<Problem>) {
+/// traffic fall outside every class; `devs` are the interfaces whose packets reach it.
+fn qdisc_tree_warnings(v: &Value, path: &str, devs: &[&str], out: &mut Vec<Problem>) {
     match v {
         Value::Object(m) => {
             match m.get("kind").and_then(Value::as_str) {
-                Some("htb") if m.get("default").is_none_or(Value::is_null) => {
+                Some("htb")
+                    if m.get("default").is_none_or(Value::is_null)
+                        && !htb_leaves_cover_everything(m.get("classes"), devs) =>
+                {
                     out.push(Problem::new(
                         format!("{path}.default"),
-                        "is not set: packets no class `match`es go to HTB's direct queue, \
-                         sent unshaped ahead of every class (Linux sch_htb), which can \
-                         starve the classes; name a leaf class as `default`",
+                        "is not set and the leaf classes' `match` tables do not take every \
+                         packet: packets none of them takes go to HTB's direct queue, sent \
+                         unshaped ahead of every class (Linux sch_htb), which can starve the \
+                         classes; name a leaf class as `default`",
                     ));
                 }
                 Some("drr") => {
@@ -85,14 +155,14 @@ fn qdisc_tree_warnings(v: &Value, path: &str, out: &mut Vec<Problem>) {
             }
             for (k, child) in m {
                 if child.is_object() || child.is_array() {
-                    qdisc_tree_warnings(child, &format!("{path}.{k}"), out);
+                    qdisc_tree_warnings(child, &format!("{path}.{k}"), devs, out);
                 }
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let p = format!("{path}{}", entry_suffix(i, item, "name"));
-                qdisc_tree_warnings(item, &p, out);
+                qdisc_tree_warnings(item, &p, devs, out);
             }
         }
         _ => {}
@@ -110,4 +180,53 @@ pub fn capped(mut w: Vec<Problem>) -> Vec<Problem> {
         ));
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_toml_str;
+
+    const NAP: &str = include_str!("../../../../scenarios/examples/nap-imq-htb.toml");
+    const BT_MATCH: &str = r#", match = { dev = "nap.bt" }"#;
+
+    fn default_warnings(text: &str) -> Vec<String> {
+        let s = load_toml_str(text).unwrap();
+        scenario_warnings(&s)
+            .into_iter()
+            .map(|p| p.path)
+            .filter(|p| p.ends_with(".default"))
+            .collect()
+    }
+
+    /// Reference: Linux `sch_htb.c` (`htb_classify`): a packet no filter takes goes to the
+    /// direct queue. The NAP's tree (seed 000, Fig. 3) matches each member interface of
+    /// the virtual device, so every packet has a class.
+    #[test]
+    fn an_htb_whose_dev_matches_cover_every_member_is_not_warned_about() {
+        assert_eq!(NAP.matches(BT_MATCH).count(), 1);
+        assert!(default_warnings(NAP).is_empty());
+    }
+
+    #[test]
+    fn an_htb_that_leaves_a_member_unmatched_is_warned_about() {
+        let text = NAP.replace(BT_MATCH, "");
+        assert_eq!(default_warnings(&text), ["qdiscs.nap.imq0.default"]);
+        // A match that also needs a DSCP no longer takes every packet of the member.
+        let text = NAP.replace(BT_MATCH, r#", match = { dev = "nap.bt", dscp = [46] }"#);
+        assert_eq!(default_warnings(&text), ["qdiscs.nap.imq0.default"]);
+        // A prefix pattern covering both members, or protocols covering all three, do.
+        let text = NAP.replace(BT_MATCH, "").replace(
+            r#"match = { dev = "nap.wlan" }"#,
+            r#"match = { dev = "nap.*" }"#,
+        );
+        assert!(default_warnings(&text).is_empty());
+        let text = NAP
+            .replace(BT_MATCH, r#", match = { protocol = "tcp" }"#)
+            .replace(
+                r#"match = { dev = "nap.wlan" }"#,
+                r#"match = { protocol = "udp" }"#,
+            );
+        assert_eq!(default_warnings(&text), ["qdiscs.nap.imq0.default"]);
+    }
 }
