@@ -412,8 +412,7 @@ def _run_local(
         # Workers start as the tasks are submitted; they must not re-run the caller's script.
         with _main_script_hidden():
             futures = {
-                pool.submit(_execute_and_store, c, str(store.root), max_memory): c
-                for c in chunks
+                pool.submit(_execute_and_store, c, str(store.root), max_memory): c for c in chunks
             }
         try:
             for fut in as_completed(futures):
