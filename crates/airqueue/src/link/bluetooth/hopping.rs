@@ -159,7 +159,7 @@ impl Classifier {
         self.windows += 1;
         // Windows without a packet close at once (no event is spent on them).
         let behind = (now.0 - self.window_end.0) / self.interval.0.max(1);
-        self.window_end = self.window_end + SimTime((behind + 1) * self.interval.0);
+        self.window_end += SimTime((behind + 1) * self.interval.0);
         true
     }
 
@@ -179,9 +179,9 @@ impl Classifier {
     pub fn afh_map(&self) -> [bool; CHANNELS] {
         let mut map = [false; CHANNELS];
         let mut n = 0;
-        for k in 0..CHANNELS {
-            if !self.bad[k] {
-                map[k] = true;
+        for (used, &bad) in map.iter_mut().zip(&self.bad) {
+            if !bad {
+                *used = true;
                 n += 1;
             }
         }
@@ -243,9 +243,7 @@ mod tests {
     fn afh_remaps_onto_the_used_channels_uniformly() {
         let mut h = Hopping::new(7, "bt");
         let mut map = [false; CHANNELS];
-        for k in 40..60 {
-            map[k] = true;
-        }
+        map[40..60].fill(true);
         h.set_map(&map);
         assert_eq!(h.used(), 20);
         let n = 200_000u64;

@@ -37,7 +37,13 @@ pub struct CellAir {
     pub air: Air,
     band: Band,
     pending: Option<Pending>,
+    /// BERs computed so far, `(kbps, SINR bits, BER)`: radios stand still, so a run meets
+    /// few distinct SINRs, and the CCK curves integrate numerically (no recomputation on
+    /// the hot path; at most [`BER_CACHE`] entries, then computed each time).
+    cache: Vec<(u32, u64, f64)>,
 }
+
+const BER_CACHE: usize = 256;
 
 /// The modulation of an 802.11b/g rate (kbit/s).
 fn modulation(kbps: u32) -> Modulation {
@@ -57,6 +63,7 @@ impl CellAir {
             air,
             band: Band::wlan_11b(channel),
             pending: None,
+            cache: Vec::with_capacity(BER_CACHE),
         }
     }
 
@@ -104,10 +111,22 @@ impl CellAir {
         let w = self.pending.take()?;
         let m = modulation(w.kbps);
         let bits = w.bits as f64;
+        let cache = &mut self.cache;
         let p = self
             .air
             .survival(w.from, w.to, w.start, w.end, self.band, |sinr, share| {
-                (1.0 - m.ber(sinr)).powf(bits * share)
+                let key = (w.kbps, sinr.to_bits());
+                let ber = match cache.iter().find(|c| (c.0, c.1) == key) {
+                    Some(c) => c.2,
+                    None => {
+                        let b = m.ber(sinr);
+                        if cache.len() < BER_CACHE {
+                            cache.push((key.0, key.1, b));
+                        }
+                        b
+                    }
+                };
+                (1.0 - ber).powf(bits * share)
             });
         let ok = self.air.draw(p, counting);
         if ok {
