@@ -166,9 +166,10 @@ proptest! {
 
     /// Arbitrary JSON as a whole scenario, or as one section of a valid one.
     #[test]
-    fn arbitrary_values_never_panic(v in any_value(), section in 0usize..12) {
-        const SECTIONS: [&str; 12] = ["run", "nodes", "links", "segments", "cells",
-            "virtual_devs", "qdiscs", "routes", "flows", "at", "description", "piconets"];
+    fn arbitrary_values_never_panic(v in any_value(), section in 0usize..13) {
+        const SECTIONS: [&str; 13] = ["run", "nodes", "links", "segments", "cells",
+            "virtual_devs", "qdiscs", "routes", "flows", "at", "description", "piconets",
+            "spectrum"];
         load_and_build(v.clone());
         let mut base = json!({"run": {"duration": "1s"}, "nodes": [{"name": "a"}]});
         base[SECTIONS[section]] = v;

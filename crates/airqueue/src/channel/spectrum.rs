@@ -113,6 +113,8 @@ pub struct Reception {
 /// The shared spectrum.
 pub struct Spectrum {
     path_loss: PathLoss,
+    /// Distances are at least this (radios on one node stand this far apart).
+    min_distance_m: f64,
     on_air: Vec<Transmission>,
     /// Scratch: (overlapping interferer's clipped interval, in-band power mW).
     hits: Vec<(SimTime, SimTime, f64)>,
@@ -125,10 +127,17 @@ impl Spectrum {
     pub fn new(path_loss: PathLoss) -> Self {
         Spectrum {
             path_loss,
+            min_distance_m: 0.0,
             on_air: Vec::new(),
             hits: Vec::new(),
             cuts: Vec::new(),
         }
+    }
+
+    /// Sets the shortest distance between two radios, metres (colocated radios: two on
+    /// one node, whose positions coincide).
+    pub fn set_min_distance(&mut self, metres: f64) {
+        self.min_distance_m = metres;
     }
 
     /// Records a transmission (call when it starts; its end is known from its length).
@@ -156,7 +165,10 @@ impl Spectrum {
         if frac <= 0.0 {
             return 0.0;
         }
-        let d = tx.position.distance(&rx.rx_position);
+        let d = tx
+            .position
+            .distance(&rx.rx_position)
+            .max(self.min_distance_m);
         let rx_dbm = tx.eirp_dbm + rx.rx_gain_dbi - self.path_loss.loss_db(d);
         dbm_to_mw(rx_dbm) * frac
     }

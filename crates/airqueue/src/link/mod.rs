@@ -48,6 +48,7 @@
 //!
 //! `docs/architecture.md` ("How to add a medium") walks through writing one.
 
+pub mod air;
 pub mod bluetooth;
 mod impairment;
 mod netem;

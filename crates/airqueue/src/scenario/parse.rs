@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 12] = [
+const SECTIONS: [&str; 13] = [
     "description",
     "run",
     "nodes",
@@ -20,6 +20,7 @@ const SECTIONS: [&str; 12] = [
     "segments",
     "cells",
     "piconets",
+    "spectrum",
     "virtual_devs",
     "qdiscs",
     "routes",
@@ -291,6 +292,14 @@ pub fn parse_partial(value: Value) -> Partial {
         &mut errs,
         parse_entry::<PiconetSpec>,
     );
+    let spectrum: Option<super::spec::SpectrumSpec> = match root.remove("spectrum") {
+        None => None,
+        Some(v) if !v.is_object() => {
+            errs.push("spectrum", "must be a table: [spectrum]");
+            None
+        }
+        Some(v) => parse_entry(v, "spectrum", &mut errs),
+    };
     let virtual_devs = parse_section(
         &mut root,
         "virtual_devs",
@@ -337,6 +346,7 @@ pub fn parse_partial(value: Value) -> Partial {
             segments,
             cells,
             piconets,
+            spectrum,
             virtual_devs,
             qdiscs,
             routes,

@@ -37,6 +37,11 @@ pub struct Scenario {
     /// polling, L2CAP segmentation and flow control, IP over BNEP (see docs/bluetooth.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub piconets: Vec<PiconetSpec>,
+    /// The shared 2.4 GHz spectrum: piconets and 802.11b/g cells whose radios hear each
+    /// other and interfere by time and frequency overlap (Golmie et al.; seed 000 §5.4).
+    /// Without it every medium has the air to itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spectrum: Option<SpectrumSpec>,
     /// Virtual devices that schedule across several real interfaces of a node (Linux IMQ,
     /// seed 000 §2.1): packets routed out of any member pass the virtual device's qdisc.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -544,6 +549,55 @@ pub struct PiconetSpec {
     /// the thesis's IPL); perfect when absent (the thesis's PPL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<crate::channel::ChannelConf>,
+    /// On a shared `spectrum`: "none" (plain 79-channel hopping, the default), "afh"
+    /// (adaptive frequency hopping: channels whose packet error rate over 2 s exceeds
+    /// one half leave the hop set, at least 20 stay; Bluetooth Core 1.2) or "bias" (the
+    /// master does not poll on hops classified bad; the hop set stays 79 channels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coexistence: Option<String>,
+}
+
+/// The shared 2.4 GHz spectrum (Golmie, Van Dyck, Soltanian 2001): every member's
+/// transmissions are registered on their band (a Bluetooth hop's 1 MHz, an 802.11b
+/// channel's 22 MHz) and each received packet's bit errors follow its SINR over time.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpectrumSpec {
+    /// Names of the piconets and 802.11b/g cells (with a `channel`) that share the band.
+    pub members: Vec<String>,
+    /// Node positions in metres, `node = [x, y]`; nodes not listed stand at the origin.
+    /// Radios of one node (a dual-mode access point) are `min_distance` apart.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub positions: std::collections::BTreeMap<String, [f64; 2]>,
+    /// Path loss between any two radios (wanted signal and interference alike); default
+    /// free space at 2441 MHz.
+    #[serde(default = "default_spectrum_path_loss")]
+    pub path_loss: crate::channel::PathLossConf,
+    /// Bluetooth transmit power (EIRP), dBm: 0 (1 mW, class 3, as Golmie et al.).
+    #[serde(default)]
+    pub bluetooth_power_dbm: f64,
+    /// 802.11 transmit power (EIRP), dBm: 14 (25 mW).
+    #[serde(default = "default_wlan_power")]
+    pub wlan_power_dbm: f64,
+    /// Receivers' noise figure, dB (7); the noise is kTB over 1 MHz (Bluetooth) or 22 MHz.
+    #[serde(default = "default_spectrum_nf")]
+    pub noise_figure_db: f64,
+    /// Shortest distance between two radios, metres (two on one node): 0.1.
+    #[serde(default = "default_min_distance")]
+    pub min_distance: f64,
+}
+
+fn default_spectrum_path_loss() -> crate::channel::PathLossConf {
+    crate::channel::PathLossConf::Friis
+}
+fn default_wlan_power() -> f64 {
+    14.0
+}
+fn default_spectrum_nf() -> f64 {
+    7.0
+}
+fn default_min_distance() -> f64 {
+    0.1
 }
 
 /// L2CAP token-bucket flow control (thesis §3.1, Fig. 1.1(b)).

@@ -129,6 +129,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     check_segments(s, &nodes, &mut errs);
     check_cells(s, &nodes, &mut errs);
     check_piconets(s, &nodes, &mut errs);
+    check_spectrum(s, &nodes, &mut errs);
     let mut devs: HashMap<String, &str> = HashMap::new();
     let mut links_of: HashMap<&str, Vec<&str>> = HashMap::new();
     let ends = s
@@ -981,6 +982,113 @@ fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
                     );
                 }
             }
+        }
+    }
+}
+
+/// Checks `spectrum` and the piconets' `coexistence`: members are piconets or 802.11b/g
+/// cells with a `channel` in 1 … 14, each named once; positions name known nodes and are
+/// finite; powers and the noise figure are finite, `min_distance` positive; a piconet's
+/// `coexistence` is "none", "afh" or "bias" and needs the piconet on the spectrum.
+fn check_spectrum(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
+    let members: Vec<&str> = s.spectrum.as_ref().map_or(Vec::new(), |sp| {
+        sp.members.iter().map(|m| m.as_str()).collect()
+    });
+    for p in &s.piconets {
+        let Some(mode) = &p.coexistence else { continue };
+        let path = format!("piconets.{}.coexistence", p.name);
+        if crate::link::bluetooth::coexist::Avoidance::parse(mode).is_none() {
+            errs.push(
+                path.clone(),
+                format!("unknown \"{mode}\"; write \"none\", \"afh\" or \"bias\""),
+            );
+        }
+        if !members.contains(&p.name.as_str()) {
+            errs.push(
+                path,
+                format!(
+                    "needs the piconet on the shared spectrum; add \"{}\" to spectrum.members",
+                    p.name
+                ),
+            );
+        }
+    }
+    let Some(sp) = &s.spectrum else { return };
+    let mut seen = HashSet::new();
+    for m in &sp.members {
+        if !seen.insert(m.as_str()) {
+            errs.push("spectrum.members", format!("\"{m}\" is listed twice"));
+        }
+        if s.piconets.iter().any(|p| p.name == *m) {
+            continue;
+        }
+        match s.cells.iter().find(|c| c.name == *m) {
+            Some(c) => {
+                if c.standard != "802.11b" && c.standard != "802.11g" {
+                    errs.push(
+                        "spectrum.members",
+                        format!("cell \"{m}\" is {}; only 2.4 GHz cells (802.11b or 802.11g) share the band with Bluetooth", c.standard),
+                    );
+                }
+                if !matches!(c.channel, Some(1..=14)) {
+                    errs.push(
+                        format!("cells.{m}.channel"),
+                        "a cell on the spectrum needs its 2.4 GHz channel; set channel = 1 … 14",
+                    );
+                }
+            }
+            None => errs.push(
+                "spectrum.members",
+                format!("\"{m}\" is no piconet or cell; name one of [[piconets]] or [[cells]]"),
+            ),
+        }
+    }
+    for (node, xy) in &sp.positions {
+        if !nodes.contains(node.as_str()) {
+            errs.push(
+                format!("spectrum.positions.{node}"),
+                format!("unknown node \"{node}\"; add it to [[nodes]]"),
+            );
+        }
+        if !xy.iter().all(|v| v.is_finite()) {
+            errs.push(
+                format!("spectrum.positions.{node}"),
+                "coordinates must be finite numbers of metres, e.g. [1.5, 0]",
+            );
+        }
+    }
+    for (v, key) in [
+        (sp.bluetooth_power_dbm, "bluetooth_power_dbm"),
+        (sp.wlan_power_dbm, "wlan_power_dbm"),
+        (sp.noise_figure_db, "noise_figure_db"),
+    ] {
+        if !v.is_finite() {
+            errs.push(format!("spectrum.{key}"), "must be a finite number of dB");
+        }
+    }
+    if !(sp.min_distance.is_finite() && sp.min_distance > 0.0) {
+        errs.push(
+            "spectrum.min_distance",
+            format!(
+                "{} must be a positive number of metres, e.g. 0.1",
+                sp.min_distance
+            ),
+        );
+    }
+    if let crate::channel::PathLossConf::LogDistance {
+        exponent,
+        reference_distance_m,
+        ..
+    } = sp.path_loss
+    {
+        if !(exponent.is_finite() && exponent > 0.0) {
+            errs.push("spectrum.path_loss.exponent", "must be positive, e.g. 3");
+        }
+        if !(reference_distance_m.is_finite() && reference_distance_m > 0.0) {
+            errs.push(
+                "spectrum.path_loss.reference_distance_m",
+                "must be positive, e.g. 1",
+            );
         }
     }
 }

@@ -360,28 +360,43 @@ impl Simulation {
                 &plan.ends,
             ))));
         }
+        // The shared spectrum, if any: its members' radios are attached as they are built.
+        let mut air = s
+            .spectrum
+            .as_ref()
+            .map(|sp| super::spectrum::SpectrumBuild::new(sp, seed));
         for (_, members) in &cell_media {
             let bsses: Vec<(&crate::scenario::CellSpec, &[(IfaceId, NodeId)])> = members
                 .iter()
                 .map(|&k| (&s.cells[k], plans[first_cell + k].ends.as_slice()))
                 .collect();
-            media.push(AnyMedium::Dyn(Box::new(build_cell(
-                &bsses,
-                &dev_names,
-                seed,
-                s.run.warmup.time(),
-            ))));
+            let mut cell = build_cell(&bsses, &dev_names, seed, s.run.warmup.time());
+            if let Some(sp) = air.as_mut() {
+                let c = bsses[0].0;
+                let at: Vec<&str> = bsses
+                    .iter()
+                    .flat_map(|b| b.1.iter())
+                    .map(|&(_, n)| nodes[n.0 as usize].name.as_str())
+                    .collect();
+                let names: Vec<&str> = bsses.iter().map(|b| b.0.name.as_str()).collect();
+                if let Some(a) = sp.cell(&names, c.channel, &at) {
+                    cell.attach_air(a);
+                }
+            }
+            media.push(AnyMedium::Dyn(Box::new(cell)));
         }
         for (k, p) in s.piconets.iter().enumerate() {
-            media.push(AnyMedium::Dyn(Box::new(
-                crate::link::bluetooth::Piconet::new(
-                    p.name.clone(),
-                    piconet_conf(p, s.run.warmup.time()),
-                    &plans[first_piconet + k].ends,
-                    seed,
-                    &p.slaves,
-                ),
-            )));
+            let mut piconet = crate::link::bluetooth::Piconet::new(
+                p.name.clone(),
+                piconet_conf(p, s.run.warmup.time()),
+                &plans[first_piconet + k].ends,
+                seed,
+                &p.slaves,
+            );
+            if let Some(a) = air.as_mut().and_then(|sp| sp.piconet(p)) {
+                piconet.attach_air(a);
+            }
+            media.push(AnyMedium::Dyn(Box::new(piconet)));
         }
         for (name, factory) in std::mem::take(&mut opts.media) {
             match media.iter().position(|m| m.get().name() == name) {

@@ -21,6 +21,7 @@ mod media;
 mod results;
 mod root_queue;
 mod sampling;
+mod spectrum;
 mod tcp_flow;
 mod timeline;
 mod warnings;

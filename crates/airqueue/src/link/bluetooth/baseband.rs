@@ -114,6 +114,27 @@ impl PacketType {
         self.payload() as u64 * 8
     }
 
+    /// Time on the air of a packet carrying `bytes` of user payload, at 1 Mb/s: access
+    /// code 72 bits and header 54 bits, then (ACL data) the payload header (1 byte in a
+    /// 1-slot packet, 2 in a multi-slot one), the payload and a 16-bit CRC, expanded by
+    /// 15/10 for DM's 2/3 FEC (Core 1.2 Vol. 2 Part B §6.4–6.5). POLL/NULL: 126 µs.
+    pub fn air_time(self, bytes: u32) -> SimTime {
+        let head = 72 + 54;
+        let bits = match self {
+            PacketType::Poll | PacketType::Null => 0,
+            t => {
+                let ph = if t.slots() == 1 { 8 } else { 16 };
+                let b = u64::from(ph + 8 * bytes.min(t.payload()) + 16);
+                if t.fec_2_3() {
+                    b.div_ceil(10) * 15
+                } else {
+                    b
+                }
+            }
+        };
+        SimTime::from_micros(head + bits)
+    }
+
     /// (15,10) codewords of a DM payload (10 information bits each, §7.5); 0 for DH.
     #[inline]
     pub const fn codewords(self) -> u64 {
@@ -121,6 +142,25 @@ impl PacketType {
             self.error_bits().div_ceil(10)
         } else {
             0
+        }
+    }
+}
+
+#[cfg(test)]
+mod air_tests {
+    use super::*;
+
+    /// Core 1.2 Vol. 2 Part B §6.5: a full DH5 is 72 + 54 + 16 + 2712 + 16 = 2870 bits
+    /// (under its 5 slots, 3125 µs), a full DH1 366 bits, POLL 126 bits.
+    #[test]
+    fn air_times_of_full_packets_follow_the_packet_format() {
+        assert_eq!(PacketType::Dh5.air_time(339), SimTime::from_micros(2870));
+        assert_eq!(PacketType::Dh1.air_time(27), SimTime::from_micros(366));
+        assert_eq!(PacketType::Poll.air_time(0), SimTime::from_micros(126));
+        // DM1: (8 + 136 + 16) bits → 16 codewords → 240 bits.
+        assert_eq!(PacketType::Dm1.air_time(17), SimTime::from_micros(366));
+        for t in ACL_TYPES {
+            assert!(t.air_time(t.payload()) <= t.duration());
         }
     }
 }

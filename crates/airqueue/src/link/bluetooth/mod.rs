@@ -6,11 +6,16 @@
 //! - [`token_bucket`]: L2CAP flow control (token rate tb, bucket depth), evaluated lazily;
 //! - [`polling`]: 1-limited, exhaustive and E-limited(M) polling, and the closed-form idle
 //!   cycle;
+//! - [`hopping`]: the 79-channel hop sequence, the AFH channel map, channel
+//!   classification (AFH, BIAS);
 //! - [`acl_channel`]: each master–slave link's channel (perfect, BER, Gilbert-Elliott);
+//! - [`coexist`]: a piconet on the shared spectrum, AFH and BIAS;
 //! - [`piconet`]: the medium. See `docs/bluetooth.md`.
 
 pub mod acl_channel;
 pub mod baseband;
+pub mod coexist;
+pub mod hopping;
 pub mod piconet;
 pub mod polling;
 pub mod sar;

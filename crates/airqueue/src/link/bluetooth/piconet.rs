@@ -48,6 +48,7 @@
 
 use super::acl_channel::{AclChannel, ChannelKind};
 use super::baseband::{max_asymmetric_bps, PacketType, TypeSet, ACL_TYPES, SLOT};
+use super::coexist::PiconetAir;
 use super::polling::{frames_until_data, visits_of, Polling, Weights, IDLE_FRAME};
 use super::sar::Sar;
 use super::token_bucket::TokenBucket;
@@ -204,6 +205,8 @@ pub struct Piconet {
     slave_names: Vec<String>,
     /// Scratch for the idle plan.
     data_from: Vec<SimTime>,
+    /// Its radios on a shared spectrum (coexistence), if attached.
+    air: Option<Box<PiconetAir>>,
 }
 
 impl Piconet {
@@ -274,7 +277,14 @@ impl Piconet {
             data_from: vec![SimTime::MAX; n],
             slave_names: slave_names.to_vec(),
             conf,
+            air: None,
         }
+    }
+
+    /// Puts the piconet's radios on a shared spectrum: its packets hop, are registered
+    /// there and suffer the interference (see [`super::coexist`]).
+    pub fn attach_air(&mut self, air: PiconetAir) {
+        self.air = Some(Box::new(air));
     }
 
     fn n(&self) -> usize {
@@ -505,6 +515,24 @@ impl Piconet {
     /// The master sends to slave `cursor` now: the head of its downlink queue, or a POLL.
     fn start_frame(&mut self, cx: &mut LinkCtx<'_>) {
         let j = self.cursor as usize;
+        if let Some(air) = self.air.as_mut() {
+            let slots = self.links[j]
+                .down
+                .front()
+                .map_or(PacketType::Poll, |s| s.ty)
+                .slots();
+            if air.defer(cx.now, slots, cx.now >= self.conf.warmup) {
+                // BIAS: this slot pair stays silent; the frame is tried again after it.
+                let next = cx.now + IDLE_FRAME;
+                self.phase = Phase::Idle {
+                    since: next,
+                    cursor: self.cursor,
+                    cont: self.visit > 0,
+                };
+                cx.arm(self.timer, next);
+                return;
+            }
+        }
         let down = if self.conf.arq {
             self.links[j].down.front().copied()
         } else {
@@ -519,7 +547,11 @@ impl Piconet {
         if self.counting(cx.now) {
             self.links[j].stats.data_frames += 1;
         }
-        let slots = down.map_or(PacketType::Poll, |s| s.ty).duration();
+        let ty = down.map_or(PacketType::Poll, |s| s.ty);
+        if let Some(air) = self.air.as_mut() {
+            air.master_sends(cx.now, ty, down.map_or(0, |s| u32::from(s.bytes)));
+        }
+        let slots = ty.duration();
         self.phase = Phase::Master { t0: cx.now, down };
         cx.arm(self.timer, cx.now + slots);
     }
@@ -579,7 +611,11 @@ impl Piconet {
         let now = cx.now;
         let counting = self.counting(now);
         if let Some(seg) = down {
-            let lost = self.links[j].channel.corrupted(t0, now, seg.ty);
+            let mut lost = self.links[j].channel.corrupted(t0, now, seg.ty);
+            if let Some(air) = self.air.as_mut() {
+                let b = u32::from(seg.bytes);
+                lost |= air.received(0, j + 1, t0, seg.ty, b, lost, now, counting);
+            }
             let link = &mut self.links[j];
             Self::ewma(&mut link.quality_down, !lost);
             if counting {
@@ -619,7 +655,11 @@ impl Piconet {
             cx.emit(LinkEffect::Ready(self.ports[j + 1]));
         }
         self.last_answer_data = up.is_some();
-        let slots = up.map_or(PacketType::Null, |s| s.ty).duration();
+        let ty = up.map_or(PacketType::Null, |s| s.ty);
+        if let Some(air) = self.air.as_mut() {
+            air.slave_sends(j + 1, now, ty, up.map_or(0, |s| u32::from(s.bytes)));
+        }
+        let slots = ty.duration();
         self.phase = Phase::Slave { t1: now, up };
         cx.arm(self.timer, now + slots);
     }
@@ -630,8 +670,12 @@ impl Piconet {
         let j = self.cursor as usize;
         let now = cx.now;
         if let Some(seg) = up {
-            let lost = self.links[j].channel.corrupted(t1, now, seg.ty);
+            let mut lost = self.links[j].channel.corrupted(t1, now, seg.ty);
             let counting = self.counting(now);
+            if let Some(air) = self.air.as_mut() {
+                let b = u32::from(seg.bytes);
+                lost |= air.received(j + 1, 0, t1, seg.ty, b, lost, now, counting);
+            }
             let link = &mut self.links[j];
             Self::ewma(&mut link.quality_up, !lost);
             if counting {
@@ -1060,5 +1104,15 @@ impl Medium for Piconet {
             }
         };
         self.append_rows(now, t);
+        if let Some(air) = &self.air {
+            let t = match tables.iter().position(|(n, _)| n == "piconet_air") {
+                Some(i) => &mut tables[i].1,
+                None => {
+                    tables.push(("piconet_air".into(), Table::default()));
+                    &mut tables.last_mut().unwrap().1
+                }
+            };
+            air.append_row(&self.name, t);
+        }
     }
 }

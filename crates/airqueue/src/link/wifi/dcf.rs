@@ -75,6 +75,7 @@
 //! carry a 2-byte QoS Control field (MPDU = IP + 38 B). A BSS without `qos` is the DCF: one
 //! function per port with AIFSN 2 and the PHY's CW — exactly the model above.
 
+use super::coexist::CellAir;
 use super::edca::{classify, Ac, EdcaParams};
 use super::minstrel::{rate_of_attempt, ChainEntry, Minstrel};
 use super::phy::{Phy, CTS_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
@@ -275,6 +276,8 @@ pub struct Cell {
     stats_from: SimTime,
     /// The standard's rates, ascending (Minstrel's and the SNR tables' rate indices).
     rates: Vec<u32>,
+    /// Its radios on a shared spectrum (Bluetooth coexistence), if attached.
+    coex: Option<Box<CellAir>>,
 }
 
 /// Air time of a 1500-B frame exchange (DIFS, mean back-off, DATA, SIFS, ACK) at each of
@@ -476,7 +479,13 @@ impl Cell {
             sta,
             fns,
             rates,
+            coex: None,
         }
+    }
+
+    /// Puts the cell's radios on a shared spectrum (see [`super::coexist`]).
+    pub fn attach_air(&mut self, air: CellAir) {
+        self.coex = Some(Box::new(air));
     }
 
     /// The port a frame from `port` carrying `pkt` goes to, if it is a neighbour.
@@ -718,7 +727,30 @@ impl Cell {
             if let Some(ber) = ber {
                 errors.set_kind(BitErrors::Ber(ber));
             }
-            if errors.lost(8 * mpdu as u64) {
+            let own_lost = errors.lost(8 * mpdu as u64);
+            if let Some(a) = self.coex.as_deref_mut() {
+                let rts = mpdu > self.conf.rts_threshold;
+                let rts_end = if rts {
+                    now + self.phy.duration(RTS_BYTES, ctl)
+                } else {
+                    now
+                };
+                let cts = rts_end + sifs;
+                let cts = (cts, cts + self.phy.duration(CTS_BYTES, ctl));
+                let bits = 8 * mpdu as u64;
+                a.exchange(
+                    p,
+                    q,
+                    now,
+                    rts_end,
+                    cts,
+                    (t, data_end),
+                    bits,
+                    kbps,
+                    !own_lost,
+                );
+            }
+            if own_lost {
                 (data_end, data_end + self.eifs, Outcome::Corrupted)
             } else {
                 let ack_end = data_end + sifs + self.phy.ack_duration(kbps);
@@ -740,6 +772,9 @@ impl Cell {
                 };
                 if counting {
                     self.sta[p].stats.airtime += first.0;
+                }
+                if let Some(a) = self.coex.as_deref() {
+                    a.frame(p, now, now + first);
                 }
                 self.air.push(first);
                 end = end.max(now + first);
@@ -930,6 +965,7 @@ impl Cell {
     fn settle(&mut self, cx: &mut LinkCtx<'_>) {
         let now = cx.now;
         let counting = now >= self.stats_from;
+        self.settle_air(now, counting);
         // The function whose TXOP continues, and when its next frame starts.
         let mut txop_next: Option<(usize, SimTime)> = None;
         for j in 0..self.on_air.len() {
@@ -1012,6 +1048,28 @@ impl Cell {
             self.fns[k].tx_at = at;
         }
         self.rearm(cx);
+    }
+
+    /// With a spectrum: the data frame that just ended is asked whether the interference
+    /// destroyed it; if so, the exchange ends here (no ACK; EIFS), as for a frame its own
+    /// channel corrupted.
+    fn settle_air(&mut self, now: SimTime, counting: bool) {
+        let Some(a) = self.coex.as_deref_mut() else {
+            return;
+        };
+        let Some(kbps) = a.pending_kbps() else {
+            return;
+        };
+        let ack = self.phy.ack_duration(kbps);
+        if a.settle(now + self.phy.sifs, ack, counting) == Some(true) {
+            let cut = (self.idle_from - self.difs).saturating_sub(now);
+            self.outcome = Outcome::Corrupted;
+            self.idle_from = now + self.eifs;
+            self.air[0] = self.air[0].saturating_sub(cut);
+            let p = self.fns[self.on_air[0] as usize].port as usize;
+            let st = &mut self.sta[p].stats;
+            st.airtime = st.airtime.saturating_sub(cut.0);
+        }
     }
 
     /// The `stations` table rows of this cell (see [`Medium::report`]).

@@ -1,7 +1,9 @@
 //! IEEE 802.11 cells (issue 12): PHY timing ([`phy`]), the DCF/EDCA medium ([`dcf`]), EDCA
 //! parameters and DSCP classification ([`edca`]), and the
-//! effective-rate helper of seed 002 ([`rate`]). docs/wifi.md describes the model.
+//! effective-rate helper of seed 002 ([`rate`]); a cell on the shared 2.4 GHz spectrum
+//! ([`coexist`]). docs/wifi.md describes the model.
 
+pub mod coexist;
 pub mod dcf;
 pub mod edca;
 pub mod minstrel;
