@@ -30,10 +30,13 @@ pub enum DropReason {
     /// A per-flow limit of a fair queue was reached (SFQ `depth`, fq_codel's drop from the
     /// fattest flow on overflow) while the qdisc as a whole had room.
     FlowLimit,
+    /// A striping trunk's receiver refused the packet (seed 004 §3.5): a duplicate of one
+    /// already delivered or queued, or a late packet when a strict FIFO order is asked for.
+    Resequencer,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 11] = [
+    pub const ALL: [DropReason; 12] = [
         DropReason::QdiscOverflow,
         DropReason::Aqm,
         DropReason::Policy,
@@ -45,6 +48,7 @@ impl DropReason {
         DropReason::NoRoute,
         DropReason::Overlimit,
         DropReason::FlowLimit,
+        DropReason::Resequencer,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -62,6 +66,7 @@ impl DropReason {
             DropReason::NoRoute => "no_route",
             DropReason::Overlimit => "overlimit",
             DropReason::FlowLimit => "flow_limit",
+            DropReason::Resequencer => "resequencer",
         }
     }
 

@@ -6,13 +6,13 @@ use super::kind_enum::problem_from_serde;
 use super::markers::{is_under, take_invalid};
 use super::spec::{
     AtSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, PiconetSpec, QdiscConf, QdiscSpec, RouteSpec,
-    RunSpec, Scenario, SegmentSpec, VirtualDevSpec,
+    RunSpec, Scenario, SegmentSpec, TrunkSpec, VirtualDevSpec,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 12] = [
+const SECTIONS: [&str; 13] = [
     "description",
     "run",
     "nodes",
@@ -21,6 +21,7 @@ const SECTIONS: [&str; 12] = [
     "cells",
     "piconets",
     "virtual_devs",
+    "trunks",
     "qdiscs",
     "routes",
     "flows",
@@ -40,8 +41,7 @@ fn section_entry_key(section: &str) -> Option<&'static str> {
 }
 
 /// Keys reserved for models that later issues add; named so that users get a clear answer.
-const FUTURE_SECTIONS: [(&str, &str); 3] = [
-    ("trunks", "striped multi-channel trunks"),
+const FUTURE_SECTIONS: [(&str, &str); 2] = [
     ("systems", "the seed systems"),
     ("sweep", "sweeps (use `airqueue sweep`)"),
 ];
@@ -298,6 +298,13 @@ pub fn parse_partial(value: Value) -> Partial {
         &mut errs,
         parse_entry::<VirtualDevSpec>,
     );
+    let trunks = parse_section(
+        &mut root,
+        "trunks",
+        "name",
+        &mut errs,
+        parse_entry::<TrunkSpec>,
+    );
     let qdiscs = parse_section(&mut root, "qdiscs", "dev", &mut errs, parse_qdisc);
     let routes = parse_section(
         &mut root,
@@ -338,6 +345,7 @@ pub fn parse_partial(value: Value) -> Partial {
             cells,
             piconets,
             virtual_devs,
+            trunks,
             qdiscs,
             routes,
             flows,

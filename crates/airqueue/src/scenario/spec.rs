@@ -6,6 +6,7 @@
 
 pub use super::units::{Bytes, Duration, Probability, Rate};
 pub use crate::channel::GeModelConf;
+pub use crate::stripe::{Scheme as TrunkScheme, TrunkSpec};
 use crate::engine::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,10 @@ pub struct Scenario {
     /// seed 000 §2.1): packets routed out of any member pass the virtual device's qdisc.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub virtual_devs: Vec<VirtualDevSpec>,
+    /// Striped trunks between two nodes over several member media (seed 004): sequence
+    /// numbers, round robin over idle members, resequencing at the receiver.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trunks: Vec<TrunkSpec>,
     /// Queueing disciplines on egress interfaces or virtual devices (`tc qdisc add dev …`).
     /// An interface without an entry gets `pfifo` with `limit = 1000` (Linux's txqueuelen).
     #[serde(default)]

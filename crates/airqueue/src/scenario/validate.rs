@@ -157,6 +157,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
 
     // Virtual devices (IMQ-like): a name of their own, members on the same node.
     let member_of = check_virtual_devs(s, &devs, &nodes, &mut errs);
+    check_trunks(s, &devs, &nodes, &member_of, &mut errs);
 
     // Qdiscs.
     let mut roots = HashSet::new();
@@ -1066,6 +1067,108 @@ fn check_virtual_devs<'a>(
         }
     }
     member_of
+}
+
+/// Checks `trunks`: two different existing nodes, members that join both, each interface in
+/// one trunk at most and in no virtual device, no qdisc of its own on a member, a scheme
+/// that exists.
+fn check_trunks(
+    s: &Scenario,
+    devs: &HashMap<String, &str>,
+    nodes: &HashSet<&str>,
+    member_of: &HashMap<&str, &str>,
+    errs: &mut ScenarioError,
+) {
+    let mut in_trunk: HashMap<String, &str> = HashMap::new();
+    for t in &s.trunks {
+        let label = format!("trunks.{}", t.name);
+        check_name(format!("{label}.name"), &t.name, errs);
+        let [a, b] = &t.between;
+        for n in [a, b] {
+            if !nodes.contains(n.as_str()) {
+                errs.push(
+                    format!("{label}.between"),
+                    format!("\"{n}\" is not a node; name two nodes of [[nodes]]"),
+                );
+            }
+        }
+        if a == b {
+            errs.push(
+                format!("{label}.between"),
+                format!("joins \"{a}\" to itself; a trunk needs two different nodes"),
+            );
+        }
+        match t.scheme {
+            crate::stripe::Scheme::Proposed => {}
+            crate::stripe::Scheme::Srr | crate::stripe::Scheme::Jkm => errs.push(
+                format!("{label}.scheme"),
+                format!(
+                    "\"{}\" is not implemented yet; use \"proposed\" (seed 004 §3)",
+                    if t.scheme == crate::stripe::Scheme::Srr { "srr" } else { "jkm" }
+                ),
+            ),
+        }
+        if t.members.len() < 2 {
+            errs.push(
+                format!("{label}.members"),
+                "needs at least two member media to stripe over, e.g. [\"ch1\", \"ch6\"]",
+            );
+        }
+        if t.limit == 0 {
+            errs.push(
+                format!("{label}.limit"),
+                "must be at least 1 packet (the paper's trunk queue holds 50)",
+            );
+        }
+        if t.timeout_step.time() == SimTime::ZERO || t.min_timeout.time() == SimTime::ZERO {
+            errs.push(
+                format!("{label}.timeout_step"),
+                "timeout_step and min_timeout must be above 0, e.g. \"1ms\"",
+            );
+        }
+        if t.quantum.0 == 0 {
+            errs.push(format!("{label}.quantum"), "must be above 0, e.g. 3000");
+        }
+        let mut seen = HashSet::new();
+        for (i, m) in t.members.iter().enumerate() {
+            let path = format!("{label}.members[{i}]");
+            if !seen.insert(m.as_str()) {
+                errs.push(path, format!("\"{m}\" is listed twice"));
+                continue;
+            }
+            for n in [a, b] {
+                let dev = format!("{n}.{m}");
+                if !devs.contains_key(&dev) {
+                    errs.push(
+                        path.clone(),
+                        format!(
+                            "\"{m}\" is not a medium that \"{n}\" is on (no interface \"{dev}\"); members are links, segments or cells joining both nodes"
+                        ),
+                    );
+                    continue;
+                }
+                if let Some(v) = member_of.get(dev.as_str()) {
+                    errs.push(
+                        path.clone(),
+                        format!("\"{dev}\" is a member of virtual device \"{v}\"; an interface can belong to a trunk or a virtual device, not both"),
+                    );
+                }
+                if s.qdiscs.iter().any(|q| q.dev == dev) {
+                    errs.push(
+                        path.clone(),
+                        format!("\"{dev}\" has a [[qdiscs]] entry, but a trunk member holds only the packet it transmits (seed 004 §3.4); remove the qdisc"),
+                    );
+                }
+                if let Some(other) = in_trunk.insert(dev.clone(), t.name.as_str()) {
+                    errs.push(
+                        path.clone(),
+                        format!("\"{dev}\" is already a member of trunk \"{other}\"; an interface can belong to one trunk"),
+                    );
+                }
+            }
+        }
+    }
+    unique("trunks", s.trunks.iter().map(|t| t.name.as_str()), errs);
 }
 
 /// A source paced by `rate` or `interval` (exactly one, the interval non-zero).
