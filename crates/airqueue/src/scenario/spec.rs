@@ -6,8 +6,8 @@
 
 pub use super::units::{Bytes, Duration, Probability, Rate};
 pub use crate::channel::GeModelConf;
-pub use crate::stripe::{Scheme as TrunkScheme, TrunkSpec};
 use crate::engine::SimTime;
+pub use crate::stripe::{Scheme as TrunkScheme, TrunkSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -1104,7 +1104,11 @@ fn check_trunks(
                 format!("{label}.scheme"),
                 format!(
                     "\"{}\" is not implemented yet; use \"proposed\" (seed 004 §3)",
-                    if t.scheme == crate::stripe::Scheme::Srr { "srr" } else { "jkm" }
+                    if t.scheme == crate::stripe::Scheme::Srr {
+                        "srr"
+                    } else {
+                        "jkm"
+                    }
                 ),
             ),
         }

@@ -365,8 +365,15 @@ impl Simulation {
                 let wakeup = timers.add();
                 timer_owners.push(TimerOwner::Root(r));
                 let port = ports[members[0].0 as usize];
-                let mut root =
-                    RootQueue::new(dev.clone(), dev.name.clone(), q, members, true, port, wakeup);
+                let mut root = RootQueue::new(
+                    dev.clone(),
+                    dev.name.clone(),
+                    q,
+                    members,
+                    true,
+                    port,
+                    wakeup,
+                );
                 root.round_robin = Some(0);
                 roots.push(root);
                 // The receiver of what `node` sends sits on the peer.

@@ -21,8 +21,8 @@
 pub mod resequencer;
 pub mod trunk;
 
-use crate::scenario::{Bytes, Duration};
 use crate::engine::SimTime;
+use crate::scenario::{Bytes, Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -352,3 +352,203 @@ impl NodeHook for Resequencer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The receiver's rules against hand-worked sequences of seed 004 Figs. 6, 7 and 9.
+    use super::*;
+    use crate::engine::{EventQueue, Timers};
+    use crate::hook::HookEffect;
+    use crate::packet::{FlowId, Location, Packet, PacketArena};
+    use crate::sim::{Event, TimerOwner};
+
+    struct Rig {
+        r: Resequencer,
+        packets: PacketArena,
+        events: EventQueue<Event>,
+        timers: Timers,
+        out: Vec<HookEffect>,
+        now: SimTime,
+    }
+
+    const ON: IfaceId = IfaceId(4);
+
+    fn conf() -> TimerConf {
+        TimerConf {
+            initial: SimTime::from_millis(5),
+            step: SimTime::from_millis(1),
+            adjust_interval: SimTime::from_secs(1),
+            min: SimTime::from_millis(1),
+            strict_fifo: false,
+        }
+    }
+
+    impl Rig {
+        fn new(conf: TimerConf) -> Rig {
+            let mut timers = Timers::new();
+            let mut owners: Vec<TimerOwner> = Vec::new();
+            let mut r = Resequencer::new("t", "n1", vec![ON], conf);
+            r.attach(&mut HookBuild {
+                hook: 0,
+                timers: &mut timers,
+                owners: &mut owners,
+            });
+            Rig {
+                r,
+                packets: PacketArena::new(),
+                events: EventQueue::new(),
+                timers,
+                out: Vec::new(),
+                now: SimTime::ZERO,
+            }
+        }
+        fn cx(&mut self) -> HookCtx<'_> {
+            HookCtx {
+                now: self.now,
+                packets: &mut self.packets,
+                events: &mut self.events,
+                timers: &mut self.timers,
+                out: &mut self.out,
+            }
+        }
+        /// Sequence numbers the arrival of `seq` makes the node deliver, in order (the
+        /// arriving packet's own, if it passes, first), and the verdict.
+        fn arrive(&mut self, seq: u64) -> (HookVerdict, Vec<u64>) {
+            let mut p = Packet::udp(FlowId(0), 1500, self.now);
+            p.trunk_seq = seq;
+            let id = self.packets.alloc(p, Location::Node(0));
+            let mut r = std::mem::replace(&mut self.r, Resequencer::new("x", "x", vec![], conf()));
+            let v = r.on_arrival(id, ON, &mut self.cx());
+            self.r = r;
+            let mut got: Vec<u64> = Vec::new();
+            if v == HookVerdict::Pass {
+                got.push(seq);
+            }
+            got.extend(self.released());
+            (v, got)
+        }
+        fn released(&mut self) -> Vec<u64> {
+            let out = std::mem::take(&mut self.out);
+            out.iter()
+                .map(|e| match e {
+                    HookEffect::Release(p) => self.packets.get(*p).trunk_seq,
+                    HookEffect::Drop(..) => panic!("unexpected drop"),
+                })
+                .collect()
+        }
+        fn fire(&mut self, key: u32) -> Vec<u64> {
+            let id = if key == REORDER {
+                self.r.reorder
+            } else {
+                self.r.adjust
+            };
+            self.now = self.timers.armed_at(id).expect("timer armed");
+            self.timers.cancel(id);
+            let mut r = std::mem::replace(&mut self.r, Resequencer::new("x", "x", vec![], conf()));
+            r.on_timer(key, &mut self.cx());
+            self.r = r;
+            self.released()
+        }
+    }
+
+    /// Fig. 7 (a, d, c, b) and Fig. 6 (c): in order passes, out of order waits, the filling
+    /// packet releases the run behind it and the next hole restarts the timer.
+    #[test]
+    fn fig7_rules_and_fig6c_hole_filled() {
+        let mut g = Rig::new(conf());
+        assert_eq!(g.arrive(1), (HookVerdict::Pass, vec![1]));
+        assert_eq!(g.arrive(3), (HookVerdict::Hold, vec![]));
+        assert_eq!(g.arrive(4), (HookVerdict::Hold, vec![]));
+        assert_eq!(g.arrive(6), (HookVerdict::Hold, vec![]));
+        assert_eq!(g.r.held(), 3);
+        assert_eq!(
+            g.timers.armed_at(g.r.reorder),
+            Some(SimTime::from_millis(5))
+        );
+        g.now = SimTime::from_millis(2);
+        // 2 fills the first hole: 2, 3, 4 go up in order; 6 waits for 5, timer restarted.
+        assert_eq!(g.arrive(2), (HookVerdict::Hold, vec![2, 3, 4]));
+        assert_eq!(g.r.held(), 1);
+        assert_eq!(
+            g.timers.armed_at(g.r.reorder),
+            Some(SimTime::from_millis(7))
+        );
+        // S = N + 1 releases the rest; the timer stops.
+        assert_eq!(g.arrive(5), (HookVerdict::Hold, vec![5, 6]));
+        assert_eq!(g.timers.armed_at(g.r.reorder), None);
+        // S = N: dropped as a duplicate.
+        assert_eq!(g.arrive(6).0, HookVerdict::Drop(DropReason::Resequencer));
+        assert_eq!(g.r.counts().duplicates, 1);
+        assert_eq!(g.r.held(), 0);
+    }
+
+    /// Fig. 6 (b): the timer expires before the hole fills; everything queued goes up past
+    /// the holes, N becomes the last; the missing packet then arrives late, is delivered,
+    /// and adds 1 ms to the timeout, which a running timer uses at once (§3.6).
+    #[test]
+    fn fig6b_expiry_flushes_past_holes_and_late_packets_grow_the_timeout() {
+        let mut g = Rig::new(conf());
+        g.arrive(1);
+        g.arrive(3);
+        g.arrive(5);
+        assert_eq!(g.fire(REORDER), vec![3, 5]);
+        assert_eq!(g.r.counts().expiries, 1);
+        assert_eq!(g.now, SimTime::from_millis(5));
+        // A new hole: 8 waits for 7 (timer from 6 ms to 11 ms).
+        g.now = SimTime::from_millis(6);
+        assert_eq!(g.arrive(6), (HookVerdict::Pass, vec![6]));
+        assert_eq!(g.arrive(8), (HookVerdict::Hold, vec![]));
+        assert_eq!(
+            g.timers.armed_at(g.r.reorder),
+            Some(SimTime::from_millis(11))
+        );
+        // 2 and 4 are late (S < N): delivered; each adds 1 ms, used by the running timer.
+        g.now = SimTime::from_millis(7);
+        assert_eq!(g.arrive(2), (HookVerdict::Pass, vec![2]));
+        assert_eq!(g.r.timeout(), SimTime::from_millis(6));
+        assert_eq!(
+            g.timers.armed_at(g.r.reorder),
+            Some(SimTime::from_millis(12))
+        );
+        g.now = SimTime::from_millis(8);
+        assert_eq!(g.arrive(4), (HookVerdict::Pass, vec![4]));
+        assert_eq!(g.r.timeout(), SimTime::from_millis(7));
+        assert_eq!(
+            g.timers.armed_at(g.r.reorder),
+            Some(SimTime::from_millis(13))
+        );
+        // The adjusting timer follows the last late packet by 1 s, then halves (Fig. 9).
+        assert_eq!(
+            g.timers.armed_at(g.r.adjust),
+            Some(SimTime::from_millis(1008))
+        );
+        g.fire(ADJUST);
+        assert_eq!(g.r.timeout(), SimTime::from_nanos(3_500_000));
+        assert_eq!(g.r.counts().late, 2);
+        let series: Vec<u64> =
+            g.r.timeout_series()
+                .iter()
+                .map(|&(_, v)| v.as_nanos() / 100_000)
+                .collect();
+        assert_eq!(series, vec![50, 60, 70, 35]);
+    }
+
+    /// §3.5: with a strict FIFO asked for, late packets are dropped; halving stops at the
+    /// floor.
+    #[test]
+    fn strict_fifo_drops_late_packets_and_halving_stops_at_the_floor() {
+        let mut g = Rig::new(TimerConf {
+            strict_fifo: true,
+            ..conf()
+        });
+        g.arrive(1);
+        g.arrive(3);
+        g.fire(REORDER);
+        assert_eq!(g.arrive(2).0, HookVerdict::Drop(DropReason::Resequencer));
+        for _ in 0..5 {
+            g.timers.arm(&mut g.events, g.r.adjust, g.now);
+            g.fire(ADJUST);
+        }
+        assert_eq!(g.r.timeout(), SimTime::from_millis(1));
+    }
+}
