@@ -180,7 +180,7 @@ impl Resequencer {
 
     fn on_late(&mut self, cx: &mut HookCtx<'_>) {
         self.counts.late += 1;
-        self.timeout = self.timeout + self.conf.step;
+        self.timeout += self.conf.step;
         self.series.push((cx.now, self.timeout));
         if let Some(t0) = self.started {
             cx.arm(self.reorder, (t0 + self.timeout).max(cx.now));
