@@ -140,11 +140,11 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 .iter()
                 .flat_map(|g| g.nodes.iter().map(move |n| (n, g.name.as_str()))),
         )
-        .chain(s.cells.iter().flat_map(|c| {
-            std::iter::once(&c.ap)
-                .chain(c.stations.iter().map(|st| &st.node))
-                .map(move |n| (n, c.name.as_str()))
-        }))
+        .chain(
+            s.cells
+                .iter()
+                .flat_map(|c| c.members().map(move |n| (n, c.name.as_str()))),
+        )
         .chain(s.piconets.iter().flat_map(|p| {
             std::iter::once(&p.master)
                 .chain(p.slaves.iter())
@@ -589,8 +589,9 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
                 "a cell needs at least one station, e.g. stations = [{ node = \"sta\" }]",
             );
         }
+        check_mode(c, &label, errs);
         let mut seen = HashSet::new();
-        for n in std::iter::once(&c.ap).chain(c.stations.iter().map(|st| &st.node)) {
+        for n in c.members() {
             if !nodes.contains(n.as_str()) {
                 errs.push(
                     format!("{label}.stations"),
@@ -716,6 +717,53 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
         }
     }
     unique("cells", s.cells.iter().map(|c| c.name.as_str()), errs);
+}
+
+/// A cell's `mode`: an infrastructure cell names its `ap`; an ad hoc cell (IBSS) has none,
+/// at least two stations, and not (yet) the keys that need an AP or a per-peer rate
+/// control.
+fn check_mode(c: &super::spec::CellSpec, label: &str, errs: &mut ScenarioError) {
+    use super::spec::{ApQueuesKind, CellMode, RateControlKind};
+    match c.mode {
+        CellMode::Infrastructure => {
+            if c.ap.is_none() {
+                errs.push(
+                    format!("{label}.ap"),
+                    "an infrastructure cell needs its access point, e.g. ap = \"ap\" (or mode = \"adhoc\" for an IBSS without one)",
+                );
+            }
+        }
+        CellMode::Adhoc => {
+            if c.ap.is_some() {
+                errs.push(
+                    format!("{label}.ap"),
+                    "an ad hoc cell (IBSS) has no access point; list every node in `stations` and remove `ap`",
+                );
+            }
+            if c.stations.len() == 1 {
+                errs.push(
+                    format!("{label}.stations"),
+                    "an ad hoc cell needs at least two stations to reach each other",
+                );
+            }
+            if c.ap_queues != ApQueuesKind::Driver || c.ap_buffer.is_some() {
+                errs.push(
+                    format!("{label}.ap_queues"),
+                    "an ad hoc cell has no AP queues; remove ap_queues and ap_buffer",
+                );
+            }
+            for st in &c.stations {
+                if st.rate_control.unwrap_or(c.rate_control) == RateControlKind::Minstrel
+                    || st.snr_db.is_some()
+                {
+                    errs.push(
+                        format!("{label}.stations.{}.rate_control", st.node),
+                        "Minstrel and snr_db are not yet supported in ad hoc cells (they need one rate control per peer); use a fixed `rate` and `ber`",
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// A cell's `edca` overrides: only with `qos`, AIFSN 1…15, CWs 2^k − 1 in order.
@@ -934,6 +982,10 @@ fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
 /// A route's `next_hop`: required when `via` is a segment with more than two nodes, and
 /// then a node on that segment other than the route's own.
 fn check_next_hop(s: &Scenario, r: &super::spec::RouteSpec, label: &str, errs: &mut ScenarioError) {
+    if let Some(c) = s.cells.iter().find(|c| c.name == r.via) {
+        check_cell_next_hop(c, r, label, errs);
+        return;
+    }
     let segment = s.segments.iter().find(|g| g.name == r.via);
     match (&r.next_hop, segment) {
         (None, Some(g)) if g.nodes.len() > 2 => errs.push(
@@ -969,6 +1021,47 @@ fn check_next_hop(s: &Scenario, r: &super::spec::RouteSpec, label: &str, errs: &
                 );
             }
         }
+        _ => {}
+    }
+}
+
+/// A static route via a cell: the next hop is one of the node's neighbours there (an ad
+/// hoc cell: any other member; a station: its AP; the AP: its stations), named when there
+/// are several.
+fn check_cell_next_hop(
+    c: &super::spec::CellSpec,
+    r: &super::spec::RouteSpec,
+    label: &str,
+    errs: &mut ScenarioError,
+) {
+    use super::spec::CellMode;
+    if !c.members().any(|n| *n == r.node) {
+        return; // reported as a `via` that is not the node's
+    }
+    let neighbours: Vec<&String> = match (&c.mode, &c.ap) {
+        (CellMode::Infrastructure, Some(ap)) if *ap != r.node => vec![ap],
+        _ => c.members().filter(|n| **n != r.node).collect(),
+    };
+    match &r.next_hop {
+        None if neighbours.len() > 1 => errs.push(
+            format!("{label}.next_hop"),
+            format!(
+                "node \"{}\" has {} neighbours on cell \"{}\"; say which one to hand packets to, e.g. next_hop = \"{}\"",
+                r.node,
+                neighbours.len(),
+                c.name,
+                neighbours[0]
+            ),
+        ),
+        Some(h) if !neighbours.contains(&h) => errs.push(
+            format!("{label}.next_hop"),
+            format!(
+                "\"{h}\" is not a neighbour of \"{}\" on cell \"{}\"; its neighbours there are: {}",
+                r.node,
+                c.name,
+                neighbours.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        ),
         _ => {}
     }
 }

@@ -129,9 +129,7 @@ impl Simulation {
                 )
             }))
             .chain(s.cells.iter().map(|c| {
-                let members: Vec<String> = std::iter::once(c.ap.clone())
-                    .chain(c.stations.iter().map(|st| st.node.clone()))
-                    .collect();
+                let members: Vec<String> = c.members().cloned().collect();
                 // The qdiscs see the cell's highest station rate as the device rate.
                 let rate = c
                     .stations
@@ -1066,7 +1064,7 @@ fn build_cell(
     stats_from: SimTime,
 ) -> crate::link::wifi::Cell {
     use crate::channel::BitErrors;
-    use crate::link::wifi::{Cell, DcfConf, Phy, PortConf, Standard};
+    use crate::link::wifi::{BssConf, Cell, DcfConf, Phy, PortConf, Standard};
     let c = bsses[0].0;
     let mut phy = Phy::new(Standard::parse(&c.standard).expect("validated"));
     phy.short_preamble = c.short_preamble;
@@ -1096,7 +1094,11 @@ fn build_cell(
         ends.iter()
             .enumerate()
             .map(|(p, &(iface, node))| {
-                let st = (p > 0).then(|| &c.stations[p - 1]);
+                // An infrastructure cell's first port is the AP; an ad hoc cell has none.
+                let st = match c.ap {
+                    Some(_) => (p > 0).then(|| &c.stations[p - 1]),
+                    None => Some(&c.stations[p]),
+                };
                 PortConf {
                     name: dev_names[iface.0 as usize].clone(),
                     iface,
@@ -1135,9 +1137,14 @@ fn build_cell(
         .iter()
         .map(|&(c, ends)| (c.name.clone(), port_confs(c, ends)))
         .collect();
-    let refs: Vec<(String, &[PortConf])> = confs
+    let refs: Vec<BssConf<'_>> = confs
         .iter()
-        .map(|(n, p)| (n.clone(), p.as_slice()))
+        .zip(bsses)
+        .map(|((n, p), (c, _))| BssConf {
+            name: n.clone(),
+            adhoc: c.mode == crate::scenario::CellMode::Adhoc,
+            ports: p.as_slice(),
+        })
         .collect();
     Cell::shared(phy, conf, &refs, seed, stats_from)
 }
