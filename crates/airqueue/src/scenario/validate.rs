@@ -1205,10 +1205,10 @@ fn check_trunks(
                 ),
             ),
         }
-        if t.members.len() < 2 {
+        if t.members.is_empty() {
             errs.push(
                 format!("{label}.members"),
-                "needs at least two member media to stripe over, e.g. [\"ch1\", \"ch6\"]",
+                "is empty; list the media to stripe over, e.g. [\"ch1\", \"ch6\", \"ch11\"]",
             );
         }
         if t.limit == 0 {
@@ -1249,6 +1249,24 @@ fn check_trunks(
                         path.clone(),
                         format!("\"{dev}\" is a member of virtual device \"{v}\"; an interface can belong to a trunk or a virtual device, not both"),
                     );
+                }
+                // §3.4: each member's output queue holds at most one packet.
+                if let Some(c) = s.cells.iter().find(|c| &c.name == m) {
+                    let own = c.stations.iter().find(|st| &st.node == n);
+                    let buffer = own
+                        .and_then(|st| st.buffer)
+                        .or(if c.ap.as_ref() == Some(n) {
+                            c.ap_buffer
+                        } else {
+                            None
+                        })
+                        .unwrap_or(c.buffer);
+                    if buffer != 1 {
+                        errs.push(
+                            path.clone(),
+                            format!("\"{dev}\" has a driver buffer of {buffer} packets, but a trunk member holds at most one (seed 004 §3.4); set buffer = 1 on cell \"{m}\" (or on its station \"{n}\")"),
+                        );
+                    }
                 }
                 if s.qdiscs.iter().any(|q| q.dev == dev) {
                     errs.push(
