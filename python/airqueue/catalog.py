@@ -367,6 +367,11 @@ def _wang_channels_scenario(quick: bool) -> dict[str, Any]:
     return data
 
 
+def _as_list(v: Any) -> list[Any]:
+    """A list-valued grid point, as given or as the JSON text the sweep's columns hold."""
+    return list(json.loads(v)) if isinstance(v, str) else list(v)
+
+
 def _members(n: int) -> tuple[str, ...]:
     return tuple(f"ch{c}" for c in range(1, n + 1))
 
@@ -374,20 +379,20 @@ def _members(n: int) -> tuple[str, ...]:
 WANG_CHANNELS_REP = Reproduction(
     name="wang-striping-channels",
     title="Striping Figs. 11, 12, 37: TCP throughput of a trunk over N 802.11b channels",
-    reference=WANG_REFERENCE + "; the paper reads about 5 Mb/s per channel, N × 5 Mb/s",
+    reference=WANG_REFERENCE + "; the paper reads about 5 Mb/s per channel, N * 5 Mb/s",
     description="Greedy TCP over a trunk of the first N of ten 802.11b ad hoc channels "
     "(11 Mb/s, BER 0) with the proposed striping method.",
     scenario=_wang_channels_scenario,
     param="trunks.trunk.members",
     values=tuple(_members(n) for n in WANG_CHANNELS),
-    x_of=lambda v: float(len(v)),
+    x_of=lambda v: float(len(_as_list(v))),
     x_label="channels N",
     y_label="TCP goodput (Mbit/s)",
     ours=_goodput_mbit("stcp"),
     expected=lambda n: 5.0 * n,
     tolerance=0.10,
     checked=lambda n: True,
-    reference_label="Wang et al. (≈ 5 Mb/s × N)",
+    reference_label="Wang et al. (≈ 5 Mb/s * N)",
     seeds=2,
     quick_seeds=1,
 )
@@ -431,7 +436,7 @@ WANG_CONGESTION = Reproduction(
     scenario=_wang_congestion_scenario,
     param="trunks.trunk.members",
     values=WANG_CONGESTION_TRUNKS,
-    x_of=lambda v: _wang_ideal_sum(tuple(v)),
+    x_of=lambda v: _wang_ideal_sum(tuple(_as_list(v))),
     x_label="ideal sum of the members' shares (Mbit/s)",
     y_label="trunk TCP goodput (Mbit/s)",
     ours=_goodput_mbit("stcp"),

@@ -306,7 +306,10 @@ fn wifi_congested_channels_give_the_sum_of_what_each_leaves() {
 }
 
 fn shipped(file: &str) -> String {
-    let path = format!("{}/../../scenarios/striping/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../scenarios/striping/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -372,13 +375,20 @@ fn ber_trunk_gets_three_times_one_channel_and_per_channel_sums() {
             rx.f("latency_max_s"),
             rx.f("latency_stdev_s")
         );
-        assert!((three / (3.0 * one) - 1.0).abs() <= 0.10, "{three} vs 3 × {one}");
+        assert!(
+            (three / (3.0 * one) - 1.0).abs() <= 0.10,
+            "{three} vs 3 × {one}"
+        );
         assert_conserved(&r);
         single.push(one);
     }
     let r = run_text(&wifi_trunk(&[1, 5, 9], 0, &[1e-5, 5e-6, 1e-6], 30));
     let sum: f64 = single.iter().sum();
-    eprintln!("per-channel BERs: trunk {:.3} Mb/s, sum {:.3}", goodput(&r) / 1e6, sum / 1e6);
+    eprintln!(
+        "per-channel BERs: trunk {:.3} Mb/s, sum {:.3}",
+        goodput(&r) / 1e6,
+        sum / 1e6
+    );
     assert!((goodput(&r) / sum - 1.0).abs() <= 0.10);
 }
 

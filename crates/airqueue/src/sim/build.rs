@@ -554,6 +554,25 @@ impl Simulation {
             })
             .collect();
         let mut routes = Routes::shortest_paths(&adj);
+        // A trunk end routes whatever goes to (or through) its peer over the trunk (seed 004
+        // §3.2: "a routing entry that specifies the trunk interface as the outgoing
+        // interface"): its first member, whose packets enter the trunk device. Static
+        // routes below still override.
+        for t in &s.trunks {
+            for (me, peer) in [(0, 1), (1, 0)] {
+                let (a, b) = (
+                    node_index[t.between[me].as_str()],
+                    node_index[t.between[peer].as_str()],
+                );
+                let iface = iface_index[format!("{}.{}", t.between[me], t.members[0]).as_str()];
+                for d in 0..nodes.len() {
+                    let d = NodeId(d as u32);
+                    if d != a && routes.next_hop(a, d).is_some_and(|h| h.via == b) {
+                        routes.set(a, d, Hop { iface, via: b });
+                    }
+                }
+            }
+        }
         for r in &s.routes {
             let iface = iface_index[format!("{}.{}", r.node, r.via).as_str()];
             let p = ports[iface.0 as usize];
