@@ -80,3 +80,13 @@ def test_unknown_reproduction_is_an_input_error() -> None:
 def test_reproductions_name_their_reference(name: str) -> None:
     rep = catalog.REGISTRY[name]
     assert rep.reference and rep.tolerance > 0 and len(rep.values) >= 5
+
+
+@pytest.mark.parametrize("name", ["wang-striping-channels", "wang-striping-congestion"])
+def test_wang_striping_quick_meets_the_paper(name: str, tmp_path: Path) -> None:
+    """Reference: seed 004 (Wang, Hwang, Chou 2005) Figs. 11, 12, 37 (≈ 5 Mb/s per 802.11b
+    channel) and Figs. 17, 19, 21 (the sum of 2.5 Mb/s per shared and 5 per free channel).
+    Tolerance: 10 % per point, one 20 s run each (--quick)."""
+    res = catalog.reproduce(name, tmp_path, jobs=2, quick=True)
+    assert res.passed, res.table
+    assert len(res.table) == len(catalog.REGISTRY[name].values)

@@ -125,7 +125,7 @@ No spaces inside a value (`"10 Mbit"` is refused).
 - Unknown keys and sections are errors, never silently ignored. Problems are reported
   together, each with its path and a fix, e.g.
   `links.bottleneck.rate: "10 mbps" is not a rate (no spaces inside); write e.g. "10Mbit", …`.
-  Sections of later models (`cells`, `piconets`, `trunks`, `systems`, `sweep`) are
+  Sections of later models (`systems`, `sweep`) are
   refused with a message saying they are not supported yet.
 
 ## Reading the tables

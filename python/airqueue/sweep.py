@@ -237,6 +237,17 @@ def _column_values(values: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(v if isinstance(v, str) else json.dumps(v) for v in values)
 
 
+def _list_value(value: Any) -> Any:
+    """A list-valued grid point (e.g. a trunk's ``members``) is carried as its JSON text in
+    the result columns (:func:`_column_values`); the scenario gets the list back."""
+    if isinstance(value, str) and value.startswith("["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
 # ---------------------------------------------------------------------------------------
 # Planning and running
 # ---------------------------------------------------------------------------------------
@@ -270,7 +281,7 @@ def plan(
         data = copy.deepcopy(scenario.data)
         params = tuple(zip((a.path for a in axes), combo, strict=True))
         for path, value in params:
-            set_path(data, path, value)
+            set_path(data, path, _list_value(value))
         text = to_core_json(data)
         try:
             resolved = json.loads(call_native(_native.validate, text, max_memory))

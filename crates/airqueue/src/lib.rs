@@ -16,6 +16,7 @@ pub mod packet;
 pub mod qdisc;
 pub mod scenario;
 pub mod sim;
+pub mod stripe;
 pub mod topology;
 pub mod transport;
 

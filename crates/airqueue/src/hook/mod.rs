@@ -9,7 +9,7 @@
 //! after the hook's call returns. A released packet continues at the node as if this hook
 //! had passed it: through the node's later hooks, then delivery or forwarding.
 //!
-//! The striping resequencer (seed 004) and a gateway that watches both directions of its
+//! The striping resequencer (seed 004, `stripe/resequencer.rs`) and a gateway that watches both directions of its
 //! traffic (seed 003) are hooks. Packets a node's own applications send do not pass its
 //! hooks (they do not arrive).
 
@@ -106,6 +106,10 @@ pub trait NodeHook {
 
     /// Packets the hook holds now (conservation check).
     fn held(&self) -> u64;
+
+    /// Appends the hook's result tables (rows of shared tables such as `trunk_receivers`)
+    /// at the end of the run.
+    fn report(&self, _out: &mut Vec<(String, crate::metrics::Table)>) {}
 }
 
 /// The ledger location of packets held by hook `h`.

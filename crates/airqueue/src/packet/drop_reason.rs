@@ -33,10 +33,13 @@ pub enum DropReason {
     /// An ACK filter (CAKE's `ack-filter`) dropped a pure TCP ACK that a later ACK of the
     /// same connection in the queue made redundant.
     AckFilter,
+    /// A striping trunk's receiver refused the packet (seed 004 §3.5): a duplicate of one
+    /// already delivered or queued, or a late packet when a strict FIFO order is asked for.
+    Resequencer,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 12] = [
+    pub const ALL: [DropReason; 13] = [
         DropReason::QdiscOverflow,
         DropReason::Aqm,
         DropReason::Policy,
@@ -49,6 +52,7 @@ impl DropReason {
         DropReason::Overlimit,
         DropReason::FlowLimit,
         DropReason::AckFilter,
+        DropReason::Resequencer,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -67,6 +71,7 @@ impl DropReason {
             DropReason::Overlimit => "overlimit",
             DropReason::FlowLimit => "flow_limit",
             DropReason::AckFilter => "ack_filter",
+            DropReason::Resequencer => "resequencer",
         }
     }
 

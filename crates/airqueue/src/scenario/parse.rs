@@ -6,7 +6,7 @@ use super::kind_enum::problem_from_serde;
 use super::markers::{is_under, take_invalid};
 use super::spec::{
     AtSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, PiconetSpec, QdiscConf, QdiscSpec, RouteSpec,
-    RunSpec, Scenario, SegmentSpec, VirtualDevSpec,
+    RunSpec, Scenario, SegmentSpec, TrunkSpec, VirtualDevSpec,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -22,6 +22,7 @@ const SECTIONS: [&str; 13] = [
     "piconets",
     "spectrum",
     "virtual_devs",
+    "trunks",
     "qdiscs",
     "routes",
     "flows",
@@ -41,8 +42,7 @@ fn section_entry_key(section: &str) -> Option<&'static str> {
 }
 
 /// Keys reserved for models that later issues add; named so that users get a clear answer.
-const FUTURE_SECTIONS: [(&str, &str); 3] = [
-    ("trunks", "striped multi-channel trunks"),
+const FUTURE_SECTIONS: [(&str, &str); 2] = [
     ("systems", "the seed systems"),
     ("sweep", "sweeps (use `airqueue sweep`)"),
 ];
@@ -307,6 +307,13 @@ pub fn parse_partial(value: Value) -> Partial {
         &mut errs,
         parse_entry::<VirtualDevSpec>,
     );
+    let trunks = parse_section(
+        &mut root,
+        "trunks",
+        "name",
+        &mut errs,
+        parse_entry::<TrunkSpec>,
+    );
     let qdiscs = parse_section(&mut root, "qdiscs", "dev", &mut errs, parse_qdisc);
     let routes = parse_section(
         &mut root,
@@ -348,6 +355,7 @@ pub fn parse_partial(value: Value) -> Partial {
             piconets,
             spectrum,
             virtual_devs,
+            trunks,
             qdiscs,
             routes,
             flows,

@@ -7,6 +7,7 @@
 pub use super::units::{Bytes, Duration, Probability, Rate};
 pub use crate::channel::GeModelConf;
 use crate::engine::SimTime;
+pub use crate::stripe::{Scheme as TrunkScheme, TrunkSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +47,10 @@ pub struct Scenario {
     /// seed 000 §2.1): packets routed out of any member pass the virtual device's qdisc.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub virtual_devs: Vec<VirtualDevSpec>,
+    /// Striped trunks between two nodes over several member media (seed 004): sequence
+    /// numbers, round robin over idle members, resequencing at the receiver.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trunks: Vec<TrunkSpec>,
     /// Queueing disciplines on egress interfaces or virtual devices (`tc qdisc add dev …`).
     /// An interface without an entry gets `pfifo` with `limit = 1000` (Linux's txqueuelen).
     #[serde(default)]
@@ -329,7 +334,9 @@ pub struct SegmentSpec {
 /// it), the AP reaches every station and bridges them to its other links by routing. Each
 /// interface has a driver buffer of `buffer` packets below its qdisc. Frames between the
 /// AP and a station go at that station's fixed PHY `rate` (rate control off, as ns-3's
-/// `ConstantRateWifiManager`). See docs/wifi.md.
+/// `ConstantRateWifiManager`). With `mode = "adhoc"` the cell is an IBSS instead: no AP,
+/// every station reaches every other directly and sends at its own `rate`. A node may be
+/// in several cells (one interface each, e.g. on channels 1, 6 and 11). See docs/wifi.md.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CellSpec {
@@ -338,8 +345,14 @@ pub struct CellSpec {
     /// The PHY: "802.11b" (DSSS/CCK 1–11 Mb/s), "802.11a" (OFDM 6–54 Mb/s) or "802.11g"
     /// (both; OFDM frames with the 6 µs signal extension), as ns-3's `WifiHelper::SetStandard`.
     pub standard: String,
-    /// The access point's node.
-    pub ap: String,
+    /// "infrastructure" (default: an AP and its stations) or "adhoc" (an IBSS, IEEE
+    /// 802.11-2016 §11.1.4: no AP, every station reaches every other directly, for
+    /// node-to-node trunks and multi-hop chains, seed 004 §4.2.8).
+    #[serde(default)]
+    pub mode: CellMode,
+    /// The access point's node (infrastructure cells; an ad hoc cell has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ap: Option<String>,
     /// Channel number (e.g. 1, 6, 11 for b/g; 36, 40, … for a). Cells with the same
     /// `channel` share one medium: all their interfaces contend for it and collide with each
     /// other (co-channel cells); they must then agree on every PHY and MAC key. Different
@@ -427,6 +440,26 @@ pub struct CellSpec {
     /// "minstrel".
     #[serde(default)]
     pub rate_control: RateControlKind,
+}
+
+impl CellSpec {
+    /// The cell's nodes in port order: the AP (if any), then the stations.
+    pub fn members(&self) -> impl Iterator<Item = &String> {
+        self.ap
+            .iter()
+            .chain(self.stations.iter().map(|st| &st.node))
+    }
+}
+
+/// How a cell's stations reach each other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CellMode {
+    /// A BSS: stations reach only the AP, which relays (IEEE 802.11-2016 §4.3.5).
+    #[default]
+    Infrastructure,
+    /// An IBSS: every station reaches every other directly (§11.1.4).
+    Adhoc,
 }
 
 /// The AP's queues below its qdisc.

@@ -141,11 +141,11 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 .iter()
                 .flat_map(|g| g.nodes.iter().map(move |n| (n, g.name.as_str()))),
         )
-        .chain(s.cells.iter().flat_map(|c| {
-            std::iter::once(&c.ap)
-                .chain(c.stations.iter().map(|st| &st.node))
-                .map(move |n| (n, c.name.as_str()))
-        }))
+        .chain(
+            s.cells
+                .iter()
+                .flat_map(|c| c.members().map(move |n| (n, c.name.as_str()))),
+        )
         .chain(s.piconets.iter().flat_map(|p| {
             std::iter::once(&p.master)
                 .chain(p.slaves.iter())
@@ -158,6 +158,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
 
     // Virtual devices (IMQ-like): a name of their own, members on the same node.
     let member_of = check_virtual_devs(s, &devs, &nodes, &mut errs);
+    check_trunks(s, &devs, &nodes, &member_of, &mut errs);
 
     // Qdiscs.
     let mut roots = HashSet::new();
@@ -644,8 +645,9 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
                 "a cell needs at least one station, e.g. stations = [{ node = \"sta\" }]",
             );
         }
+        check_mode(c, &label, errs);
         let mut seen = HashSet::new();
-        for n in std::iter::once(&c.ap).chain(c.stations.iter().map(|st| &st.node)) {
+        for n in c.members() {
             if !nodes.contains(n.as_str()) {
                 errs.push(
                     format!("{label}.stations"),
@@ -771,6 +773,53 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
         }
     }
     unique("cells", s.cells.iter().map(|c| c.name.as_str()), errs);
+}
+
+/// A cell's `mode`: an infrastructure cell names its `ap`; an ad hoc cell (IBSS) has none,
+/// at least two stations, and not (yet) the keys that need an AP or a per-peer rate
+/// control.
+fn check_mode(c: &super::spec::CellSpec, label: &str, errs: &mut ScenarioError) {
+    use super::spec::{ApQueuesKind, CellMode, RateControlKind};
+    match c.mode {
+        CellMode::Infrastructure => {
+            if c.ap.is_none() {
+                errs.push(
+                    format!("{label}.ap"),
+                    "an infrastructure cell needs its access point, e.g. ap = \"ap\" (or mode = \"adhoc\" for an IBSS without one)",
+                );
+            }
+        }
+        CellMode::Adhoc => {
+            if c.ap.is_some() {
+                errs.push(
+                    format!("{label}.ap"),
+                    "an ad hoc cell (IBSS) has no access point; list every node in `stations` and remove `ap`",
+                );
+            }
+            if c.stations.len() == 1 {
+                errs.push(
+                    format!("{label}.stations"),
+                    "an ad hoc cell needs at least two stations to reach each other",
+                );
+            }
+            if c.ap_queues != ApQueuesKind::Driver || c.ap_buffer.is_some() {
+                errs.push(
+                    format!("{label}.ap_queues"),
+                    "an ad hoc cell has no AP queues; remove ap_queues and ap_buffer",
+                );
+            }
+            for st in &c.stations {
+                if st.rate_control.unwrap_or(c.rate_control) == RateControlKind::Minstrel
+                    || st.snr_db.is_some()
+                {
+                    errs.push(
+                        format!("{label}.stations.{}.rate_control", st.node),
+                        "Minstrel and snr_db are not yet supported in ad hoc cells (they need one rate control per peer); use a fixed `rate` and `ber`",
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// A cell's `edca` overrides: only with `qos`, AIFSN 1…15, CWs 2^k − 1 in order.
@@ -1096,6 +1145,10 @@ fn check_spectrum(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
 /// A route's `next_hop`: required when `via` is a segment with more than two nodes, and
 /// then a node on that segment other than the route's own.
 fn check_next_hop(s: &Scenario, r: &super::spec::RouteSpec, label: &str, errs: &mut ScenarioError) {
+    if let Some(c) = s.cells.iter().find(|c| c.name == r.via) {
+        check_cell_next_hop(c, r, label, errs);
+        return;
+    }
     let segment = s.segments.iter().find(|g| g.name == r.via);
     match (&r.next_hop, segment) {
         (None, Some(g)) if g.nodes.len() > 2 => errs.push(
@@ -1131,6 +1184,47 @@ fn check_next_hop(s: &Scenario, r: &super::spec::RouteSpec, label: &str, errs: &
                 );
             }
         }
+        _ => {}
+    }
+}
+
+/// A static route via a cell: the next hop is one of the node's neighbours there (an ad
+/// hoc cell: any other member; a station: its AP; the AP: its stations), named when there
+/// are several.
+fn check_cell_next_hop(
+    c: &super::spec::CellSpec,
+    r: &super::spec::RouteSpec,
+    label: &str,
+    errs: &mut ScenarioError,
+) {
+    use super::spec::CellMode;
+    if !c.members().any(|n| *n == r.node) {
+        return; // reported as a `via` that is not the node's
+    }
+    let neighbours: Vec<&String> = match (&c.mode, &c.ap) {
+        (CellMode::Infrastructure, Some(ap)) if *ap != r.node => vec![ap],
+        _ => c.members().filter(|n| **n != r.node).collect(),
+    };
+    match &r.next_hop {
+        None if neighbours.len() > 1 => errs.push(
+            format!("{label}.next_hop"),
+            format!(
+                "node \"{}\" has {} neighbours on cell \"{}\"; say which one to hand packets to, e.g. next_hop = \"{}\"",
+                r.node,
+                neighbours.len(),
+                c.name,
+                neighbours[0]
+            ),
+        ),
+        Some(h) if !neighbours.contains(&h) => errs.push(
+            format!("{label}.next_hop"),
+            format!(
+                "\"{h}\" is not a neighbour of \"{}\" on cell \"{}\"; its neighbours there are: {}",
+                r.node,
+                c.name,
+                neighbours.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        ),
         _ => {}
     }
 }
@@ -1229,6 +1323,130 @@ fn check_virtual_devs<'a>(
         }
     }
     member_of
+}
+
+/// Checks `trunks`: two different existing nodes, members that join both, each interface in
+/// one trunk at most and in no virtual device, no qdisc of its own on a member, a scheme
+/// that exists.
+fn check_trunks(
+    s: &Scenario,
+    devs: &HashMap<String, &str>,
+    nodes: &HashSet<&str>,
+    member_of: &HashMap<&str, &str>,
+    errs: &mut ScenarioError,
+) {
+    let mut in_trunk: HashMap<String, &str> = HashMap::new();
+    for t in &s.trunks {
+        let label = format!("trunks.{}", t.name);
+        check_name(format!("{label}.name"), &t.name, errs);
+        let [a, b] = &t.between;
+        for n in [a, b] {
+            if !nodes.contains(n.as_str()) {
+                errs.push(
+                    format!("{label}.between"),
+                    format!("\"{n}\" is not a node; name two nodes of [[nodes]]"),
+                );
+            }
+        }
+        if a == b {
+            errs.push(
+                format!("{label}.between"),
+                format!("joins \"{a}\" to itself; a trunk needs two different nodes"),
+            );
+        }
+        match t.scheme {
+            crate::stripe::Scheme::Proposed => {}
+            crate::stripe::Scheme::Srr | crate::stripe::Scheme::Jkm => errs.push(
+                format!("{label}.scheme"),
+                format!(
+                    "\"{}\" is not implemented yet; use \"proposed\" (seed 004 §3)",
+                    if t.scheme == crate::stripe::Scheme::Srr {
+                        "srr"
+                    } else {
+                        "jkm"
+                    }
+                ),
+            ),
+        }
+        if t.members.is_empty() {
+            errs.push(
+                format!("{label}.members"),
+                "is empty; list the media to stripe over, e.g. [\"ch1\", \"ch6\", \"ch11\"]",
+            );
+        }
+        if t.limit == 0 {
+            errs.push(
+                format!("{label}.limit"),
+                "must be at least 1 packet (the paper's trunk queue holds 50)",
+            );
+        }
+        if t.timeout_step.time() == SimTime::ZERO || t.min_timeout.time() == SimTime::ZERO {
+            errs.push(
+                format!("{label}.timeout_step"),
+                "timeout_step and min_timeout must be above 0, e.g. \"1ms\"",
+            );
+        }
+        if t.quantum.0 == 0 {
+            errs.push(format!("{label}.quantum"), "must be above 0, e.g. 3000");
+        }
+        let mut seen = HashSet::new();
+        for (i, m) in t.members.iter().enumerate() {
+            let path = format!("{label}.members[{i}]");
+            if !seen.insert(m.as_str()) {
+                errs.push(path, format!("\"{m}\" is listed twice"));
+                continue;
+            }
+            for n in [a, b] {
+                let dev = format!("{n}.{m}");
+                if !devs.contains_key(&dev) {
+                    errs.push(
+                        path.clone(),
+                        format!(
+                            "\"{m}\" is not a medium that \"{n}\" is on (no interface \"{dev}\"); members are links, segments or cells joining both nodes"
+                        ),
+                    );
+                    continue;
+                }
+                if let Some(v) = member_of.get(dev.as_str()) {
+                    errs.push(
+                        path.clone(),
+                        format!("\"{dev}\" is a member of virtual device \"{v}\"; an interface can belong to a trunk or a virtual device, not both"),
+                    );
+                }
+                // §3.4: each member's output queue holds at most one packet.
+                if let Some(c) = s.cells.iter().find(|c| &c.name == m) {
+                    let own = c.stations.iter().find(|st| &st.node == n);
+                    let buffer = own
+                        .and_then(|st| st.buffer)
+                        .or(if c.ap.as_ref() == Some(n) {
+                            c.ap_buffer
+                        } else {
+                            None
+                        })
+                        .unwrap_or(c.buffer);
+                    if buffer != 1 {
+                        errs.push(
+                            path.clone(),
+                            format!("\"{dev}\" has a driver buffer of {buffer} packets, but a trunk member holds at most one (seed 004 §3.4); set buffer = 1 on cell \"{m}\" (or on its station \"{n}\")"),
+                        );
+                    }
+                }
+                if s.qdiscs.iter().any(|q| q.dev == dev) {
+                    errs.push(
+                        path.clone(),
+                        format!("\"{dev}\" has a [[qdiscs]] entry, but a trunk member holds only the packet it transmits (seed 004 §3.4); remove the qdisc"),
+                    );
+                }
+                if let Some(other) = in_trunk.insert(dev.clone(), t.name.as_str()) {
+                    errs.push(
+                        path.clone(),
+                        format!("\"{dev}\" is already a member of trunk \"{other}\"; an interface can belong to one trunk"),
+                    );
+                }
+            }
+        }
+    }
+    unique("trunks", s.trunks.iter().map(|t| t.name.as_str()), errs);
 }
 
 /// A source paced by `rate` or `interval` (exactly one, the interval non-zero).

@@ -129,9 +129,7 @@ impl Simulation {
                 )
             }))
             .chain(s.cells.iter().map(|c| {
-                let members: Vec<String> = std::iter::once(c.ap.clone())
-                    .chain(c.stations.iter().map(|st| st.node.clone()))
-                    .collect();
+                let members: Vec<String> = c.members().cloned().collect();
                 // The qdiscs see the cell's highest station rate as the device rate.
                 let rate = c
                     .stations
@@ -238,6 +236,16 @@ impl Simulation {
             .enumerate()
             .flat_map(|(v, d)| d.members.iter().map(move |m| (m.as_str(), v)))
             .collect();
+        // Trunk members (`<node>.<medium>` at both ends) feed their trunk's device.
+        let trunk_member: std::collections::HashSet<String> = s
+            .trunks
+            .iter()
+            .flat_map(|t| {
+                t.members
+                    .iter()
+                    .flat_map(move |m| t.between.iter().map(move |n| format!("{n}.{m}")))
+            })
+            .collect();
         let mut timers = Timers::new();
         let mut timer_owners = Vec::new();
         let mut roots: Vec<RootQueue> = Vec::new();
@@ -261,8 +269,10 @@ impl Simulation {
                     psched_mtu: plan.mtu + plan.overhead,
                     link_header: plan.link_header,
                 };
-                let root = if member_of.contains_key(dev.name.as_str()) {
-                    RootId::MAX // set with the virtual devices below
+                let root = if member_of.contains_key(dev.name.as_str())
+                    || trunk_member.contains(dev.name.as_str())
+                {
+                    RootId::MAX // set with the virtual devices and trunks below
                 } else {
                     let r = roots.len() as RootId;
                     let (name, q) = root_qdisc(&dev, &qdisc_of, &names, seed, &mut opts, &mut errs);
@@ -317,6 +327,69 @@ impl Simulation {
             timer_owners.push(TimerOwner::Root(r));
             let port = ports[members[0].0 as usize];
             roots.push(RootQueue::new(dev, name, q, members, true, port, wakeup));
+        }
+        // Trunks (seed 004): at each end a device over the node's member interfaces whose
+        // root qdisc is the trunk sender, asked by idle members in round-robin order; the
+        // receivers are hooks, attached below.
+        let mut trunk_receivers = Vec::new();
+        for t in &s.trunks {
+            for (me, peer) in [(0, 1), (1, 0)] {
+                let node = &t.between[me];
+                let members: Vec<IfaceId> = t
+                    .members
+                    .iter()
+                    .map(|m| iface_index[format!("{node}.{m}").as_str()])
+                    .collect();
+                let member_devs: Vec<&DevInfo> =
+                    members.iter().map(|m| &ifaces[m.0 as usize].dev).collect();
+                let dev = DevInfo {
+                    name: format!("{node}.{}", t.name),
+                    rate_bps: member_devs.iter().map(|d| d.rate_bps).sum(),
+                    mtu: member_devs.iter().map(|d| d.mtu).max().unwrap_or(1500),
+                    psched_mtu: member_devs
+                        .iter()
+                        .map(|d| d.psched_mtu)
+                        .max()
+                        .unwrap_or(1514),
+                    link_header: member_devs.iter().map(|d| d.link_header).max().unwrap_or(0),
+                    stab: None,
+                };
+                let r = roots.len() as RootId;
+                for m in &members {
+                    ifaces[m.0 as usize].root = r;
+                }
+                let peer_id = node_index[t.between[peer].as_str()];
+                let q = Box::new(crate::stripe::trunk::TrunkSender::new(t.limit, peer_id));
+                let wakeup = timers.add();
+                timer_owners.push(TimerOwner::Root(r));
+                let port = ports[members[0].0 as usize];
+                let mut root = RootQueue::new(
+                    dev.clone(),
+                    dev.name.clone(),
+                    q,
+                    members,
+                    true,
+                    port,
+                    wakeup,
+                );
+                root.round_robin = Some(0);
+                roots.push(root);
+                // The receiver of what `node` sends sits on the peer.
+                let peer_members: Vec<IfaceId> = t
+                    .members
+                    .iter()
+                    .map(|m| iface_index[format!("{}.{m}", t.between[peer]).as_str()])
+                    .collect();
+                trunk_receivers.push((
+                    peer_id,
+                    crate::stripe::resequencer::Resequencer::new(
+                        &t.name,
+                        &t.between[peer],
+                        peer_members,
+                        t.timer_conf(),
+                    ),
+                ));
+            }
         }
         for (dev, _) in &opts.qdisc_overrides {
             errs.push(
@@ -441,6 +514,19 @@ impl Simulation {
             hooks.push(HookRt { node, hook });
         }
 
+        // Trunk receivers, in trunk order (a→b's on b, then b→a's on a).
+        for (node, hook) in trunk_receivers {
+            let mut hook: Box<dyn NodeHook> = Box::new(hook);
+            let h = hooks.len() as u32;
+            hook.attach(&mut HookBuild {
+                hook: h,
+                timers: &mut timers,
+                owners: &mut timer_owners,
+            });
+            nodes[node.0 as usize].hooks.push(h);
+            hooks.push(HookRt { node, hook });
+        }
+
         // Hooks the root qdiscs ask for on their node (dfq's RTT detector), after the
         // caller's, in root order.
         for r in &roots {
@@ -483,6 +569,25 @@ impl Simulation {
             })
             .collect();
         let mut routes = Routes::shortest_paths(&adj);
+        // A trunk end routes whatever goes to (or through) its peer over the trunk (seed 004
+        // §3.2: "a routing entry that specifies the trunk interface as the outgoing
+        // interface"): its first member, whose packets enter the trunk device. Static
+        // routes below still override.
+        for t in &s.trunks {
+            for (me, peer) in [(0, 1), (1, 0)] {
+                let (a, b) = (
+                    node_index[t.between[me].as_str()],
+                    node_index[t.between[peer].as_str()],
+                );
+                let iface = iface_index[format!("{}.{}", t.between[me], t.members[0]).as_str()];
+                for d in 0..nodes.len() {
+                    let d = NodeId(d as u32);
+                    if d != a && routes.next_hop(a, d).is_some_and(|h| h.via == b) {
+                        routes.set(a, d, Hop { iface, via: b });
+                    }
+                }
+            }
+        }
         for r in &s.routes {
             let iface = iface_index[format!("{}.{}", r.node, r.via).as_str()];
             let p = ports[iface.0 as usize];
@@ -993,7 +1098,7 @@ fn build_cell(
     stats_from: SimTime,
 ) -> crate::link::wifi::Cell {
     use crate::channel::BitErrors;
-    use crate::link::wifi::{Cell, DcfConf, Phy, PortConf, Standard};
+    use crate::link::wifi::{BssConf, Cell, DcfConf, Phy, PortConf, Standard};
     let c = bsses[0].0;
     let mut phy = Phy::new(Standard::parse(&c.standard).expect("validated"));
     phy.short_preamble = c.short_preamble;
@@ -1023,7 +1128,11 @@ fn build_cell(
         ends.iter()
             .enumerate()
             .map(|(p, &(iface, node))| {
-                let st = (p > 0).then(|| &c.stations[p - 1]);
+                // An infrastructure cell's first port is the AP; an ad hoc cell has none.
+                let st = match c.ap {
+                    Some(_) => (p > 0).then(|| &c.stations[p - 1]),
+                    None => Some(&c.stations[p]),
+                };
                 PortConf {
                     name: dev_names[iface.0 as usize].clone(),
                     iface,
@@ -1062,9 +1171,14 @@ fn build_cell(
         .iter()
         .map(|&(c, ends)| (c.name.clone(), port_confs(c, ends)))
         .collect();
-    let refs: Vec<(String, &[PortConf])> = confs
+    let refs: Vec<BssConf<'_>> = confs
         .iter()
-        .map(|(n, p)| (n.clone(), p.as_slice()))
+        .zip(bsses)
+        .map(|((n, p), (c, _))| BssConf {
+            name: n.clone(),
+            adhoc: c.mode == crate::scenario::CellMode::Adhoc,
+            ports: p.as_slice(),
+        })
         .collect();
     Cell::shared(phy, conf, &refs, seed, stats_from)
 }

@@ -26,13 +26,17 @@ impl Simulation {
         for k in 0..self.nodes[node.0 as usize].hooks.len() {
             let h = self.nodes[node.0 as usize].hooks[k];
             let mut verdict = HookVerdict::Pass;
-            self.with_hook(h, |hook, cx| verdict = hook.on_arrival(pkt, iface, cx));
+            // A held packet is at the hook before the hook's releases are acted on, so that a
+            // hook may hold an arriving packet and release it ahead of others it held.
+            self.with_hook(h, |hook, cx| {
+                verdict = hook.on_arrival(pkt, iface, cx);
+                if verdict == HookVerdict::Hold {
+                    cx.packets.set_location(pkt, Location::Hook(h));
+                }
+            });
             match verdict {
                 HookVerdict::Pass => {}
-                HookVerdict::Hold => {
-                    self.packets.set_location(pkt, Location::Hook(h));
-                    return;
-                }
+                HookVerdict::Hold => return,
                 HookVerdict::Drop(reason) => return self.drop_packet(pkt, reason, None),
             }
         }

@@ -122,7 +122,7 @@ impl Simulation {
             }
             LinkEffect::Ready(iface) => {
                 let r = self.ifaces[iface.0 as usize].root;
-                self.kick(r);
+                self.member_ready(r, iface);
             }
             LinkEffect::ViewChanged(iface) => {
                 let r = self.ifaces[iface.0 as usize].root;

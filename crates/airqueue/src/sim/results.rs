@@ -147,6 +147,9 @@ impl Simulation {
         for m in &self.media {
             m.get().report(self.stop, &mut more);
         }
+        for h in &self.hooks {
+            h.hook.report(&mut more);
+        }
         RunResults {
             summary,
             flows,

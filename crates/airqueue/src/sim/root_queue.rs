@@ -48,6 +48,10 @@ pub struct RootQueue {
     /// A real interface's port (its only member's), looked up once.
     pub(super) port: PortRef,
     pub(super) wakeup: TimerId,
+    /// A striping trunk (seed 004 §3.4): idle members are asked in round-robin order from
+    /// this member index (after the one served last, or the one that just became idle).
+    /// `None` for other devices, whose members are asked in member order.
+    pub(super) round_robin: Option<u32>,
     pub stats: QueueStats,
     pub(super) drops_at_last_sample: u64,
 }
@@ -71,6 +75,7 @@ impl RootQueue {
             virtual_dev,
             port,
             wakeup,
+            round_robin: None,
             stats: QueueStats::default(),
             drops_at_last_sample: 0,
         }
@@ -113,7 +118,9 @@ impl Simulation {
         loop {
             let mut progress = false;
             let mut starved = false;
-            for k in 0..members {
+            let start = self.roots[r as usize].round_robin.unwrap_or(0) as usize;
+            for j in 0..members {
+                let k = (start + j) % members;
                 let m = self.roots[r as usize].members[k];
                 let PortRef { medium, port } = self.ports[m.0 as usize];
                 if !self.media[medium as usize].ready(port as usize) {
@@ -121,6 +128,10 @@ impl Simulation {
                 }
                 match self.dequeue_for_member(r, Some(m)) {
                     Some(pkt) => {
+                        let q = &mut self.roots[r as usize];
+                        if q.round_robin.is_some() {
+                            q.round_robin = Some(((k + 1) % members) as u32);
+                        }
                         self.link_send(medium, port as usize, pkt);
                         progress = true;
                     }
@@ -135,6 +146,19 @@ impl Simulation {
                 return;
             }
         }
+    }
+
+    /// Member `iface` of root `r` can take a packet again: a trunk restarts its round-robin
+    /// search there (seed 004 §3.4, the ISR's hint); then the members are asked.
+    #[inline(always)]
+    pub(super) fn member_ready(&mut self, r: RootId, iface: IfaceId) {
+        let q = &mut self.roots[r as usize];
+        if q.round_robin.is_some() {
+            if let Some(k) = q.members.iter().position(|&m| m == iface) {
+                q.round_robin = Some(k as u32);
+            }
+        }
+        self.kick(r);
     }
 
     /// [`kick`](Self::kick) for a real interface `m` (the root's only member): its port

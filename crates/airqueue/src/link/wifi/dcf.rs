@@ -6,7 +6,9 @@
 //! A medium is one channel; it carries one BSS, or several (co-channel cells) that share
 //! the air. In each BSS the first port is the AP, the others its stations; a station
 //! reaches only its AP (station → station traffic is routed through it, as a BSS relays
-//! it, §4.3.5), the AP reaches every station of its BSS. Every port on the channel hears
+//! it, §4.3.5), the AP reaches every station of its BSS. An ad hoc BSS (IBSS, §11.1.4) has
+//! no AP: each member reaches every other member directly and sends at its own rate (its
+//! `ber` corrupts the frames it sends). Every port on the channel hears
 //! every other (one collision domain: no hidden terminals), whichever BSS it belongs to. Each
 //! port has a driver buffer of `buffer` packets below its egress qdisc (the port is
 //! `ready()` while it has room); the head of the buffer is the frame the MAC is sending.
@@ -91,6 +93,17 @@ use std::collections::VecDeque;
 
 /// The event at the end of an exchange's deciding frame.
 const OUTCOME: u16 = 0;
+
+/// `ap_of` of a port in an ad hoc cell (IBSS): it has no AP.
+const NO_AP: u32 = u32::MAX;
+
+/// One BSS of a medium: its name, whether it is an IBSS (ad hoc: every port reaches every
+/// other, no AP) and its ports (an infrastructure BSS: the AP first).
+pub struct BssConf<'a> {
+    pub name: String,
+    pub adhoc: bool,
+    pub ports: &'a [PortConf],
+}
 
 /// Bytes a QoS data frame adds to a non-QoS one: the QoS Control field (§9.2.4.5).
 pub const QOS_CONTROL_BYTES: u32 = 2;
@@ -252,7 +265,7 @@ pub struct Cell {
     ports: Vec<IfaceId>,
     names: Vec<String>,
     nodes: Vec<NodeId>,
-    /// Per port: its AP's port (an AP: itself).
+    /// Per port: its AP's port (an AP: itself; a member of an IBSS: [`NO_AP`]).
     ap_of: Vec<u32>,
     /// Per port: the index of its cell (BSS) in `cells`.
     cell_of: Vec<u32>,
@@ -324,24 +337,29 @@ impl Cell {
         seed: u64,
         stats_from: SimTime,
     ) -> Cell {
-        Cell::shared(phy, conf, &[(name, ports)], seed, stats_from)
+        let bss = BssConf {
+            name,
+            adhoc: false,
+            ports,
+        };
+        Cell::shared(phy, conf, &[bss], seed, stats_from)
     }
 
-    /// Several BSSs on one channel, each `(cell name, ports)` with its AP first; the
-    /// medium takes the first cell's name.
+    /// Several BSSs on one channel (co-channel cells, or one node's IBSS trunks on the
+    /// same channel); the medium takes the first cell's name.
     pub fn shared(
         phy: Phy,
         conf: DcfConf,
-        bsses: &[(String, &[PortConf])],
+        bsses: &[BssConf<'_>],
         seed: u64,
         stats_from: SimTime,
     ) -> Cell {
         let mut ap_of = Vec::new();
         let mut cell_of = Vec::new();
         let mut ports: Vec<&PortConf> = Vec::new();
-        for (c, (_, bss)) in bsses.iter().enumerate() {
-            let ap = ports.len() as u32;
-            for pc in bss.iter() {
+        for (c, bss) in bsses.iter().enumerate() {
+            let ap = if bss.adhoc { NO_AP } else { ports.len() as u32 };
+            for pc in bss.ports.iter() {
                 ap_of.push(ap);
                 cell_of.push(c as u32);
                 ports.push(pc);
@@ -349,7 +367,16 @@ impl Cell {
         }
         let neighbours = (0..ports.len())
             .map(|p| {
-                if ap_of[p] as usize == p {
+                if ap_of[p] == NO_AP {
+                    // An IBSS: every other member of the same cell, in port order.
+                    (0..ports.len())
+                        .filter(|&q| q != p && cell_of[q] == cell_of[p])
+                        .map(|q| Neighbour {
+                            node: ports[q].node,
+                            iface: ports[q].iface,
+                        })
+                        .collect()
+                } else if ap_of[p] as usize == p {
                     (0..ports.len())
                         .filter(|&q| q != p && ap_of[q] as usize == p)
                         .map(|q| Neighbour {
@@ -373,7 +400,7 @@ impl Cell {
             .iter()
             .enumerate()
             .map(|(p, pc)| {
-                let name = &bsses[cell_of[p] as usize].0;
+                let name = &bsses[cell_of[p] as usize].name;
                 let is_ap = ap_of[p] as usize == p;
                 let who = &pc.name;
                 let first = fns.len() as u32;
@@ -460,10 +487,10 @@ impl Cell {
             eifs: phy.eifs(),
             phy,
             conf,
-            name: bsses[0].0.clone(),
+            name: bsses[0].name.clone(),
             ap_of,
             cell_of,
-            cells: bsses.iter().map(|b| b.0.clone()).collect(),
+            cells: bsses.iter().map(|b| b.name.clone()).collect(),
             ports: ports.iter().map(|p| p.iface).collect(),
             names: ports.iter().map(|p| p.name.clone()).collect(),
             nodes: ports.iter().map(|p| p.node).collect(),
@@ -490,7 +517,11 @@ impl Cell {
 
     /// The port a frame from `port` carrying `pkt` goes to, if it is a neighbour.
     fn peer_of(&self, port: usize, next_hop: NodeId) -> Option<usize> {
-        if self.is_ap(port) {
+        if self.ap_of[port] == NO_AP {
+            let cell = self.cell_of[port];
+            (0..self.nodes.len())
+                .find(|&q| q != port && self.cell_of[q] == cell && self.nodes[q] == next_hop)
+        } else if self.is_ap(port) {
             (0..self.nodes.len())
                 .find(|&q| q != port && self.ap_of[q] as usize == port && self.nodes[q] == next_hop)
         } else {
@@ -945,6 +976,9 @@ impl Cell {
     fn charge(&mut self, k: usize, peer: Option<usize>, air: SimTime, ok: bool, counting: bool) {
         let p = self.fns[k].port as usize;
         let fi = k - self.sta[p].first as usize;
+        if self.ap_of[p] == NO_AP {
+            return; // an IBSS has no AP queues
+        }
         let ap = self.ap_of[p] as usize;
         let sta = if ap == p {
             match peer {
@@ -1079,9 +1113,16 @@ impl Cell {
             let st = &s.stats;
             t.cell.push(self.cells[self.cell_of[p] as usize].clone());
             t.station.push(self.names[p].clone());
-            t.role.push(if self.is_ap(p) { "ap" } else { "sta" }.into());
+            let role = match self.ap_of[p] {
+                NO_AP => "adhoc",
+                _ if self.is_ap(p) => "ap",
+                _ => "sta",
+            };
+            t.role.push(role.into());
             t.rate.push(if self.is_ap(p) {
                 0.0
+            } else if self.ap_of[p] == NO_AP {
+                self.rate_kbps[p] as f64 * 1e3
             } else {
                 self.rate(self.ap_of[p] as usize, p) as f64 * 1e3
             });

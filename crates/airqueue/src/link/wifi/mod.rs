@@ -11,6 +11,6 @@ pub mod phy;
 pub mod rate;
 pub mod txq;
 
-pub use dcf::{Cell, DcfConf, PortConf};
+pub use dcf::{BssConf, Cell, DcfConf, PortConf};
 pub use edca::{Ac, EdcaParams};
 pub use phy::{Phy, Standard};
