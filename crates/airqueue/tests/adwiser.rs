@@ -34,6 +34,23 @@ fn run(text: &str, duration: &str, warmup: &str, bypass: bool) -> RunResults {
     r
 }
 
+/// Prints the box's rows of the class table: C (`rate_bps` of `wlan`), C* (`ceil_bps`).
+fn print_box(r: &RunResults) {
+    let c = &r.classes;
+    for name in ["voice", "wan", "wlan"] {
+        if let Some(i) = c.row_of("class", name) {
+            let row = Row { table: c, index: i };
+            println!(
+                "  {name}: rate {} C* {} dequeued {} drops {}",
+                row.u("rate_bps"),
+                row.u("ceil_bps"),
+                row.u("dequeued_packets"),
+                row.u("drops")
+            );
+        }
+    }
+}
+
 fn mbit(r: &RunResults, name: &str) -> f64 {
     flow(r, name).f("goodput_bps") / 1e6
 }
@@ -102,4 +119,42 @@ fn table1_policy_5_to_1_within_5_percent() {
         a + b
     );
     assert!((a / b / 5.0 - 1.0).abs() < 0.05, "{a} / {b}");
+}
+
+const FIG20: &str = include_str!("../../../scenarios/adwiser/fig20-wan-lan.toml");
+const FIG26: &str = include_str!("../../../scenarios/adwiser/fig26-gold-bronze.toml");
+
+/// Reference: seed 002 §II-D (Fig. 9) and §IV-A.3 (Fig. 20) — two WAN downloads (8 Mb/s,
+/// 300 ms RTT) beside two LAN downloads: bypassed, the LAN transfers starve the WAN link;
+/// with the box the WAN transfers rise "close to 8 Mb/s" (the A-WAN server runs at
+/// 7.2 Mb/s). Tolerances: bypassed, the WAN pair gets less than half the LAN pair; with
+/// the box, the WAN pair within 10 % of 7.2 Mb/s of IP packets (goodput ×1500/1460).
+#[test]
+fn fig20_the_box_lets_wan_transfers_reach_the_a_wan_rate_beside_lan_transfers() {
+    let off = run(FIG20, "120s", "60s", true);
+    let wan = |r: &RunResults| mbit(r, "wan0") + mbit(r, "wan1");
+    let lan = |r: &RunResults| mbit(r, "lan0") + mbit(r, "lan1");
+    println!("bypassed: WAN {:.3}, LAN {:.3} Mb/s", wan(&off), lan(&off));
+    let on = run(FIG20, "120s", "60s", false);
+    println!("box: WAN {:.3}, LAN {:.3} Mb/s", wan(&on), lan(&on));
+    print_box(&on);
+    assert!(wan(&off) < lan(&off) / 2.0);
+    assert!((wan(&on) * 1500.0 / 1460.0 / 7.2 - 1.0).abs() < 0.1);
+}
+
+/// Reference: seed 002 §IV-C (Fig. 26) — gold and bronze stations (RTT 300 and 200 ms)
+/// downloading over the 8 Mb/s WAN with a 4:1 policy: "the total throughput of 7.2 Mb/s is
+/// shared in the ratio of 4:1". Tolerances (issue 14): ratio within 10 % of 4, total
+/// within 10 % of 7.2 Mb/s of IP packets.
+#[test]
+fn fig26_gold_and_bronze_share_the_a_wan_rate_4_to_1() {
+    let on = run(FIG26, "150s", "75s", false);
+    let gold = mbit(&on, "gold0") + mbit(&on, "gold1");
+    let bronze = mbit(&on, "bronze0") + mbit(&on, "bronze1");
+    println!(
+        "gold {gold:.3}, bronze {bronze:.3}, ratio {:.3}",
+        gold / bronze
+    );
+    assert!((gold / bronze / 4.0 - 1.0).abs() < 0.1);
+    assert!(((gold + bronze) * 1500.0 / 1460.0 / 7.2 - 1.0).abs() < 0.1);
 }

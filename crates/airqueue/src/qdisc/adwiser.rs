@@ -42,7 +42,10 @@
 //! measured throughput is the virtual bits the box released towards the WLAN in the
 //! interval (A-WLAN and A-WAN), the quantity C governs; it "equals C" when it falls short
 //! of C·interval by less than the largest virtual packet released in it (the server's
-//! granularity). C starts at C*/2 ("a value less than C*"; the paper does not say which)
+//! granularity), or, with WAN traffic, when the A-WLAN server released its whole share
+//! C − R_WAN (the WAN share varies with the WAN transfers, not with the WLAN; without this
+//! a dip in WAN traffic would read as a WLAN shortfall and C would never rise — our
+//! reading of §III-C.2, which does not say how the two measurements combine). C starts at C*/2 ("a value less than C*"; the paper does not say which)
 //! once the first poll answer arrives; until then the A-WLAN queue is held. C never drops
 //! below Δ. With `rate` set, C is fixed (the open-loop experiment of Fig. 15).
 //!
@@ -737,8 +740,15 @@ impl Adwiser {
             self.c_star = cs;
         }
         if self.fixed_rate.is_none() {
-            let measured = (wlan_bits + wan_bits) as f64;
-            let ok = measured + wlan_max.max(wan_max) as f64 >= self.c * secs;
+            // "Equal to C": the WLAN took all the box offered. With WAN traffic, the
+            // LAN share is C − R_WAN of the previous interval, and the WAN share varies
+            // on its own; the WLAN took all the box offered when the A-WLAN server was
+            // busy all interval (it released its full allowance), or when the total
+            // reached C.
+            let slack = wlan_max.max(wan_max) as f64;
+            let total = (wlan_bits + wan_bits) as f64;
+            let lan_full = wlan_bits as f64 + slack >= self.wlan.rate_bps as f64 * secs;
+            let ok = total + slack >= self.c * secs || (wan_bits > 0 && lan_full);
             self.c = adapt(self.c, self.c_star.max(self.delta), self.delta, ok);
         }
         self.reweigh();
