@@ -1029,6 +1029,7 @@ impl Qdisc for Adwiser {
         let super::QdiscConf::Adwiser(c) = conf else {
             return;
         };
+        let c: &AdwiserConf = c;
         let mut same = c.clone();
         same.bypass = self.conf.bypass;
         same.rate = self.conf.rate;

@@ -875,7 +875,7 @@ crate::kind_enum! {
         /// ADWISER's scheduler (seed 002 §III): VoIP priority with admission control, an
         /// A-WAN inbound server at 90 % of the WAN rate, and the A-WLAN STFQ on virtual
         /// bits at an adaptive rate C learned by polling the AP's association table.
-        "adwiser" => Adwiser(crate::qdisc::AdwiserConf),
+        "adwiser" => Adwiser(Box<crate::qdisc::AdwiserConf>),
     }
 }
 
