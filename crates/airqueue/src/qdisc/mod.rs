@@ -52,6 +52,7 @@
 //!   members (a virtual device). Some set up their per-member state at the first request
 //!   of a member, so that the real-interface path does no per-member work.
 
+mod adwiser;
 mod bfifo;
 mod cake;
 mod class_stats;
@@ -78,6 +79,10 @@ mod stfq;
 mod tbf;
 mod wf2q_plus;
 
+pub use adwiser::{
+    Adwiser, AdwiserConf, AdwiserPolicyConf, AdwiserQueues, AdwiserVoiceConf, AdwiserWanConf,
+    AdwiserWeights,
+};
 pub use bfifo::{Bfifo, BfifoConf};
 pub use cake::{Cake, CakeConf, CakeDiffserv, CakeIsolation};
 pub use class_stats::{Child, ClassReport, ClassSample, ClassStats};
@@ -454,6 +459,7 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::Dfq(c) => Box::new(Dfq::from_conf(c, b, errs)?),
         QdiscConf::HostDrr(c) => Box::new(HostDrr::from_conf(c, b, errs)?),
         QdiscConf::Cake(c) => Box::new(Cake::from_conf(c, b, errs)?),
+        QdiscConf::Adwiser(c) => Box::new(Adwiser::from_conf(c, b, errs)?),
     };
     (errs.problems.len() == before).then_some(q)
 }
@@ -498,7 +504,8 @@ pub fn check(conf: &QdiscConf, path: &str, errs: &mut ScenarioError) {
         | QdiscConf::Red(_)
         | QdiscConf::Dfq(_)
         | QdiscConf::HostDrr(_)
-        | QdiscConf::Cake(_) => {}
+        | QdiscConf::Cake(_)
+        | QdiscConf::Adwiser(_) => {}
     }
 }
 

@@ -122,7 +122,8 @@ pub struct QdiscChangeSpec {
     /// entry.
     pub dev: String,
     /// `tc qdisc change`: the same kind with new parameters; the queued packets and the
-    /// discipline's state stay (supported by pfifo, bfifo, pfifo_head_drop and tbf).
+    /// discipline's state stay (supported by pfifo, bfifo, pfifo_head_drop, tbf, and adwiser,
+    /// whose `bypass` switches the ADWISER box in or out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<QdiscConf>,
     /// `tc qdisc replace`: a new discipline of any kind. As Linux's `qdisc_graft` resets
@@ -1001,6 +1002,10 @@ crate::kind_enum! {
         /// CAKE (Linux `sch_cake.c`): DRR++ flow queueing with COBALT AQM, host isolation
         /// (triple-isolate, dual-srchost, dual-dsthost, …), diffserv tins and a shaper.
         "cake" => Cake(crate::qdisc::CakeConf),
+        /// ADWISER's scheduler (seed 002 §III): VoIP priority with admission control, an
+        /// A-WAN inbound server at 90 % of the WAN rate, and the A-WLAN STFQ on virtual
+        /// bits at an adaptive rate C learned by polling the AP's association table.
+        "adwiser" => Adwiser(Box<crate::qdisc::AdwiserConf>),
     }
 }
 
