@@ -36,12 +36,16 @@
 //!    increments the interface's interference count, one at or above it resets the count
 //!    to 0.
 //!
-//! **On the virtual device** the member interfaces pull (see `qdisc`): a member asking
-//! while the rule chooses the other side gets nothing and waits until the other side has
-//! taken its packet (the simulator asks the idle members again after every dequeue). This
-//! is IMQ's one dequeue at a time with member queues of zero length
-//! (`docs/qdiscs/virtual-devices.md`). On a real interface (both sides' packets on one
-//! device, as in the unit tests) the rule picks the packet directly.
+//! **On the virtual device** the member interfaces pull (see `qdisc`). When a member asks
+//! and the rule chooses the other side: if that interface is idle (its driver reports an
+//! empty hardware queue towards the packet's next hop, [`crate::link::LinkView::hw_backlog`]),
+//! the asker gets nothing and the other side takes its packet in the same round (the
+//! simulator asks the idle members again after every dequeue), after which the asker is
+//! asked again; if the other interface is busy, the asker is served. This is what Linux
+//! IMQ does: its dequeue hands the chosen packet to the other interface's own queue at
+//! once and the next dequeue serves the asker, so the rule orders packets but never holds
+//! one interface idle behind the other's transmission. On a real interface (both sides'
+//! packets on one device, as in the unit tests) the rule picks the packet directly.
 
 use super::jiffy_flows::JiffyFlows;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
@@ -246,7 +250,28 @@ impl Btwn {
             }
             (None, None) => return None,
         };
-        ctx.is_for_asker(self.flows.head(j).0).then_some(j)
+        let pkt = self.flows.head(j).0;
+        if ctx.is_for_asker(pkt) {
+            return Some(j);
+        }
+        // The rule chose the other interface. Linux IMQ would hand that packet to the
+        // other interface's own queue at once and serve the asker at the next dequeue, so
+        // the asker waits only if the other interface is idle now (it will take the
+        // packet in this round, see the module docs).
+        let asker = if j == bt.unwrap_or(usize::MAX) {
+            wl
+        } else {
+            bt
+        };
+        let p = ctx.packets.get(pkt);
+        let other_idle = ctx
+            .link_of(p.out_iface, p.next_hop)
+            .is_none_or(|v| v.hw_backlog == 0);
+        if other_idle {
+            None
+        } else {
+            asker.filter(|&a| ctx.is_for_asker(self.flows.head(a).0))
+        }
     }
 
     /// One packet time for the packet that would go now (any side's candidate).
