@@ -85,6 +85,7 @@ impl Bench {
             names: &names,
             seed: 1,
             path: "qdiscs.bench".into(),
+            boards: None,
         };
         let mut errs = ScenarioError::default();
         let q = qdisc::build(&conf, &b, &mut errs).unwrap_or_else(|| panic!("{errs}"));

@@ -56,6 +56,7 @@ fn from_toml(text: &str) -> Box<dyn Qdisc> {
         names: &n,
         seed: 1,
         path: "qdiscs.bench".into(),
+        boards: None,
     };
     let mut errs = ScenarioError::default();
     qdisc::build(&conf, &b, &mut errs).unwrap_or_else(|| panic!("{errs}"))

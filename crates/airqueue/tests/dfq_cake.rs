@@ -37,6 +37,7 @@ fn the_rtt_detector_classifies_hosts_behind_the_wifi_cell_as_wireless() {
         names: &names,
         seed: 1,
         path: "qdiscs.downlink".into(),
+        boards: None,
     };
     let q = Dfq::from_conf(&conf, &b, &mut ScenarioError::default()).unwrap();
     let board = q.board().clone();

@@ -54,7 +54,10 @@
 
 mod adwiser;
 mod bfifo;
+mod btwn;
 mod cake;
+mod cawn;
+mod cif_q;
 mod class_stats;
 pub mod classify;
 mod codel;
@@ -66,6 +69,7 @@ mod fq_codel;
 mod host_drr;
 mod host_queues;
 mod htb;
+mod jiffy_flows;
 mod member_lanes;
 mod peek_stash;
 mod pfifo;
@@ -84,7 +88,10 @@ pub use adwiser::{
     AdwiserWeights,
 };
 pub use bfifo::{Bfifo, BfifoConf};
+pub use btwn::{Btwn, BtwnConf};
 pub use cake::{Cake, CakeConf, CakeDiffserv, CakeIsolation};
+pub use cawn::{Cawn, CawnConf, CawnRole, FlagBoard, FlagBoards, IwSpy, IW_MAX_SPY};
+pub use cif_q::{CifQ, CifQConf, CifVariant};
 pub use class_stats::{Child, ClassReport, ClassSample, ClassStats};
 pub use codel::{Codel, CodelConf};
 pub use dfq::{drop_probability, Dfq, DfqConf, HostKind, MonitorReport};
@@ -231,6 +238,12 @@ impl<'a> QdiscCtx<'a> {
         l.media[p.medium as usize]
             .get()
             .view(p.port as usize, neighbour)
+    }
+
+    /// The interface asking: the device's own, or the asking member of a virtual device
+    /// (`None` without link access).
+    pub fn iface(&self) -> Option<u32> {
+        self.member.or(self.links?.iface)
     }
 
     /// The neighbours interface `iface` reaches (empty without link access).
@@ -416,6 +429,10 @@ pub struct BuildCtx<'a> {
     /// `qdiscs.nap.classes.wlan.qdisc`: the prefix of its problems' paths and the stable
     /// name of its random streams.
     pub path: String,
+    /// The flag boards through which disciplines on different interfaces of a node
+    /// cooperate (`cawn`, seed 000 §3.2); `None` where none can be shared (a discipline
+    /// attached at run time, benches).
+    pub boards: Option<&'a FlagBoards>,
 }
 
 impl BuildCtx<'_> {
@@ -426,6 +443,7 @@ impl BuildCtx<'_> {
             names: self.names,
             seed: self.seed,
             path: format!("{}.{suffix}", self.path),
+            boards: self.boards,
         }
     }
 
@@ -460,6 +478,9 @@ pub fn build(conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option
         QdiscConf::HostDrr(c) => Box::new(HostDrr::from_conf(c, b, errs)?),
         QdiscConf::Cake(c) => Box::new(Cake::from_conf(c, b, errs)?),
         QdiscConf::Adwiser(c) => Box::new(Adwiser::from_conf(c, b, errs)?),
+        QdiscConf::CifQ(c) => Box::new(CifQ::from_conf(c, b, errs)),
+        QdiscConf::Btwn(c) => Box::new(Btwn::from_conf(c, b, errs)),
+        QdiscConf::Cawn(c) => Box::new(Cawn::from_conf(c, b, errs)),
     };
     (errs.problems.len() == before).then_some(q)
 }
@@ -505,7 +526,10 @@ pub fn check(conf: &QdiscConf, path: &str, errs: &mut ScenarioError) {
         | QdiscConf::Dfq(_)
         | QdiscConf::HostDrr(_)
         | QdiscConf::Cake(_)
-        | QdiscConf::Adwiser(_) => {}
+        | QdiscConf::Adwiser(_)
+        | QdiscConf::CifQ(_)
+        | QdiscConf::Btwn(_)
+        | QdiscConf::Cawn(_) => {}
     }
 }
 
@@ -621,6 +645,7 @@ pub(crate) mod testing {
                 names,
                 seed: 1,
                 path: "qdiscs.test".into(),
+                boards: None,
             }
         }
         pub fn dropped(&mut self) -> Vec<(PacketId, DropReason)> {
@@ -655,6 +680,8 @@ mod member_contract_tests {
         "kind = \"red\"\nlimit = 4000000\nmin = 400000\nmax = 1200000",
         "kind = \"stfq\"",
         "kind = \"wf2q+\"",
+        "kind = \"cif-q\"",
+        "kind = \"cif-q\"\nvariant = \"simple\"",
     ];
 
     /// Reference: the contract in the module documentation. Packets of 6 flows, 3 per

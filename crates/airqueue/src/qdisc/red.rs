@@ -435,6 +435,7 @@ mod tests {
             names: &names,
             seed: 1,
             path: "qdiscs.t".into(),
+            boards: None,
         };
         let mut errs = ScenarioError::default();
         let q = Red::from_conf(&c, &b, &mut errs);

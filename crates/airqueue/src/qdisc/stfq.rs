@@ -359,6 +359,7 @@ pub(crate) mod tests {
             names: &names,
             seed: 1,
             path: "qdiscs.t".into(),
+            boards: None,
         };
         let mut errs = ScenarioError::default();
         let q = Stfq::from_conf(conf, &b, &mut errs);

@@ -319,6 +319,7 @@ mod tests {
             names: &names,
             seed: 1,
             path: "qdiscs.t".into(),
+            boards: None,
         };
         let mut errs = ScenarioError::default();
         let conf = Wf2qPlusConf {

@@ -1006,6 +1006,18 @@ crate::kind_enum! {
         /// A-WAN inbound server at 90 % of the WAN rate, and the A-WLAN STFQ on virtual
         /// bits at an adaptive rate C learned by polling the AP's association table.
         "adwiser" => Adwiser(Box<crate::qdisc::AdwiserConf>),
+        /// Channel-condition independent fair queueing (Ng, Stoica & Zhang, INFOCOM'98) in
+        /// seed 000's two versions, CIF-Simple and CIF-Complete: an STFQ reference system,
+        /// per-session lag, compensation of sessions that saw a bad channel.
+        "cif-q" => CifQ(crate::qdisc::CifQConf),
+        /// BoTh-WiN (seed 000 §3.1, Algorithms 1–2): on a virtual device over a Bluetooth
+        /// and a WLAN interface, per-flow virtual times, rate-based interference detection
+        /// and the two-of-three rule between the interfaces.
+        "btwn" => Btwn(crate::qdisc::BtwnConf),
+        /// CAWN (seed 000 §3.2, Algorithms 3–4): one per interface, cooperating through a
+        /// flag board; the WLAN side reads its stations' link quality (IW_SPY) and both
+        /// skip one dequeue when it drops.
+        "cawn" => Cawn(crate::qdisc::CawnConf),
     }
 }
 

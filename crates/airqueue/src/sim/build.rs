@@ -225,6 +225,8 @@ impl Simulation {
             nodes: nodes.iter().map(|n| (n.name.clone(), n.addr)).collect(),
             ifaces: dev_names.clone(),
         };
+        // The flag boards the disciplines of one node may share (seed 000's CAWN).
+        let boards = qdisc::FlagBoards::default();
 
         // Root queues: each interface that is no member of a virtual device has its own
         // (interface order), then the virtual devices.
@@ -275,7 +277,14 @@ impl Simulation {
                     RootId::MAX // set with the virtual devices and trunks below
                 } else {
                     let r = roots.len() as RootId;
-                    let (name, q) = root_qdisc(&dev, &qdisc_of, &names, seed, &mut opts, &mut errs);
+                    let (name, q) = root_qdisc(
+                        &dev,
+                        &qdisc_of,
+                        (&names, &boards),
+                        seed,
+                        &mut opts,
+                        &mut errs,
+                    );
                     let wakeup = timers.add();
                     timer_owners.push(TimerOwner::Root(r));
                     let port = ports[id.0 as usize];
@@ -322,7 +331,14 @@ impl Simulation {
             for m in &members {
                 ifaces[m.0 as usize].root = r;
             }
-            let (name, q) = root_qdisc(&dev, &qdisc_of, &names, seed, &mut opts, &mut errs);
+            let (name, q) = root_qdisc(
+                &dev,
+                &qdisc_of,
+                (&names, &boards),
+                seed,
+                &mut opts,
+                &mut errs,
+            );
             let wakeup = timers.add();
             timer_owners.push(TimerOwner::Root(r));
             let port = ports[members[0].0 as usize];
@@ -823,7 +839,7 @@ fn stab_of(
 fn root_qdisc(
     dev: &DevInfo,
     qdisc_of: &HashMap<&str, &crate::scenario::QdiscSpec>,
-    names: &NameTable,
+    (names, boards): (&NameTable, &qdisc::FlagBoards),
     seed: u64,
     opts: &mut BuildOptions,
     errs: &mut ScenarioError,
@@ -845,6 +861,7 @@ fn root_qdisc(
         names,
         seed,
         path: format!("qdiscs.{name}"),
+        boards: Some(boards),
     };
     // On a problem (reported in errs, so the build fails) a placeholder keeps the
     // numbering intact for the remaining checks.

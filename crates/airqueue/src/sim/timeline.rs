@@ -141,6 +141,7 @@ pub(super) fn build_timeline(
                         names,
                         seed,
                         path: format!("qdiscs.{}", root.name),
+                        boards: None,
                     };
                     let mut quiet = ScenarioError::default();
                     let Some(q0) = qdisc::build(&conf, &b, &mut quiet) else {
@@ -170,6 +171,7 @@ pub(super) fn build_timeline(
                         names,
                         seed,
                         path: path.clone(),
+                        boards: None,
                     };
                     let before = errs.problems.len();
                     scratch[slot].1.change(conf, &b, errs);
@@ -198,6 +200,7 @@ pub(super) fn build_timeline(
                         names,
                         seed,
                         path: path.clone(),
+                        boards: None,
                     };
                     let Some(new) = qdisc::build(conf, &b, errs) else {
                         continue;
@@ -315,6 +318,7 @@ impl Simulation {
                     names: &self.timeline.names,
                     seed: self.seed,
                     path,
+                    boards: None,
                 };
                 let mut errs = ScenarioError::default();
                 q.qdisc.change(&conf, &b, &mut errs);
