@@ -92,8 +92,9 @@ fn arf_and_aarf_climb_to_the_top_rate_on_a_clean_channel() {
 /// and 60 for AARF (its success threshold doubles 10 → 20 → 40 → 60, the cap, after
 /// each failed probe; Lacage et al. §4). Closed form per cycle: the failed fraction of
 /// attempts 1/(T + 1), and the throughput T·L over (T − 1) clean exchanges at `lo`
-/// (DIFS + 7.5 slots + DATA + SIFS + ACK) + the probe (DIFS + 7.5 slots + DATA at `hi`)
-/// + the retry after EIFS with CW 31 (EIFS + 15.5 slots + DATA + SIFS + ACK at `lo`).
+/// (DIFS + 7.5 slots + DATA + SIFS + ACK), plus the probe (DIFS + 7.5 slots + DATA at
+/// `hi`), plus the retry after EIFS with CW 31 (EIFS + 15.5 slots + DATA + SIFS + ACK at
+/// `lo`).
 /// Tolerance: failed fraction 10 %, throughput 2 %; AARF beats ARF.
 #[test]
 fn arf_probes_every_ten_successes_and_aarf_every_sixty() {

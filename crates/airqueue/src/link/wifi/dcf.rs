@@ -697,15 +697,17 @@ impl Cell {
         } else {
             s.rc_up.as_deref_mut()
         };
-        match rc {
-            None => {}
-            Some(RateCtl::Minstrel(m)) => m.report(r, ok),
-            Some(RateCtl::Arf(a)) => {
-                if a.report(ok) {
-                    cx.emit(LinkEffect::ViewChanged(self.ports[p]));
-                    cx.emit(LinkEffect::ViewChanged(self.ports[q]));
-                }
+        let changed = match rc {
+            None => false,
+            Some(RateCtl::Minstrel(m)) => {
+                m.report(r, ok);
+                false
             }
+            Some(RateCtl::Arf(a)) => a.report(ok),
+        };
+        if changed {
+            cx.emit(LinkEffect::ViewChanged(self.ports[p]));
+            cx.emit(LinkEffect::ViewChanged(self.ports[q]));
         }
     }
 
