@@ -232,3 +232,22 @@ fn bad_adhoc_cells_are_reported_with_their_field() {
         assert!(err.contains(field) && err.contains(words), "{field}: {err}");
     }
 }
+
+/// Reference: seed 004 Fig. 11 (§4.2.1): greedy TCP over one error-free 802.11b ad hoc
+/// channel at 11 Mb/s gives "about 5 Mbps" of application throughput (NCTUns 1.0). The
+/// shipped `scenarios/striping/single-channel.toml`, shortened to 60 s; tolerance 10 %
+/// (the paper gives one rounded number and not its MAC settings).
+#[test]
+fn single_channel_tcp_gets_about_5_mbit_as_seed_004_fig_11() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/striping/single-channel.toml"
+    ))
+    .unwrap()
+    .replace("duration = \"250s\"", "duration = \"60s\"");
+    let r = run_scenario(&load_toml_str(&text).unwrap(), BuildOptions::default());
+    assert_conserved(&r);
+    let got = flow(&r, "stcp").f("goodput_bps");
+    println!("single channel TCP: {:.3} Mb/s (paper ≈ 5)", got / 1e6);
+    assert!((got / 5e6 - 1.0).abs() < 0.10, "{got}");
+}

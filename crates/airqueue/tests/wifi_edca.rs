@@ -557,3 +557,109 @@ fn a_voice_call_in_ac_vo_stays_under_20_ms_beside_tcp() {
     assert!(tcp > 2e6);
     assert!(flow(&r0, "call_down").f("delay_mean_ms") > 20.0);
 }
+
+/// Seed 002 Fig. 12's setting: one bulk TCP download (AC_BE) from a wired server to a
+/// station and `calls` G.711 calls (200-B IP packets every 20 ms, both directions, DSCP EF
+/// → AC_VO), one phone each, in an 802.11g cell at 54 Mb/s with EDCA and mac80211 TXQs.
+fn calls_beside_tcp(calls: u32) -> String {
+    let mut s = String::from(
+        "[run]\nduration = \"21s\"\nwarmup = \"3s\"\n\
+         [[nodes]]\nname = \"server\"\n[[nodes]]\nname = \"ap\"\n[[nodes]]\nname = \"sta\"\n\
+         [[links]]\nname = \"lan\"\nbetween = [\"server\", \"ap\"]\nrate = \"1Gbit\"\ndelay = \"1ms\"\n\
+         [[flows]]\nname = \"tcp\"\nfrom = \"server\"\nto = \"sta\"\n\
+         transport = { kind = \"tcp\", rcv_buffer = \"256KiB\" }\napp = { kind = \"bulk\" }\n",
+    );
+    let mut stations = String::from("{ node = \"sta\" }");
+    if calls > 0 {
+        s += &format!("[[nodes]]\nname = \"phone{{i}}\"\ncount = {calls}\n");
+        stations += &format!(", {{ node = \"phone{{i}}\", count = {calls} }}");
+        for (name, from, to) in [
+            ("down{i}", "server", "phone{i}"),
+            ("up{i}", "phone{i}", "server"),
+        ] {
+            s += &format!(
+                "[[flows]]\nname = \"{name}\"\ncount = {calls}\nfrom = \"{from}\"\nto = \"{to}\"\ndscp = 46\n\
+                 app = {{ kind = \"cbr\", size = 172, interval = \"20ms\" }}\n"
+            );
+        }
+    }
+    s += &format!(
+        "[[cells]]\nname = \"wlan\"\nstandard = \"802.11g\"\nap = \"ap\"\nrate = \"54Mbit\"\n\
+         qos = true\nap_queues = \"mac80211\"\nstations = [{stations}]\n"
+    );
+    s
+}
+
+/// Reference: seed 002 §II-E, Fig. 12 (and Harsha et al., its [9]): beside a TCP download
+/// in AC_BE, each G.711 call in AC_VO takes a fixed share of the air, so TCP's throughput
+/// falls linearly with the number of calls (the paper: about 0.45 Mb/s per call from
+/// about 20.5 Mb/s, 802.11g at 54 Mb/s), while the voice delay stays under 20 ms up to
+/// 40 calls. The slope's closed form: a call is 2 × 50 frames/s of 200-B IP packets, each
+/// exchange AIFS[VO] (SIFS + 2 slots) + CWmin[VO]/2 = 1.5 slots + DATA (QoS MPDU, + 6 µs
+/// signal extension) + SIFS + ACK, so n calls leave TCP the fraction 1 − n·100·t_v:
+/// slope = −TCP(0)·100·t_v. Tolerances: the least-squares slope within 30 % of that
+/// (collisions with TCP frames and the TCP ACKs are left out of the closed form), every
+/// point within 4 % of TCP(0) of the fitted line, every call's mean delay < 20 ms. The
+/// paper's testbed slope is printed beside, not asserted (its MAC overheads are unknown).
+///
+/// Not yet passing, so ignored (run it with `--ignored`): measured TCP 22.47 / 13.83 /
+/// 5.44 / 1.18 Mb/s at 0 / 10 / 20 / 30 calls, a slope of −0.72 Mb/s per call (−0.86
+/// over the first 20 calls) against −0.33 from the closed form and −0.45 in the paper;
+/// every call's mean delay stays under 20 ms (p99 up to 36 ms at 30 calls). The extra
+/// cost per voice frame (collisions of AC_VO's CW 3 with the TCP frames, AP TXOP use)
+/// is not explained yet.
+#[test]
+#[ignore = "TCP falls 2.2x faster per call than the airtime closed form (see doc comment)"]
+fn tcp_throughput_falls_linearly_with_the_number_of_voice_calls() {
+    let phy = Phy::new(Standard::G);
+    let t_v = secs(phy.sifs)
+        + 2.0 * secs(phy.slot)
+        + 1.5 * secs(phy.slot)
+        + secs(phy.duration(200 + 38, 54_000) + phy.sifs + phy.ack_duration(54_000));
+    let ns = [0u32, 10, 20, 30];
+    let mut worst = 0.0f64;
+    let tcp: Vec<f64> = ns
+        .iter()
+        .map(|&n| {
+            let r = run_scenario(
+                &load_toml_str(&calls_beside_tcp(n)).unwrap(),
+                BuildOptions::default(),
+            );
+            assert_conserved(&r);
+            for i in 0..n {
+                for f in [format!("down{i}"), format!("up{i}")] {
+                    let mean = flow(&r, &f).f("delay_mean_ms");
+                    worst = worst.max(flow(&r, &f).f("delay_p99_ms"));
+                    assert!(mean < 20.0, "{n} calls, {f}: mean {mean} ms");
+                }
+            }
+            flow(&r, "tcp").f("goodput_bps")
+        })
+        .collect();
+    let x: Vec<f64> = ns.iter().map(|&n| n as f64).collect();
+    let (mx, my) = (
+        x.iter().sum::<f64>() / x.len() as f64,
+        tcp.iter().sum::<f64>() / tcp.len() as f64,
+    );
+    let slope = x
+        .iter()
+        .zip(&tcp)
+        .map(|(a, b)| (a - mx) * (b - my))
+        .sum::<f64>()
+        / x.iter().map(|a| (a - mx) * (a - mx)).sum::<f64>();
+    let want = -tcp[0] * 100.0 * t_v;
+    println!(
+        "TCP vs calls {ns:?}: {:?} Mb/s; slope {:.4} vs {:.4} Mb/s per call (paper −0.45); worst voice p99 {worst:.2} ms",
+        tcp.iter().map(|t| t / 1e6).collect::<Vec<_>>(),
+        slope / 1e6,
+        want / 1e6
+    );
+    assert!((slope / want - 1.0).abs() < 0.30, "{slope} vs {want}");
+    for (a, b) in x.iter().zip(&tcp) {
+        let fit = my + slope * (a - mx);
+        assert!(
+            (b - fit).abs() < 0.04 * tcp[0],
+            "{a} calls: {b} vs line {fit}"
+        );
+    }
+}

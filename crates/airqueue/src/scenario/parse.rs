@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 13] = [
+const SECTIONS: [&str; 14] = [
     "description",
     "run",
     "nodes",

@@ -437,8 +437,8 @@ pub struct CellSpec {
     /// default airtime weight, 256us).
     #[serde(default = "default_airtime_quantum")]
     pub airtime_quantum: Duration,
-    /// Rate control of stations that do not set their own: "fixed" (default) or
-    /// "minstrel".
+    /// Rate control of stations that do not set their own: "fixed" (default),
+    /// "minstrel", "arf" or "aarf".
     #[serde(default)]
     pub rate_control: RateControlKind,
 }
@@ -699,9 +699,9 @@ pub struct CellStationSpec {
     /// Later SNRs, e.g. [{ at = "20s", snr_db = 8 }] (a station moving away).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub snr_changes: Vec<SnrChange>,
-    /// "fixed" (the `rate`; the seeds' setting) or "minstrel" (Linux mac80211's rate
-    /// control chooses the rate of both directions, reported in the link view). Default:
-    /// the cell's `rate_control`.
+    /// "fixed" (the `rate`; the seeds' setting), "minstrel" (Linux mac80211's rate
+    /// control), "arf" or "aarf" choose the rate of both directions, reported in the link
+    /// view. Default: the cell's `rate_control`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_control: Option<RateControlKind>,
 }
@@ -724,6 +724,13 @@ pub enum RateControlKind {
     /// Minstrel (Linux `rc80211_minstrel`): EWMA success probabilities per rate, 10 %
     /// look-around, multi-rate retry chain.
     Minstrel,
+    /// ARF (Kamerman and Monteban 1997; ns-3's `ArfWifiManager`): up after 10
+    /// consecutive successes or 15 attempts, down after 2 consecutive failures or a failed
+    /// probe.
+    Arf,
+    /// AARF (Lacage et al. 2004; ns-3's `AarfWifiManager`): ARF whose failed probes double
+    /// the success threshold (up to 60) and the timer.
+    Aarf,
 }
 
 fn default_rts_threshold() -> u32 {

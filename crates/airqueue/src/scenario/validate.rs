@@ -809,12 +809,12 @@ fn check_mode(c: &super::spec::CellSpec, label: &str, errs: &mut ScenarioError) 
                 );
             }
             for st in &c.stations {
-                if st.rate_control.unwrap_or(c.rate_control) == RateControlKind::Minstrel
+                if st.rate_control.unwrap_or(c.rate_control) != RateControlKind::Fixed
                     || st.snr_db.is_some()
                 {
                     errs.push(
                         format!("{label}.stations.{}.rate_control", st.node),
-                        "Minstrel and snr_db are not yet supported in ad hoc cells (they need one rate control per peer); use a fixed `rate` and `ber`",
+                        "rate control (Minstrel, ARF, AARF) and snr_db are not yet supported in ad hoc cells (they need one rate control per peer); use a fixed `rate` and `ber`",
                     );
                 }
             }

@@ -1115,7 +1115,7 @@ fn build_cell(
     stats_from: SimTime,
 ) -> crate::link::wifi::Cell {
     use crate::channel::BitErrors;
-    use crate::link::wifi::{BssConf, Cell, DcfConf, Phy, PortConf, Standard};
+    use crate::link::wifi::{BssConf, Cell, DcfConf, Phy, PortConf, RateControl, Standard};
     let c = bsses[0].0;
     let mut phy = Phy::new(Standard::parse(&c.standard).expect("validated"));
     phy.short_preamble = c.short_preamble;
@@ -1169,9 +1169,14 @@ fn build_cell(
                             quantum: c.airtime_quantum.time(),
                             airtime_fair: c.airtime_fairness,
                         }),
-                    minstrel: st.is_some_and(|st| {
-                        st.rate_control.unwrap_or(c.rate_control)
-                            == crate::scenario::RateControlKind::Minstrel
+                    rate_control: st.map_or(RateControl::Fixed, |st| {
+                        use crate::scenario::RateControlKind as K;
+                        match st.rate_control.unwrap_or(c.rate_control) {
+                            K::Fixed => RateControl::Fixed,
+                            K::Minstrel => RateControl::Minstrel,
+                            K::Arf => RateControl::Arf { adaptive: false },
+                            K::Aarf => RateControl::Arf { adaptive: true },
+                        }
                     }),
                     snr_db: st.and_then(|st| st.snr_db),
                     snr_changes: st.map_or(Vec::new(), |st| {

@@ -6,8 +6,8 @@ use airqueue::link::wifi::Phy;
 /// IP packet size of the saturating UDP flows (1472 B payload + 28 B headers).
 pub const IP_BYTES: u32 = 1500;
 
-/// A lone saturated sender's throughput (IP bytes, bit/s): one `IP_BYTES` frame per DIFS
-/// + mean back-off (CWmin/2 slots) + DATA + SIFS + ACK, basic access.
+/// A lone saturated sender's throughput (IP bytes, bit/s): one `IP_BYTES` frame per
+/// DIFS, mean back-off (CWmin/2 slots), DATA, SIFS and ACK, basic access.
 #[allow(dead_code)]
 pub fn contention_free(phy: &Phy, kbps: u32) -> f64 {
     let ns = |t: airqueue::engine::SimTime| t.0 as f64 * 1e-9;

@@ -77,6 +77,7 @@
 //! carry a 2-byte QoS Control field (MPDU = IP + 38 B). A BSS without `qos` is the DCF: one
 //! function per port with AIFSN 2 and the PHY's CW — exactly the model above.
 
+use super::arf::Arf;
 use super::coexist::CellAir;
 use super::edca::{classify, Ac, EdcaParams};
 use super::minstrel::{rate_of_attempt, ChainEntry, Minstrel};
@@ -147,12 +148,42 @@ pub struct PortConf {
     /// An AP's mac80211 queues (per-station FQ-CoDel, airtime fairness) instead of a
     /// driver FIFO of `buffer` packets; stations: `None`.
     pub txq: Option<TxqConf>,
-    /// A station whose link rate (both directions) Minstrel chooses instead of `rate_kbps`.
-    pub minstrel: bool,
+    /// Who chooses a station's link rate (both directions): its fixed `rate_kbps`,
+    /// Minstrel, ARF or AARF.
+    pub rate_control: RateControl,
     /// A station's SNR, dB: its frames' errors follow the modulation's BER at the rate
     /// of each attempt (instead of `errors`); and its changes, `(when, snr_db)`.
     pub snr_db: Option<f64>,
     pub snr_changes: Vec<(SimTime, f64)>,
+}
+
+/// How the PHY rate of a station's frames (and the AP's to it) is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RateControl {
+    /// The station's fixed rate (the seeds' setting).
+    #[default]
+    Fixed,
+    /// Linux mac80211's Minstrel ([`super::minstrel`]).
+    Minstrel,
+    /// ARF, or AARF (`adaptive`) ([`super::arf`]).
+    Arf { adaptive: bool },
+}
+
+/// The rate control of one link direction.
+enum RateCtl {
+    Minstrel(Minstrel),
+    Arf(Arf),
+}
+
+impl RateCtl {
+    /// The rate (index into the cell's ascending rates) it reports: Minstrel's best
+    /// throughput rate, ARF's current one.
+    fn current(&self) -> usize {
+        match self {
+            RateCtl::Minstrel(m) => m.best(),
+            RateCtl::Arf(a) => a.rate(),
+        }
+    }
 }
 
 /// Counters of one port, since the warm-up.
@@ -240,8 +271,8 @@ struct Sta {
     /// hardware sends.
     txq: Option<Box<ApQueues>>,
     /// Minstrel of this station's frames to its AP, and of the AP's frames to it.
-    rc_up: Option<Box<Minstrel>>,
-    rc_down: Option<Box<Minstrel>>,
+    rc_up: Option<Box<RateCtl>>,
+    rc_down: Option<Box<RateCtl>>,
     /// With an SNR: the BER of each of the cell's rates (index as `Cell::rates`).
     ber_of_rate: Option<Vec<f64>>,
     snr_changes: Vec<(SimTime, f64)>,
@@ -306,6 +337,26 @@ fn exchange_times(phy: &Phy, rates: &[u32]) -> Vec<SimTime> {
                 + phy.ack_duration(k)
         })
         .collect()
+}
+
+/// A link direction's rate control of kind `rc` over `rates` (Minstrel draws its samples
+/// from `rng()`); `None` for a fixed rate.
+fn rate_ctl(
+    rc: RateControl,
+    phy: &Phy,
+    rates: &[u32],
+    rng: impl FnOnce() -> SimRng,
+) -> Option<Box<RateCtl>> {
+    match rc {
+        RateControl::Fixed => None,
+        RateControl::Minstrel => Some(Box::new(RateCtl::Minstrel(Minstrel::new(
+            exchange_times(phy, rates),
+            rng(),
+        )))),
+        RateControl::Arf { adaptive } => {
+            Some(Box::new(RateCtl::Arf(Arf::new(rates.len(), adaptive))))
+        }
+    }
 }
 
 /// The BER of each of `rates` at SNR `snr_db` (the channel module's modulation curves).
@@ -455,17 +506,11 @@ impl Cell {
                     quality_up: None,
                     quality_down: None,
                     stats: StaStats::default(),
-                    rc_up: pc.minstrel.then(|| {
-                        Box::new(Minstrel::new(
-                            exchange_times(&phy, &rates),
-                            stream(seed, &format!("cell:{name}:minstrel:{who}:up")),
-                        ))
+                    rc_up: rate_ctl(pc.rate_control, &phy, &rates, || {
+                        stream(seed, &format!("cell:{name}:minstrel:{who}:up"))
                     }),
-                    rc_down: pc.minstrel.then(|| {
-                        Box::new(Minstrel::new(
-                            exchange_times(&phy, &rates),
-                            stream(seed, &format!("cell:{name}:minstrel:{who}:down")),
-                        ))
+                    rc_down: rate_ctl(pc.rate_control, &phy, &rates, || {
+                        stream(seed, &format!("cell:{name}:minstrel:{who}:down"))
                     }),
                     ber_of_rate: pc.snr_db.map(|snr| ber_table(&rates, &phy, snr)),
                     snr_changes: pc.snr_changes.clone(),
@@ -607,25 +652,33 @@ impl Cell {
             (p, &self.sta[p].rc_up)
         };
         match rc {
-            Some(m) => self.rates[m.best()],
+            Some(m) => self.rates[m.current()],
             None => self.rate_kbps[link],
         }
     }
 
     /// The rate of the next attempt of function `k`'s head frame to port `q`: the fixed
-    /// rate, or the entry of the frame's Minstrel retry chain for this attempt (the chain
-    /// is drawn at the frame's first attempt, after Minstrel's statistics update).
+    /// rate, ARF's current rate, or the entry of the frame's Minstrel retry chain for this
+    /// attempt (the chain is drawn at the frame's first attempt, after Minstrel's
+    /// statistics update).
     fn attempt_kbps(&mut self, k: usize, q: usize, cx: &mut LinkCtx<'_>) -> u32 {
         let p = self.fns[k].port as usize;
         let ap = self.is_ap(p);
         let link = if ap { q } else { p };
         let s = &mut self.sta[link];
-        let Some(m) = (if ap {
-            s.rc_down.as_mut()
+        let rc = if ap {
+            s.rc_down.as_deref_mut()
         } else {
-            s.rc_up.as_mut()
-        }) else {
-            return self.rate(p, q);
+            s.rc_up.as_deref_mut()
+        };
+        let m = match rc {
+            None => return self.rate(p, q),
+            Some(RateCtl::Arf(a)) => {
+                let r = a.rate();
+                self.fns[k].attempt_rate = r;
+                return self.rates[r];
+            }
+            Some(RateCtl::Minstrel(m)) => m,
         };
         if self.fns[k].chain.is_none() {
             if m.update(cx.now) {
@@ -640,19 +693,30 @@ impl Cell {
         self.rates[r]
     }
 
-    /// Tells the link's Minstrel how function `k`'s attempt to `q` went.
-    fn rc_report(&mut self, k: usize, q: usize, ok: bool) {
+    /// Tells the link's rate control how function `k`'s attempt to `q` went (a change of
+    /// ARF's rate changes both ends' views).
+    fn rc_report(&mut self, k: usize, q: usize, ok: bool, cx: &mut LinkCtx<'_>) {
         let p = self.fns[k].port as usize;
         let ap = self.is_ap(p);
         let link = if ap { q } else { p };
         let r = self.fns[k].attempt_rate;
         let s = &mut self.sta[link];
-        if let Some(m) = if ap {
-            s.rc_down.as_mut()
+        let rc = if ap {
+            s.rc_down.as_deref_mut()
         } else {
-            s.rc_up.as_mut()
-        } {
-            m.report(r, ok);
+            s.rc_up.as_deref_mut()
+        };
+        let changed = match rc {
+            None => false,
+            Some(RateCtl::Minstrel(m)) => {
+                m.report(r, ok);
+                false
+            }
+            Some(RateCtl::Arf(a)) => a.report(ok),
+        };
+        if changed {
+            cx.emit(LinkEffect::ViewChanged(self.ports[p]));
+            cx.emit(LinkEffect::ViewChanged(self.ports[q]));
         }
     }
 
@@ -1019,7 +1083,7 @@ impl Cell {
             let long = size + self.sta[p].overhead > self.conf.rts_threshold;
             let air = self.air[j];
             self.charge(k, q, air, self.outcome == Outcome::Success, counting);
-            self.rc_report(k, q.unwrap_or(p), self.outcome == Outcome::Success);
+            self.rc_report(k, q.unwrap_or(p), self.outcome == Outcome::Success, cx);
             let done = match self.outcome {
                 Outcome::Success => {
                     ewma(&mut self.sta[link], up, 1.0);

@@ -1,8 +1,10 @@
-//! IEEE 802.11 cells (issue 12): PHY timing ([`phy`]), the DCF/EDCA medium ([`dcf`]), EDCA
+//! IEEE 802.11 cells (issue 12): PHY timing ([`phy`]), the DCF/EDCA medium ([`dcf`]), rate
+//! control ([`minstrel`], [`arf`]: ARF/AARF), EDCA
 //! parameters and DSCP classification ([`edca`]), and the
 //! effective-rate helper of seed 002 ([`rate`]); a cell on the shared 2.4 GHz spectrum
 //! ([`coexist`]). docs/wifi.md describes the model.
 
+pub mod arf;
 pub mod coexist;
 pub mod dcf;
 pub mod edca;
@@ -11,6 +13,6 @@ pub mod phy;
 pub mod rate;
 pub mod txq;
 
-pub use dcf::{BssConf, Cell, DcfConf, PortConf};
+pub use dcf::{BssConf, Cell, DcfConf, PortConf, RateControl};
 pub use edca::{Ac, EdcaParams};
 pub use phy::{Phy, Standard};
