@@ -1,0 +1,68 @@
+"""The reproduction catalog: named paper figures (or closed forms) that airqueue re-derives.
+
+Each :class:`Reproduction` is a scenario, a sweep over one parameter with several seeds, a
+way to read our number from each run, and the reference numbers with a stated tolerance.
+``airqueue reproduce NAME`` runs the sweep and writes the figure (ours with 95 % CI, the
+reference as a line) and ``comparison.csv`` (our numbers beside the reference's).
+
+One module per paper (``hegde_2013.py`` for seed 002, …), each with its ``ENTRIES``; the
+machinery they share is in ``core.py``. A new paper's module is added to :data:`PAPERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..sweep import ProgressHook
+from . import closed_forms, hegde_2013, shieh_dfq, wang_2005
+from .closed_forms import MATHIS, MD1, MD1_LOADS
+from .core import (
+    QUICK_NOTE,
+    Reproduction,
+    ReproductionResult,
+    compare,
+    comparison_table,
+    figure,
+    measured_summary,
+    verdict,
+)
+from .core import run as _run
+from .shieh_dfq import DFQ_QDISCS
+
+#: The per-paper modules, in the order ``airqueue reproduce --list`` shows them.
+PAPERS = (closed_forms, shieh_dfq, wang_2005, hegde_2013)
+
+#: Every reproduction, by name.
+REGISTRY: Mapping[str, Reproduction] = {r.name: r for m in PAPERS for r in m.ENTRIES}
+
+
+def reproduce(
+    name: str,
+    out: str | Path,
+    jobs: int | None = None,
+    quick: bool = False,
+    progress: ProgressHook | None = None,
+) -> ReproductionResult:
+    """Runs the reproduction ``name``'s sweep into ``out/sweep`` and writes
+    ``out/figure.png``, ``out/comparison.csv`` and ``out/reproduction.json``."""
+    return _run(REGISTRY[name], out, jobs=jobs, quick=quick, progress=progress)
+
+
+__all__ = [
+    "DFQ_QDISCS",
+    "MATHIS",
+    "MD1",
+    "MD1_LOADS",
+    "PAPERS",
+    "QUICK_NOTE",
+    "REGISTRY",
+    "Reproduction",
+    "ReproductionResult",
+    "compare",
+    "comparison_table",
+    "figure",
+    "measured_summary",
+    "reproduce",
+    "verdict",
+]

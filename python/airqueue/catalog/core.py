@@ -1,0 +1,313 @@
+"""The catalog's machinery: :class:`Reproduction` (a scenario, a sweep over one parameter
+with several seeds, our number from each run, the reference with a tolerance), running one
+(:func:`run`), comparing, plotting and the console table; and the helpers the per-paper
+modules share (shipped scenario files, goodput and completion readers, paper points)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from rich.table import Table
+
+from .. import plots
+from ..store import atomic_write_bytes
+from ..sweep import ProgressHook, SweepResult, mean_ci, sweep
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A registered reproduction (see the module documentation)."""
+
+    name: str
+    #: What is reproduced (a figure, a table, a closed form).
+    title: str
+    #: Where the reference numbers come from.
+    reference: str
+    #: How the scenario realises the reference's assumptions.
+    description: str
+    #: The scenario as a dict (``quick``: shorter runs).
+    scenario: Callable[[bool], dict[str, Any]]
+    #: The swept path and its values.
+    param: str
+    values: tuple[Any, ...]
+    #: The x coordinate of a grid value (e.g. load ρ from an inter-arrival time).
+    x_of: Callable[[Any], float]
+    x_label: str
+    y_label: str
+    #: Our number from one run's flow rows.
+    ours: Callable[[pd.DataFrame], float]
+    #: The reference number at x.
+    expected: Callable[[float], float]
+    #: Relative tolerance of the mean over seeds against the reference.
+    tolerance: float
+    #: Whether x lies where the reference claims to hold (other points are shown, not checked).
+    checked: Callable[[float], bool]
+    #: Legend of the reference curve.
+    reference_label: str = "reference"
+    seeds: int = 5
+    quick_seeds: int = 2
+    log_x: bool = False
+    log_y: bool = False
+
+
+@dataclass
+class ReproductionResult:
+    reproduction: Reproduction
+    table: pd.DataFrame
+    sweep: SweepResult
+    figure: Path
+    table_path: Path
+    #: Whether every checked point is within its tolerance; ``None`` for a quick run,
+    #: which checks nothing (too few seeds and too short runs to judge a tolerance).
+    passed: bool | None
+    quick: bool
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers shared by the per-paper modules
+# ---------------------------------------------------------------------------------------
+
+
+def shipped_toml(folder: str, file: str) -> dict[str, Any]:
+    """The shipped scenario ``scenarios/<folder>/<file>`` as a dict: from the installed
+    package, a source checkout, or the current folder's ``scenarios/``."""
+    import tomllib
+
+    from .. import shipped
+
+    candidates = [
+        shipped.scenarios_dir() / folder / file,
+        Path(__file__).resolve().parents[3] / "scenarios" / folder / file,
+        Path.cwd() / "scenarios" / folder / file,
+    ]
+    path = next((c for c in candidates if c.exists()), None)
+    if path is None:
+        raise FileNotFoundError(
+            f"scenarios/{folder}/{file} not found; reinstall airqueue (`pip install .`) or run "
+            "`airqueue reproduce` from the airqueue repository root"
+        )
+    return tomllib.loads(path.read_text())
+
+
+def goodput_mbit(name: str) -> Callable[[pd.DataFrame], float]:
+    """The goodput, Mb/s, of the flow ``name``."""
+    return lambda rows: float(rows.loc[rows["flow"] == name, "goodput_bps"].iloc[0]) / 1e6
+
+
+def completion_s(name: str) -> Callable[[pd.DataFrame], float]:
+    """The completion time, s, of the flow ``name``."""
+    return lambda rows: float(rows.loc[rows["flow"] == name, "completion_s"].iloc[0])
+
+
+def sum_mbit(prefix: str) -> Callable[[pd.DataFrame], float]:
+    """Aggregate goodput, Mb/s, of the flows whose names start with ``prefix``."""
+    return lambda rows: (
+        float(rows.loc[rows["flow"].str.startswith(prefix), "goodput_bps"].sum()) / 1e6
+    )
+
+
+def mean_mbit(prefix: str) -> Callable[[pd.DataFrame], float]:
+    """Mean per-flow goodput, Mb/s, of the flows whose names start with ``prefix``."""
+    return lambda rows: (
+        float(rows.loc[rows["flow"].str.startswith(prefix), "goodput_bps"].mean()) / 1e6
+    )
+
+
+def ratio(num: str, den: str) -> Callable[[pd.DataFrame], float]:
+    """The aggregate goodput of the ``num`` flows over that of the ``den`` flows."""
+    return lambda rows: sum_mbit(num)(rows) / sum_mbit(den)(rows)
+
+
+def paper_points(points: dict[int, float]) -> Callable[[float], float]:
+    """The paper's number at an integer x (e.g. a discipline index); NaN where it has none."""
+    return lambda x: points.get(round(x), math.nan) if abs(x - round(x)) < 1e-9 else math.nan
+
+
+def as_list(v: Any) -> list[Any]:
+    """A list-valued grid point, as given or as the JSON text the sweep's columns hold."""
+    return list(json.loads(v)) if isinstance(v, str) else list(v)
+
+
+# ---------------------------------------------------------------------------------------
+# Running one
+# ---------------------------------------------------------------------------------------
+
+
+def compare(rep: Reproduction, sw: SweepResult) -> pd.DataFrame:
+    """Our mean (95 % CI over seeds) beside the reference at every grid point."""
+    rows = []
+    for value, g in sw.runs.groupby(rep.param, sort=False):
+        per_seed = np.array([rep.ours(r) for _, r in g.groupby("seed", sort=True)])
+        n, mean, _, lo, hi = mean_ci(per_seed)
+        x = rep.x_of(value)
+        ref = rep.expected(x)
+        rel = mean / ref - 1 if ref else math.nan
+        checked = rep.checked(x)
+        rows.append(
+            {
+                "x": x,
+                rep.param: value,
+                "reference": ref,
+                "ours": mean,
+                "ci95_low": lo,
+                "ci95_high": hi,
+                "seeds": n,
+                "rel_error": rel,
+                "tolerance": rep.tolerance if checked else math.nan,
+                "within": bool(abs(rel) <= rep.tolerance) if checked else None,
+            }
+        )
+    return pd.DataFrame(rows).sort_values("x", ignore_index=True)
+
+
+def figure(rep: Reproduction, table: pd.DataFrame) -> Any:
+    fig = plots.new_figure(7.5, 4.8)
+    ax = fig.add_subplot()
+    xs = table["x"].to_numpy()
+    dense = (
+        np.geomspace(xs.min(), xs.max(), 200) if rep.log_x else np.linspace(xs.min(), xs.max(), 200)
+    )
+    ax.plot(
+        dense,
+        [rep.expected(x) for x in dense],
+        color="black",
+        linewidth=1.2,
+        label=rep.reference_label,
+    )
+    err = np.vstack([table["ours"] - table["ci95_low"], table["ci95_high"] - table["ours"]])
+    ax.errorbar(
+        xs,
+        table["ours"],
+        yerr=np.nan_to_num(err),
+        fmt="o",
+        color="tab:red",
+        capsize=3,
+        label="airqueue (mean, 95 % CI)",
+    )
+    if rep.log_x:
+        ax.set_xscale("log")
+    if rep.log_y:
+        ax.set_yscale("log")
+    ax.set_xlabel(rep.x_label)
+    ax.set_ylabel(rep.y_label)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend()
+    ax.set_title(rep.title, loc="left", fontsize=10)
+    return fig
+
+
+def run(
+    rep: Reproduction,
+    out: str | Path,
+    jobs: int | None = None,
+    quick: bool = False,
+    progress: ProgressHook | None = None,
+) -> ReproductionResult:
+    """Runs a reproduction's sweep into ``out/sweep`` and writes ``out/figure.png``,
+    ``out/comparison.csv`` and ``out/reproduction.json``."""
+    out_dir = Path(out)
+    sw = sweep(
+        rep.scenario(quick),
+        grid={rep.param: list(rep.values)},
+        seeds=rep.quick_seeds if quick else rep.seeds,
+        jobs=jobs,
+        out=out_dir / "sweep",
+        progress=progress,
+    )
+    table = compare(rep, sw)
+    fig_path = plots.save(figure(rep, table), out_dir / "figure.png")
+    table_path = out_dir / "comparison.csv"
+    atomic_write_bytes(table_path, table.to_csv(index=False).encode())
+    # A quick run is a smoke test: too few seeds and too short runs to judge a tolerance.
+    passed = None if quick else bool(table["within"].dropna().all())
+    meta = {
+        "name": rep.name,
+        "title": rep.title,
+        "reference": rep.reference,
+        "description": rep.description,
+        "tolerance": rep.tolerance,
+        "quick": quick,
+        "checked": not quick,
+        "passed": passed,
+        "version": sw.info["version"],
+        "seeds": sw.info["seeds"],
+    }
+    atomic_write_bytes(out_dir / "reproduction.json", (json.dumps(meta, indent=2) + "\n").encode())
+    return ReproductionResult(rep, table, sw, fig_path, table_path, passed, quick)
+
+
+def _percent(v: float, digits: int) -> str:
+    """``-7.8 %`` as the docs write it, with a true minus sign (U+2212) and a space."""
+    text = f"{v * 100:+.{digits}f}"
+    if float(text) == 0:  # no sign on a zero that rounding made (-0.0)
+        text = f"{0:.{digits}f}"
+    return f"{text} %".replace("-", "\u2212")
+
+
+def measured_summary(res: ReproductionResult) -> str:
+    """The "measured" cell of docs/experiments.md's reproduction table, generated from a
+    full run (tests compare the docs with it, so the documented figures cannot drift):
+    the range of the checked points' relative errors, then each shown-only point's."""
+    rep, table = res.reproduction, res.table
+    checked = table[table["within"].notna()]
+    parts = []
+    if len(checked):
+        lo, hi = checked["rel_error"].min(), checked["rel_error"].max()
+        parts.append(f"{_percent(lo, 1)} … {_percent(hi, 1)} (checked points)")
+    shown = table[table["within"].isna()]
+    if len(shown):
+        var = rep.x_label.split()[-1]
+        each = ", ".join(
+            f"{_percent(r.rel_error, 0)} at {var} = {r.x:g}" for r in shown.itertuples()
+        )
+        parts.append(f"{each} (shown, not checked)")
+    return "; ".join(parts)
+
+
+#: What a quick run's verdicts and caption say.
+QUICK_NOTE = "quick run: fewer seeds and shorter runs, so nothing is checked"
+
+
+def verdict(res: ReproductionResult, within: Any) -> str:
+    """A point's verdict: not checked (outside the reference's domain, or a quick run), or
+    within / outside the tolerance."""
+    rep = res.reproduction
+    if res.quick:
+        return "not checked (quick)"
+    if within is None or (isinstance(within, float) and math.isnan(within)):
+        return "not checked"
+    return f"ok (±{rep.tolerance:.0%})" if within else f"OUT (±{rep.tolerance:.0%})"
+
+
+def comparison_table(res: ReproductionResult) -> Table:
+    """Our numbers beside the reference's, in the units of the figure's y axis (named in
+    the heading); a quick run says in its caption and verdicts that it checks nothing."""
+    rep = res.reproduction
+    caption = f"reference: {rep.reference}"
+    if res.quick:
+        caption = f"{QUICK_NOTE}\n{caption}"
+    t = Table(
+        title=f"{rep.name}: {rep.title}\nvalues: {rep.y_label}",
+        caption=caption,
+        title_justify="left",
+        caption_justify="left",
+    )
+    for col in (rep.x_label, "reference", "airqueue", "95 % CI", "error (% of ref.)", "verdict"):
+        t.add_column(col, justify="right")
+    for r in res.table.itertuples(index=False):
+        t.add_row(
+            f"{r.x:g}",
+            f"{r.reference:.4g}",
+            f"{r.ours:.4g}",
+            f"{r.ci95_low:.4g} – {r.ci95_high:.4g}",
+            f"{r.rel_error:+.1%}",
+            verdict(res, r.within),
+        )
+    return t
