@@ -194,3 +194,31 @@ def test_run_releases_the_gil_while_simulating() -> None:
     )
     # Running concurrently changes nothing in the results.
     pd.testing.assert_frame_equal(results[0].flows, results[1].flows)
+
+
+def test_importing_airqueue_leaves_pandas_unloaded_until_a_result_is_needed() -> None:
+    """Issue 18 (scale): `airqueue validate` of 100 000 flows within 2 s. Importing pandas and
+    pyarrow was most of it, so the package loads them on first use of Result, ResultStore
+    or sweep; `airqueue.sweep` stays the function whatever was imported first."""
+    code = (
+        "import sys, airqueue\n"
+        "assert 'pandas' not in sys.modules and 'pyarrow' not in sys.modules\n"
+        "from airqueue import catalog\n"  # imports the submodule airqueue.sweep
+        "assert callable(airqueue.sweep) and airqueue.sweep.__name__ == 'sweep'\n"
+        "import airqueue.sweep as s\n"
+        "assert s is airqueue.sweep\n"
+        "assert airqueue.Result.__name__ == 'Result'\n"
+        "assert airqueue.ResultStore.__name__ == 'ResultStore'\n"
+        "assert airqueue.SweepResult.__name__ == 'SweepResult'\n"
+    )
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_counts_give_each_section_after_count_expansion() -> None:
+    counts, warnings = airqueue.load_scenario(UDP_BOTTLENECK, set={"flows.cbr.count": 7}).counts()
+    assert counts == {"nodes": 3, "links": 2, "qdiscs": 1, "flows": 9}
+    assert warnings == []

@@ -11,17 +11,53 @@ them and hands back pandas DataFrames::
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _native, channel
 from .errors import InternalError, ScenarioError
-from .result import Result
 from .scenario import Scenario, call_native, load_scenario
-from .store import ResultStore
-from .sweep import SweepResult, sweep
 from .values import check_seed, parse_memory
+
+if TYPE_CHECKING:
+    from .result import Result
+    from .store import ResultStore
+    from .sweep import SweepResult, sweep
+
+#: Names whose modules import pandas and pyarrow: loaded on first use (PEP 562), so that
+#: `airqueue validate` and scripts that only load scenarios start quickly.
+_LAZY = {"Result": "result", "ResultStore": "store", "SweepResult": "sweep"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'airqueue' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(types.ModuleType):
+    """The package's module type: ``airqueue.sweep`` is the function
+    :func:`airqueue.sweep.sweep`, loaded on first use, even after the submodule
+    ``airqueue.sweep`` has been imported (which binds the package attribute of that name
+    to the module)."""
+
+    @property
+    def sweep(self) -> Callable[..., SweepResult]:
+        return importlib.import_module(".sweep", __name__).sweep  # type: ignore[no-any-return]
+
+    @sweep.setter
+    def sweep(self, value: object) -> None:
+        pass  # the import system binding the submodule: `airqueue.sweep` stays the function
+
+
+sys.modules[__name__].__class__ = _Package
 
 __version__: str = _native.version()
 
@@ -84,6 +120,8 @@ def run(
         budget,
         progress,
     )
+    from .result import Result
+
     return Result.from_native(raw)
 
 

@@ -29,6 +29,12 @@ def validate(scenario_json: str, max_memory: int | None = None) -> str: ...
 def check(scenario_json: str, max_memory: int | None = None) -> tuple[str, list[tuple[str, str]]]:
     """(resolved scenario JSON, warnings as (path, message) pairs)."""
 
+def check_counts(
+    scenario_json: str, max_memory: int | None = None
+) -> tuple[list[tuple[str, int]], list[tuple[str, str]]]:
+    """As :func:`check`, with the number of entries per list section (after ``count``
+    expansion; empty sections left out) instead of the resolved scenario."""
+
 def run(
     scenario_json: str,
     seed: int | None = None,

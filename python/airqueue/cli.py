@@ -18,7 +18,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 import typer
 from rich import box
 from rich.console import Console
@@ -37,12 +36,15 @@ from rich.table import Table
 from rich.text import Text
 
 import airqueue
-from airqueue import Result, Scenario, ScenarioError, shipped
-from airqueue.sweep import ALL_FLOWS, SweepResult, is_sweep_dir, load_sweep
+from airqueue import Scenario, ScenarioError, shipped
 from airqueue.values import parse_memory
 
-if TYPE_CHECKING:  # matplotlib is imported only by the commands that draw
+if TYPE_CHECKING:  # imported only by the commands that need them (`validate` stays fast)
+    import pandas as pd
     from matplotlib.figure import Figure
+
+    from airqueue import Result
+    from airqueue.sweep import SweepResult
 
 try:
     import resource
@@ -456,10 +458,10 @@ def run(
 def validate(file: FileArg, sets: SetOpt = None, max_memory: MemoryOpt = None) -> None:
     """Check a scenario without running it; print what it contains or every problem, and
     its warnings."""
-    resolved, warnings = load(file, sets).check(memory_budget(max_memory))
+    found, warnings = load(file, sets).counts(memory_budget(max_memory))
     print_warnings(warnings)
     counts = [
-        plural(len(resolved.get(section) or []), word)
+        plural(found.get(section, 0), word)
         for section, word in (
             ("nodes", "node"),
             ("links", "link"),
@@ -467,8 +469,15 @@ def validate(file: FileArg, sets: SetOpt = None, max_memory: MemoryOpt = None) -
             ("qdiscs", "qdisc"),
         )
     ]
-    if resolved.get("virtual_devs"):
-        counts.append(plural(len(resolved["virtual_devs"]), "virtual device"))
+    for section, word in (
+        ("segments", "segment"),
+        ("cells", "802.11 cell"),
+        ("piconets", "piconet"),
+        ("virtual_devs", "virtual device"),
+        ("trunks", "trunk"),
+    ):
+        if found.get(section):
+            counts.append(plural(found[section], word))
     out.print("OK: " + ", ".join(counts))
 
 
@@ -823,6 +832,8 @@ def points_table(result: SweepResult) -> Table:
     )
     for p in result.params:
         table.add_column(p.rsplit(".", 1)[-1], no_wrap=True)
+    from airqueue.sweep import ALL_FLOWS
+
     pts = result.points[result.points["flow"] == ALL_FLOWS]
     present = [c for c in POINT_COLUMNS if c[0] in set(pts["metric"])]
     for _, heading, _ in present:
@@ -1025,8 +1036,9 @@ def draw(
     run_key: str | None,
 ) -> Figure:
     """The figure `airqueue plot` asked for; bad requests raise InputError (exit 2)."""
-    from airqueue import plots
+    from airqueue import Result, plots
     from airqueue.store import ResultStore
+    from airqueue.sweep import ALL_FLOWS, is_sweep_dir, load_sweep
 
     if kind not in plots.KINDS:
         raise InputError("--kind", f'"{kind}" is not a plot; use one of {", ".join(plots.KINDS)}')
@@ -1077,6 +1089,7 @@ def report_cmd(
 ) -> None:
     """Write a self-contained HTML page (summary, figures, tables, scenario) for a folder."""
     from airqueue.report import report as report_html
+    from airqueue.sweep import is_sweep_dir
 
     if not is_sweep_dir(directory) and not (directory / "summary.json").is_file():
         raise InputError(str(directory), "is not a run folder or a sweep folder")

@@ -136,6 +136,56 @@ fn check(
     })
 }
 
+/// Like `check`, without the resolved scenario: the number of entries in each list section
+/// after `count` expansion (sections with none left out), and the warnings. `airqueue
+/// validate` needs only these, and skipping the resolved JSON (17 MB for 100 000 flows)
+/// saves its serialization and Python's parse of it.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, max_memory=None))]
+fn check_counts(
+    py: Python<'_>,
+    scenario_json: &str,
+    max_memory: Option<u64>,
+) -> PyResult<(Vec<(String, usize)>, Vec<(String, String)>)> {
+    let text = scenario_json.to_owned();
+    py.detach(move || {
+        guarded(|| {
+            let s = scenario::load_json_str(&text)?;
+            let opts = BuildOptions {
+                max_memory,
+                ..Default::default()
+            };
+            let sim = Simulation::build(&s, opts)?;
+            let warnings = sim
+                .warnings()
+                .iter()
+                .map(|w| (w.path.clone(), w.message.clone()))
+                .collect();
+            let counts = [
+                ("nodes", s.nodes.len()),
+                ("links", s.links.len()),
+                ("segments", s.segments.len()),
+                ("cells", s.cells.len()),
+                ("piconets", s.piconets.len()),
+                ("virtual_devs", s.virtual_devs.len()),
+                ("trunks", s.trunks.len()),
+                ("qdiscs", s.qdiscs.len()),
+                ("routes", s.routes.len()),
+                ("flows", s.flows.len()),
+                ("at", s.at.len()),
+            ];
+            Ok((
+                counts
+                    .into_iter()
+                    .filter(|&(_, n)| n > 0)
+                    .map(|(k, n)| (k.to_owned(), n))
+                    .collect(),
+                warnings,
+            ))
+        })
+    })
+}
+
 /// Watches a run from inside the core's event loop (called every few thousand events):
 /// every [`SIGNAL_CHECK`] of wall time it takes the GIL to run Python's signal handlers, so
 /// that Ctrl-C (KeyboardInterrupt) stops the run within milliseconds, and every
@@ -500,6 +550,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(check_counts, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(channel_per, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_tcp_rate, m)?)?;
