@@ -4,6 +4,7 @@
 //! serde type names). The reference is the project's error contract (docs/limits.md).
 //! `PROPTEST_CASES` sets the number of cases (CI default below; longer runs locally).
 
+use airqueue::scenario::words::names_a_type;
 use airqueue::scenario::{load_value, ScenarioError};
 use airqueue::sim::{BuildOptions, Simulation};
 use proptest::prelude::*;
@@ -104,43 +105,11 @@ fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
     }
 }
 
-/// Whether `message` (outside the quoted text it echoes and the scenario keys it names
-/// in backticks, such as `u32`, tc's classifier) names a Rust or serde type.
-fn leaks_type_name(message: &str) -> Option<String> {
-    let outside = |text: &str, quote: char| -> String {
-        text.split(quote)
-            .enumerate()
-            .filter(|(i, _)| i % 2 == 0)
-            .map(|(_, s)| s)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let unquoted = outside(&outside(message, '"'), '`');
-    let words = [
-        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "f32", "f64", "struct",
-        "enum", "serde", "sequence",
-    ];
-    for token in unquoted.split(|c: char| !c.is_alphanumeric()) {
-        if words.contains(&token) {
-            return Some(token.to_string());
-        }
-    }
-    [
-        "floating point",
-        "invalid type",
-        "invalid value",
-        "unit value",
-    ]
-    .iter()
-    .find(|p| unquoted.contains(*p))
-    .map(|p| p.to_string())
-}
-
 fn check_clean(e: &ScenarioError) {
     assert!(!e.problems.is_empty());
     for p in &e.problems {
         assert!(!p.path.is_empty(), "{e}");
-        if let Some(w) = leaks_type_name(&p.message) {
+        if let Some(w) = names_a_type(&p.message) {
             panic!("{}: {} (names {w:?})", p.path, p.message);
         }
     }

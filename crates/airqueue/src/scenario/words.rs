@@ -242,9 +242,71 @@ pub const TYPE_NAMES: &[&str] = &[
     "String",
 ];
 
+/// Whether a problem's `message` (outside the quoted text it echoes and the scenario keys it
+/// names in backticks, such as `u32`, tc's classifier) names a Rust or serde type: the project's
+/// error contract (docs/limits.md) forbids it. Used by the loader's property tests and the
+/// cargo-fuzz target (`fuzz/`); returns the offending word. The excerpt of the input that
+/// a TOML syntax error shows (lines `12 | …` and `   | ^`) is the user's own text.
+pub fn names_a_type(message: &str) -> Option<String> {
+    let own_words: String = message
+        .lines()
+        .filter(|line| !is_source_excerpt(line))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let message = own_words.as_str();
+    let outside = |text: &str, quote: char| -> String {
+        text.split(quote)
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let unquoted = outside(&outside(message, '"'), '`');
+    let words = [
+        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "f32", "f64", "struct",
+        "enum", "serde", "sequence",
+    ];
+    for token in unquoted.split(|c: char| !c.is_alphanumeric()) {
+        if words.contains(&token) {
+            return Some(token.to_string());
+        }
+    }
+    [
+        "floating point",
+        "invalid type",
+        "invalid value",
+        "unit value",
+    ]
+    .iter()
+    .find(|p| unquoted.contains(*p))
+    .map(|p| p.to_string())
+}
+
+/// A line of the input excerpt in a TOML syntax error: `  |`, `3 | text`, `  | ^`.
+fn is_source_excerpt(line: &str) -> bool {
+    let rest = line
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit());
+    rest == "|" || rest.starts_with(" |") || rest.starts_with("| ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fuzzer's first find (fuzz/): a TOML syntax error echoes the input, which may hold
+    /// anything; only the message's own words are checked.
+    #[test]
+    fn the_input_excerpt_of_a_syntax_error_is_not_our_words() {
+        let m = "(file): not valid TOML: TOML parse error at line 1, column 1\n  |\n1 | x invalid type u32\n  | ^\ninvalid key-value pair, expected key\n";
+        assert_eq!(names_a_type(m), None);
+        assert_eq!(
+            names_a_type("flows.f.count: invalid type: string"),
+            Some("invalid type".into())
+        );
+        assert_eq!(names_a_type("x: expected u32"), Some("u32".into()));
+    }
 
     #[test]
     fn a_quoted_number_is_explained_in_words() {

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Seeds the fuzzer's corpus with every shipped scenario (TOML as is, and the same as JSON).
+set -euo pipefail
+cd "$(dirname "$0")"
+out=corpus/scenario_loader
+mkdir -p "$out"
+find ../scenarios -name '*.toml' | sort | while read -r f; do
+  name=$(echo "$f" | sed 's|../scenarios/||; s|/|_|g')
+  cp "$f" "$out/$name"
+  python3 -c 'import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb"))))' "$f" > "$out/${name%.toml}.json"
+done
+echo "$(ls "$out" | wc -l) seeds in $out"
