@@ -1037,6 +1037,9 @@ impl Medium for Piconet {
         }
     }
 
+    /// `quality`: the EWMA (weight 1/16) of the outcomes of this port's own data packets
+    /// to the neighbour (what ARQN tells the sender); `rx_quality`: that of the
+    /// neighbour's packets to it.
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         let rate_bps = self.conf.types.largest().map_or(0.0, max_asymmetric_bps) as u64;
         if port == 0 {
@@ -1045,7 +1048,8 @@ impl Medium for Piconet {
             Some(LinkView {
                 neighbour,
                 rate_bps,
-                quality: link.quality_up,
+                quality: link.quality_down,
+                rx_quality: link.quality_up,
                 rssi_dbm: None,
                 can_send: link.down.is_empty(),
                 hw_backlog: link.down_ips,
@@ -1056,7 +1060,8 @@ impl Medium for Piconet {
                 LinkView {
                     neighbour,
                     rate_bps,
-                    quality: link.quality_down,
+                    quality: link.quality_up,
+                    rx_quality: link.quality_down,
                     rssi_dbm: None,
                     can_send: self.slave_ready(port - 1),
                     hw_backlog: (link.l.len() + link.s.len()) as u32,
