@@ -1037,9 +1037,10 @@ impl Medium for Piconet {
         }
     }
 
-    /// `quality`: the EWMA (weight 1/16) of the outcomes of this port's own data packets
-    /// to the neighbour (what ARQN tells the sender); `rx_quality`: that of the
-    /// neighbour's packets to it.
+    /// `quality` and `rx_quality` alike: the EWMA (weight 1/16) of the neighbour's data
+    /// packets that arrived intact at this port — what HCI `Read_Link_Quality` reports
+    /// (the receiver's CRC checks; docs/bluetooth.md). HCI gives a host no per-link view of
+    /// its own packets' fate, so the send direction is not reported.
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         let rate_bps = self.conf.types.largest().map_or(0.0, max_asymmetric_bps) as u64;
         if port == 0 {
@@ -1048,7 +1049,7 @@ impl Medium for Piconet {
             Some(LinkView {
                 neighbour,
                 rate_bps,
-                quality: link.quality_down,
+                quality: link.quality_up,
                 rx_quality: link.quality_up,
                 rssi_dbm: None,
                 can_send: link.down.is_empty(),
@@ -1060,7 +1061,7 @@ impl Medium for Piconet {
                 LinkView {
                     neighbour,
                     rate_bps,
-                    quality: link.quality_up,
+                    quality: link.quality_down,
                     rx_quality: link.quality_down,
                     rssi_dbm: None,
                     can_send: self.slave_ready(port - 1),
