@@ -99,3 +99,17 @@ def test_quick_form_writes_figure_checks_and_data(name: str, tmp_path: Path) -> 
     assert set(data["interface"]) == {"bluetooth", "wlan"}
     meta = json.loads((tmp_path / "reproduction.json").read_text())
     assert meta["checked"] is False and len(meta["checks"]) == len(table)
+
+
+def test_either_or_measures_on_constructed_series() -> None:
+    """Closed forms: seconds with exactly one interface starved (< 10 % of 70 / 700 kB/s)
+    and the number of times the starved side changes."""
+    import numpy as np
+
+    bt = np.array([70e3, 0, 0, 70e3, 70e3, 0, 3e3])
+    wl = np.array([0, 700e3, 700e3, 0, 600e3, 0, 500e3])
+    # starved: (wl), (bt), (bt), (wl), (none), (both), (bt) -> exactly one in 5 of 7
+    assert yk.either_or_share(bt, wl) == pytest.approx(5 / 7)
+    # sides 2, 1, 1, 2, -, -, 1 -> changes 2→1, 1→2, 2→1
+    assert yk.alternations(bt, wl) == 3
+    assert yk.alternations(np.zeros(5), np.full(5, 600e3)) == 0
