@@ -211,7 +211,10 @@ fn cawn_reacts_to_the_colocated_master_and_keeps_the_papers_levels() {
             bt_fifo / 1e3,
             wl / 1e3
         );
-        assert!(bt < 0.99 * bt_fifo, "{order}: CAWN never skipped? {bt} vs {bt_fifo}");
+        assert!(
+            bt < 0.99 * bt_fifo,
+            "{order}: CAWN never skipped? {bt} vs {bt_fifo}"
+        );
         assert!(bt >= 40e3, "{order}: Bluetooth {bt}");
         assert!(wl >= 500e3, "{order}: WLAN {wl}");
     }
