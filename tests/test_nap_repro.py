@@ -84,10 +84,26 @@ def test_client_and_background_builders() -> None:
     assert bg["piconets"][0]["coexistence"] == "afh"
 
 
+#: The findings the model reproduces by a wide margin, by check number, which must hold
+#: even in the quick forms (docs/reproductions/yip-kwok-2007.md, "The findings as
+#: checks"): the interference-free levels (§3.1: 70 / 700 kB/s ±25 %), CAWN's levels
+#: (Fig. 12: ≥ 40 / ≥ 500 kB/s), CIF-Simple starving one interface (Fig. 13), the WLAN's
+#: level beside CIF-Complete (Fig. 14(a)), BoTh-WiN and CAWN below the CIFQs in
+#: Bluetooth drops at medium load (Fig. 15(c)), BIAS below CAWN in loss (Figs. 17–18).
+ROBUST = {
+    "yip-kwok-fig11-14-ftp": (1, 2, 3, 4, 9, 12),
+    "yip-kwok-fig15-voice": (8,),
+    "yip-kwok-fig16-video": (),
+    "yip-kwok-fig17-background": (3, 5),
+    "yip-kwok-fig18-clients": (3, 5),
+}
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_quick_form_writes_figure_checks_and_data(name: str, tmp_path: Path) -> None:
     """Each entry's --quick form: a PNG figure, one comparison row per check (finite
-    numbers, nothing judged), the figure's data per interface, and reproduction.json."""
+    numbers, nothing judged), the figure's data per interface, and reproduction.json; the
+    robust findings (:data:`ROBUST`) hold."""
     res = catalog.reproduce(name, tmp_path, jobs=2, quick=True)
     assert res.passed is None
     assert (tmp_path / "figure.png").read_bytes()[:4] == b"\x89PNG"
@@ -99,6 +115,9 @@ def test_quick_form_writes_figure_checks_and_data(name: str, tmp_path: Path) -> 
     assert set(data["interface"]) == {"bluetooth", "wlan"}
     meta = json.loads((tmp_path / "reproduction.json").read_text())
     assert meta["checked"] is False and len(meta["checks"]) == len(table)
+    holds = dict(zip(table["x"].astype(int), table["holds"], strict=True))
+    for k in ROBUST[name]:
+        assert holds[k], table.loc[table["x"] == k, ["check", "ours", "reference"]].to_dict()
 
 
 def test_either_or_measures_on_constructed_series() -> None:
