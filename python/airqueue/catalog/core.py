@@ -55,6 +55,10 @@ class Reproduction:
     quick_seeds: int = 2
     log_x: bool = False
     log_y: bool = False
+    #: Runs the reproduction itself instead of one sweep (``runner(rep, out, jobs, quick,
+    #: progress)``), for figures that are families of curves whose findings are stated as
+    #: checks (seed 000's NAP, ``yip_kwok_2007.py``); its table has one row per check.
+    runner: Callable[..., ReproductionResult] | None = None
 
 
 @dataclass
@@ -212,6 +216,8 @@ def run(
 ) -> ReproductionResult:
     """Runs a reproduction's sweep into ``out/sweep`` and writes ``out/figure.png``,
     ``out/comparison.csv`` and ``out/reproduction.json``."""
+    if rep.runner is not None:
+        return rep.runner(rep, out, jobs=jobs, quick=quick, progress=progress)
     out_dir = Path(out)
     sw = sweep(
         rep.scenario(quick),
@@ -271,6 +277,27 @@ def measured_summary(res: ReproductionResult) -> str:
     return "; ".join(parts)
 
 
+def _check_table(res: ReproductionResult, caption: str) -> Table:
+    """A runner's table: each finding of the paper with our number and the paper's (or the
+    other side of the comparison), and whether it holds."""
+    rep = res.reproduction
+    t = Table(
+        title=f"{rep.name}: {rep.title}",
+        caption=caption,
+        title_justify="left",
+        caption_justify="left",
+    )
+    t.add_column("#", justify="right")
+    t.add_column("finding (paper figure)")
+    for col in ("paper / other side", "airqueue", "verdict"):
+        t.add_column(col, justify="right")
+    for r in res.table.itertuples(index=False):
+        holds = "holds" if r.holds else "DOES NOT HOLD"
+        verdict = f"not checked (quick; {holds.lower()})" if res.quick else holds
+        t.add_row(f"{r.x:g}", str(r.check), f"{r.reference:.4g}", f"{r.ours:.4g}", verdict)
+    return t
+
+
 #: What a quick run's verdicts and caption say.
 QUICK_NOTE = "quick run: fewer seeds and shorter runs, so nothing is checked"
 
@@ -293,6 +320,8 @@ def comparison_table(res: ReproductionResult) -> Table:
     caption = f"reference: {rep.reference}"
     if res.quick:
         caption = f"{QUICK_NOTE}\n{caption}"
+    if "check" in res.table.columns:
+        return _check_table(res, caption)
     t = Table(
         title=f"{rep.name}: {rep.title}\nvalues: {rep.y_label}",
         caption=caption,

@@ -86,6 +86,11 @@ pub struct LinkView {
     /// Estimated frame delivery probability from the MAC's ACK/retry history, in [0, 1];
     /// `None` when the MAC has no feedback (a wire).
     pub quality: Option<f64>,
+    /// Estimated delivery probability of the neighbour's frames *to* this port, in [0,
+    /// 1], as the receiver can tell from what arrives (retry flags, sequence numbers);
+    /// `None` when the MAC has no feedback (a wire). What the wireless extensions' IW_SPY
+    /// reports per spied station is the quality of frames received from it (seed 000 §3.2).
+    pub rx_quality: Option<f64>,
     /// Received signal strength as a driver reports it, dBm; `None` on a wire.
     pub rssi_dbm: Option<f64>,
     /// Whether the MAC can send to this neighbour now (e.g. a Bluetooth slave that can be

@@ -445,6 +445,7 @@ impl Medium for P2pLink {
             neighbour,
             rate_bps: self.dirs[port].rate_bps,
             quality: None,
+            rx_quality: None,
             rssi_dbm: None,
             can_send: true,
             hw_backlog: u32::from(self.dirs[port].sending.is_some()),

@@ -181,6 +181,7 @@ impl Medium for Segment {
                 neighbour,
                 rate_bps: self.rate_bps,
                 quality: None,
+                rx_quality: None,
                 rssi_dbm: None,
                 can_send: self.on_air.is_none(),
                 hw_backlog: u32::from(self.holding[port].is_some()),

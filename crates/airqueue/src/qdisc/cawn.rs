@@ -9,8 +9,15 @@
 //! virtual times ([`super::jiffy_flows`]). Then, on the WLAN side only:
 //!
 //! - **IW_SPY read** (line 13, Fig. 8): up to `IW_MAX_SPY` = 8 stations (the interface's
-//!   first eight neighbours), each with its `iw_quality`; the link quality is the driver's
-//!   per-station delivery estimate ([`crate::link::LinkView::quality`]). `updated` (§3.2):
+//!   first eight neighbours), each with its `iw_quality`. IW_SPY records, per spied
+//!   address, the quality of the frames *received from* it (the driver calls
+//!   `wireless_spy_update` on its receive path; HostAP from `hostap_rx`), so the link
+//!   quality here is the driver's per-station estimate of the delivery of that station's
+//!   frames to the AP ([`crate::link::LinkView::rx_quality`], from the retries it sees; the
+//!   send-direction `quality` where a medium has none). On the NAP that is where the
+//!   colocated Bluetooth master, 0.1 m from the AP's antenna, hits hardest. The read an
+//!   enqueue calls for is made at the next dequeue (the simulation gives a qdisc the
+//!   driver's view only when asked for a packet; see [`Cawn::spy`]). `updated` (§3.2):
 //!   the driver sets it when the hardware refreshed a station's values and the
 //!   wireless-extensions read clears it (Linux `iw_handler_get_spy`); here a station's
 //!   entry is updated iff its quality changed since the last read. Stale entries are
@@ -179,6 +186,8 @@ pub struct Cawn {
     board: Arc<FlagBoard>,
     spy: IwSpy,
     pause_until: SimTime,
+    /// A packet was enqueued since the last IW_SPY read (see [`Cawn::spy`]).
+    spy_due: bool,
     /// Skipped dequeues (for tests and reports).
     skips: u64,
     #[cfg(test)]
@@ -224,6 +233,7 @@ impl Cawn {
             board,
             spy: IwSpy::new(c.drop, c.ewma),
             pause_until: SimTime::ZERO,
+            spy_due: false,
             skips: 0,
             #[cfg(test)]
             fake_spy: Vec::new(),
@@ -244,11 +254,29 @@ impl Cawn {
         let Some(iface) = ctx.iface() else {
             return false;
         };
-        let readings = ctx
-            .neighbours(iface)
-            .iter()
-            .map(|n| (n.node, ctx.link_of(iface, n.node).and_then(|v| v.quality)));
+        let readings = ctx.neighbours(iface).iter().map(|n| {
+            let v = ctx.link_of(iface, n.node);
+            (n.node, v.and_then(|v| v.rx_quality.or(v.quality)))
+        });
         self.spy.read(readings)
+    }
+
+    /// Lines 13–29 on the WLAN side, when an enqueue asked for them: the IW_SPY read, the
+    /// statistics, the cooperation. The simulation gives a qdisc the driver's view only
+    /// when it is asked for a packet, so the read an enqueue calls for is made at the next
+    /// dequeue (or peek) — at once when the interface is idle, else when its current frame
+    /// ends; enqueues in between would read the same values (not `updated`), so one read
+    /// serves them all.
+    fn spy(&mut self, ctx: &QdiscCtx) {
+        #[cfg(test)]
+        let fake = !self.fake_spy.is_empty();
+        #[cfg(not(test))]
+        let fake = false;
+        if self.spy_due && (fake || ctx.iface().is_some()) {
+            self.spy_due = false;
+            let hit = self.read_spy(ctx);
+            self.cooperate(hit);
+        }
     }
 
     /// Lines 17–29.
@@ -287,13 +315,14 @@ impl Qdisc for Cawn {
             return Verdict::Dropped;
         }
         if self.role == CawnRole::Wlan {
-            let hit = self.read_spy(ctx);
-            self.cooperate(hit);
+            self.spy_due = true;
+            self.spy(ctx);
         }
         Verdict::Queued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.spy(ctx);
         if ctx.now < self.pause_until {
             return None;
         }
@@ -315,6 +344,7 @@ impl Qdisc for Cawn {
     }
 
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.spy(ctx);
         if ctx.now < self.pause_until {
             return None;
         }

@@ -1037,6 +1037,10 @@ impl Medium for Piconet {
         }
     }
 
+    /// `quality` and `rx_quality` alike: the EWMA (weight 1/16) of the neighbour's data
+    /// packets that arrived intact at this port — what HCI `Read_Link_Quality` reports
+    /// (the receiver's CRC checks; docs/bluetooth.md). HCI gives a host no per-link view of
+    /// its own packets' fate, so the send direction is not reported.
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         let rate_bps = self.conf.types.largest().map_or(0.0, max_asymmetric_bps) as u64;
         if port == 0 {
@@ -1046,6 +1050,7 @@ impl Medium for Piconet {
                 neighbour,
                 rate_bps,
                 quality: link.quality_up,
+                rx_quality: link.quality_up,
                 rssi_dbm: None,
                 can_send: link.down.is_empty(),
                 hw_backlog: link.down_ips,
@@ -1057,6 +1062,7 @@ impl Medium for Piconet {
                     neighbour,
                     rate_bps,
                     quality: link.quality_down,
+                    rx_quality: link.quality_down,
                     rssi_dbm: None,
                     can_send: self.slave_ready(port - 1),
                     hw_backlog: (link.l.len() + link.s.len()) as u32,

@@ -1485,7 +1485,8 @@ impl Medium for Cell {
 
     /// The PHY rate of the link (fixed per station, or Minstrel's best rate); the EWMA
     /// (weight ¼) of the attempt outcomes on that link in that direction (what the driver
-    /// saw: ACKed or not); whether no exchange is on the air; the driver buffer's (or the
+    /// saw: ACKed or not), and in the other (`rx_quality`: the neighbour's attempts, which
+    /// the receiver sees as retries); whether no exchange is on the air; the driver buffer's (or the
     /// AP's TXQ's) packets for that neighbour. The view changes with every exchange;
     /// `ViewChanged` is emitted only when Minstrel's best rate changes, so qdiscs read
     /// the rest when they dequeue.
@@ -1498,6 +1499,11 @@ impl Medium for Cell {
                 self.sta[q].quality_down
             } else {
                 self.sta[port].quality_up
+            },
+            rx_quality: if self.is_ap(port) {
+                self.sta[q].quality_up
+            } else {
+                self.sta[port].quality_down
             },
             rssi_dbm: None,
             can_send: self.on_air.is_empty(),
