@@ -224,16 +224,18 @@ def run(
     jobs: int | None = None,
     quick: bool = False,
     progress: ProgressHook | None = None,
+    runs: str | Path | None = None,
 ) -> ReproductionResult:
-    """Runs a reproduction's sweep into ``out/sweep`` and writes ``out/figure.png``,
-    ``out/comparison.csv`` and ``out/reproduction.json``."""
+    """Runs a reproduction's sweep into ``out/sweep`` (or ``runs``: a store shared by
+    several reproductions, so that those of one scenario run it once) and writes
+    ``out/figure.png``, ``out/comparison.csv`` and ``out/reproduction.json``."""
     out_dir = Path(out)
     sw = sweep(
         rep.scenario(quick),
         grid={rep.param: list(rep.values)},
         seeds=rep.quick_seeds if quick else rep.seeds,
         jobs=jobs,
-        out=out_dir / "sweep",
+        out=Path(runs) if runs is not None else out_dir / "sweep",
         progress=progress,
     )
     table = compare(rep, sw)

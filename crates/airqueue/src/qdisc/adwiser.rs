@@ -649,7 +649,13 @@ impl Adwiser {
     }
 
     /// Polls, poll answers and measurement ticks due by `now`, in time order.
-    fn advance(&mut self, ctx: &QdiscCtx) {
+    ///
+    /// `can_poll`: whether the caller can reach the AP's driver. The simulation gives a
+    /// qdisc the links only when it dequeues (the interface asks for a packet), so a poll
+    /// falling due during an enqueue waits for the dequeue that follows it at the same
+    /// instant; reading the table without the links would give an empty table, and C*
+    /// would fall to the lowest rate's C_i.
+    fn advance(&mut self, ctx: &QdiscCtx, can_poll: bool) {
         let now = ctx.now;
         if self.next_poll.is_none() {
             self.next_poll = Some(now);
@@ -659,7 +665,7 @@ impl Adwiser {
             let ans = self.answer.as_ref().map_or(SimTime::MAX, |a| a.0);
             let tick = self.next_tick;
             let t = poll.min(ans).min(tick);
-            if t > now {
+            if t > now || (t == poll && !can_poll) {
                 break;
             }
             if ans == t {
@@ -823,7 +829,7 @@ impl Qdisc for Adwiser {
             self.fifo_bytes += wire as u64;
             return Verdict::Queued;
         }
-        self.advance(ctx);
+        self.advance(ctx, false);
         let now = ctx.now;
         let p = ctx.packets.get(pkt);
         if self.voice.as_ref().is_some_and(|m| m.matches(p)) {
@@ -907,7 +913,7 @@ impl Qdisc for Adwiser {
             return Some(pkt);
         }
         if !self.bypass {
-            self.advance(ctx);
+            self.advance(ctx, true);
         }
         let now = ctx.now;
         match self.pick(now)? {
@@ -942,7 +948,7 @@ impl Qdisc for Adwiser {
             return Some(pkt);
         }
         if !self.bypass {
-            self.advance(ctx);
+            self.advance(ctx, true);
         }
         match self.pick(ctx.now)? {
             Src::Voice => self.voice_q.front().copied(),
