@@ -14,8 +14,7 @@
 use super::{Endpoint, Event, RootId, Simulation};
 use crate::engine::SimTime;
 use crate::link::{AnyMedium, LinkChange};
-use crate::packet::NodeId;
-use crate::packet::{DropReason, Location, PacketId};
+use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::qdisc::classify::NameTable;
 use crate::qdisc::{self, BuildCtx, ClassReport, Qdisc};
 use crate::scenario::{FlowAction, QdiscConf, Scenario, ScenarioError, StationAction};
@@ -47,7 +46,7 @@ pub(super) enum Change {
 pub struct TimelineRecord {
     /// When it applied, in seconds of simulated time.
     pub at_seconds: f64,
-    /// `link`, `qdisc` or `flow`.
+    /// `link`, `qdisc`, `flow` or `station`.
     pub kind: &'static str,
     /// The link, device or flow it changed.
     pub target: String,
