@@ -29,7 +29,7 @@ def test_table1_policy_ratios_quick(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        "hegde-adwiser-fig1-anomaly",
+        "hegde-adwiser-fig1-mixed-total",
         "hegde-adwiser-fig5",
         "hegde-adwiser-fig8",
         "hegde-adwiser-fig9",
@@ -39,13 +39,15 @@ def test_table1_policy_ratios_quick(tmp_path: Path) -> None:
     ],
 )
 def test_adwiser_quick_forms_meet_the_paper(name: str, tmp_path: Path) -> None:
-    # Reference: seed 002 — without the box the problems of §II appear (Fig. 1: the rate
-    # classes' aggregates "the same", ±30 %; Fig. 5: downloads below a third of the
-    # uploads at every AP buffer; Fig. 8: the smallest upload below half the largest; Fig.
-    # 9: the WAN pair below half the LAN pair); with it Fig. 19's uploads are equal (Jain's
-    # index within 2 % of 1), Fig. 15's aggregate equals C below C* (5 %), Fig. 16's
-    # delivered bits track ∫C* dt (10 % of Fig. 17's 0.968). Each entry's own tolerance or
-    # bound, on its quick form (one seed, shorter runs), which checks nothing itself.
+    # Reference: seed 002. Without the box the problems of §II appear: Fig. 1, about
+    # 9.5 Mb/s in total with a third of the stations at each of 54/24/6 Mb/s (±10 %); Fig.
+    # 5, downloads below a third of the uploads at every AP buffer; Fig. 8, the smallest
+    # upload below half the largest; Fig. 9, the WAN pair below half the LAN pair. With the
+    # box: Fig. 19's uploads are equal (Jain's index within 2 % of 1); Fig. 15's aggregate
+    # equals C below C* (5 %); Fig. 16's delivered bits track the integral of C* (10 % of
+    # Fig. 17's 0.968). Each entry's own tolerance or bound, on its quick form (one seed,
+    # shorter runs), which checks nothing itself. (Fig. 1's class ratio is too noisy in a
+    # 25-s average to check here: 0.64 at n = 12.)
     rep = catalog.REGISTRY[name]
     res = catalog.reproduce(name, tmp_path, jobs=2, quick=True)
     assert res.passed is None
