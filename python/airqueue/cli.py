@@ -1113,6 +1113,15 @@ def reproduce(
             help="Fewer seeds and shorter runs (a smoke test; the tolerances are not checked).",
         ),
     ] = False,
+    runs: Annotated[
+        Path | None,
+        typer.Option(
+            "--runs",
+            metavar="DIR",
+            help="Keep and reuse the runs in DIR (default OUT/sweep): reproductions of one "
+            "scenario given the same DIR run it once.",
+        ),
+    ] = None,
 ) -> None:
     """Run a registered paper-figure reproduction: its sweep, its figure, and a table of our
     numbers beside the reference's. Exits 1 if a point is outside its stated tolerance."""
@@ -1134,7 +1143,7 @@ def reproduce(
     target = out_dir if out_dir is not None else Path("results") / "reproduce" / name
     bar = SweepProgress(enabled=True)
     with bar.bar:
-        rep = catalog.reproduce(name, target, jobs=jobs, quick=quick, progress=bar)
+        rep = catalog.reproduce(name, target, jobs=jobs, quick=quick, progress=bar, runs=runs)
     out.print(catalog.comparison_table(rep))
     if quick:
         out.print(

@@ -43,10 +43,12 @@ def reproduce(
     jobs: int | None = None,
     quick: bool = False,
     progress: ProgressHook | None = None,
+    runs: str | Path | None = None,
 ) -> ReproductionResult:
-    """Runs the reproduction ``name``'s sweep into ``out/sweep`` and writes
-    ``out/figure.png``, ``out/comparison.csv`` and ``out/reproduction.json``."""
-    return _run(REGISTRY[name], out, jobs=jobs, quick=quick, progress=progress)
+    """Runs the reproduction ``name``'s sweep into ``out/sweep`` (or the shared store
+    ``runs``) and writes ``out/figure.png``, ``out/comparison.csv`` and
+    ``out/reproduction.json``."""
+    return _run(REGISTRY[name], out, jobs=jobs, quick=quick, progress=progress, runs=runs)
 
 
 __all__ = [

@@ -59,6 +59,11 @@ class Reproduction:
     #: progress)``), for figures that are families of curves whose findings are stated as
     #: checks (seed 000's NAP, ``yip_kwok_2007.py``); its table has one row per check.
     runner: Callable[..., ReproductionResult] | None = None
+    #: ``""``: the reference is a value, ours within ± ``tolerance`` of it. ``"upper"`` /
+    #: ``"lower"``: the reference is a bound (a problem the paper shows, stated as a
+    #: threshold): ours at most reference·(1 + tolerance) / at least reference·(1 -
+    #: tolerance).
+    bound: str = ""
 
 
 @dataclass
@@ -144,6 +149,16 @@ def as_list(v: Any) -> list[Any]:
 # ---------------------------------------------------------------------------------------
 
 
+def _within(rep: Reproduction, rel: float) -> bool:
+    """Whether a relative error ``rel`` (ours / reference - 1) meets the reproduction's
+    check: within ± tolerance, or on the right side of a bound."""
+    if rep.bound == "upper":
+        return bool(rel <= rep.tolerance)
+    if rep.bound == "lower":
+        return bool(rel >= -rep.tolerance)
+    return bool(abs(rel) <= rep.tolerance)
+
+
 def compare(rep: Reproduction, sw: SweepResult) -> pd.DataFrame:
     """Our mean (95 % CI over seeds) beside the reference at every grid point."""
     rows = []
@@ -165,7 +180,7 @@ def compare(rep: Reproduction, sw: SweepResult) -> pd.DataFrame:
                 "seeds": n,
                 "rel_error": rel,
                 "tolerance": rep.tolerance if checked else math.nan,
-                "within": bool(abs(rel) <= rep.tolerance) if checked else None,
+                "within": _within(rep, rel) if checked else None,
             }
         )
     return pd.DataFrame(rows).sort_values("x", ignore_index=True)
@@ -213,9 +228,12 @@ def run(
     jobs: int | None = None,
     quick: bool = False,
     progress: ProgressHook | None = None,
+    runs: str | Path | None = None,
 ) -> ReproductionResult:
-    """Runs a reproduction's sweep into ``out/sweep`` and writes ``out/figure.png``,
-    ``out/comparison.csv`` and ``out/reproduction.json``."""
+    """Runs a reproduction's sweep into ``out/sweep`` (or ``runs``: a store shared by
+    several reproductions, so that those of one scenario run it once) and writes
+    ``out/figure.png``, ``out/comparison.csv`` and ``out/reproduction.json``; a reproduction
+    with a ``runner`` runs itself."""
     if rep.runner is not None:
         return rep.runner(rep, out, jobs=jobs, quick=quick, progress=progress)
     out_dir = Path(out)
@@ -224,7 +242,7 @@ def run(
         grid={rep.param: list(rep.values)},
         seeds=rep.quick_seeds if quick else rep.seeds,
         jobs=jobs,
-        out=out_dir / "sweep",
+        out=Path(runs) if runs is not None else out_dir / "sweep",
         progress=progress,
     )
     table = compare(rep, sw)
@@ -310,7 +328,8 @@ def verdict(res: ReproductionResult, within: Any) -> str:
         return "not checked (quick)"
     if within is None or (isinstance(within, float) and math.isnan(within)):
         return "not checked"
-    return f"ok (±{rep.tolerance:.0%})" if within else f"OUT (±{rep.tolerance:.0%})"
+    band = {"upper": "≤ ref. +", "lower": "≥ ref. -"}.get(rep.bound, "±")
+    return f"ok ({band}{rep.tolerance:.0%})" if within else f"OUT ({band}{rep.tolerance:.0%})"
 
 
 def comparison_table(res: ReproductionResult) -> Table:

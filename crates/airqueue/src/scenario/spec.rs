@@ -88,6 +88,34 @@ pub struct AtSpec {
     /// Stop, start or restart a flow's application.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<FlowChangeSpec>,
+    /// A station of an 802.11 cell leaves (disassociates) or joins (associates again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub station: Option<StationChangeSpec>,
+}
+
+/// A station of an infrastructure cell leaving or (re)joining its AP (seed 002 Fig. 16:
+/// the number of stations at each rate changes every 20 min). A station that left is
+/// missing from the AP's association table (what a box polling the AP learns, e.g.
+/// ADWISER's SNMP module), and frames for it or from it find no peer (dropped as
+/// `no_route`); frames already in a driver buffer still go. Its flows are the scenario's
+/// business: stop them at the same instant (`flow = { …, action = "stop" }`).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StationChangeSpec {
+    /// The cell's name.
+    pub cell: String,
+    /// The station's node (one of the cell's stations, not its AP).
+    pub node: String,
+    /// `leave` (disassociate) or `join` (associate again).
+    pub action: StationAction,
+}
+
+/// What a station does in a timeline entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StationAction {
+    Leave,
+    Join,
 }
 
 /// A change of a link (both directions). Keys left out keep their value.
@@ -1097,6 +1125,13 @@ pub struct FlowSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 65535))]
     pub port: Option<u16>,
+    /// The answering half of a call (UDP sources): the name of the flow whose first packet,
+    /// arriving at this flow's `from`, makes it start (a phone answering; with `count`,
+    /// `{i}` is replaced as in `name`). It sends from that arrival, or from its `start` if
+    /// that is later, until its `stop`; if no packet of that flow ever arrives (a call the
+    /// network refused, e.g. ADWISER's admission control, seed 002 Fig. 21), it never sends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<String>,
 }
 
 crate::kind_enum! {
@@ -1503,6 +1538,23 @@ pub struct VoiceSpec {
     /// Header inside the UDP payload: "rtp" (12 B, default) or "crtp" (compressed RTP, 2 B).
     #[serde(default)]
     pub header: VoiceHeader,
+    /// When the first packet leaves: "aligned" (default: at `start`, so calls started
+    /// together send in step) or "random" (at a uniformly random offset within one packet
+    /// interval after `start`: independent phones are not in step, and calls started on
+    /// whole seconds would otherwise all send in the same instant every 20 ms and collide).
+    #[serde(default)]
+    pub phase: VoicePhase,
+}
+
+/// The phase of a voice source's packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VoicePhase {
+    /// The first packet at the flow's `start`.
+    #[default]
+    Aligned,
+    /// The first packet at `start` + U[0, interval) (its own random stream).
+    Random,
 }
 
 fn default_voice_frames() -> u32 {

@@ -3,8 +3,8 @@
 
 use super::error::ScenarioError;
 use super::spec::{
-    AppSpec, CbrSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec, PoissonSpec,
-    Scenario, SlotSpec, TcpVariant, TransportSpec,
+    AppSpec, CbrSpec, FlowSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec,
+    PoissonSpec, Scenario, SlotSpec, TcpVariant, TransportSpec,
 };
 use crate::engine::SimTime;
 use std::collections::{HashMap, HashSet};
@@ -279,10 +279,43 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             );
         }
         check_app(&label, f, &mut errs);
+        if let Some(a) = &f.answers {
+            check_answers(&label, f, a, s, &mut errs);
+        }
     }
     unique("flows", s.flows.iter().map(|f| f.name.as_str()), &mut errs);
     check_timeline(s, &devs, &mut errs);
     errs.into_result()
+}
+
+/// `answers`: a UDP flow answering another UDP flow that arrives at its `from`.
+fn check_answers(label: &str, f: &FlowSpec, a: &str, s: &Scenario, errs: &mut ScenarioError) {
+    let path = format!("{label}.answers");
+    let udp = |g: &FlowSpec| {
+        matches!(g.transport, TransportSpec::Udp(_)) && !matches!(g.app, AppSpec::Ping(_))
+    };
+    if !udp(f) {
+        errs.push(
+            path.clone(),
+            "only a UDP source answers (the answering half of a call); remove `answers`",
+        );
+    }
+    match s.flows.iter().find(|g| g.name == a) {
+        None => errs.push(path, format!("\"{a}\" is not a flow")),
+        Some(g) if g.name == f.name => errs.push(path, "a flow cannot answer itself"),
+        Some(g) if !udp(g) => errs.push(
+            path,
+            format!("\"{a}\" is not a UDP source; a flow answers the first packet of a UDP flow"),
+        ),
+        Some(g) if g.to != f.from => errs.push(
+            path,
+            format!(
+                "\"{a}\" goes to \"{}\", not to this flow's `from` (\"{}\"); the answering side is where the call arrives",
+                g.to, f.from
+            ),
+        ),
+        Some(_) => {}
+    }
 }
 
 /// Checks the `[[at]]` timeline: each entry before the end of the run, with exactly one
@@ -301,14 +334,48 @@ fn check_timeline(s: &Scenario, devs: &HashMap<String, &str>, errs: &mut Scenari
                 ),
             );
         }
-        let given = a.link.is_some() as u32 + a.qdisc.is_some() as u32 + a.flow.is_some() as u32;
+        let given = a.link.is_some() as u32
+            + a.qdisc.is_some() as u32
+            + a.flow.is_some() as u32
+            + a.station.is_some() as u32;
         if given != 1 {
             errs.push(
                 label.clone(),
                 format!(
-                    "gives {given} changes; give exactly one of `link = {{ … }}`, `qdisc = {{ … }}`, `flow = {{ … }}` per [[at]] entry"
+                    "gives {given} changes; give exactly one of `link = {{ … }}`, `qdisc = {{ … }}`, `flow = {{ … }}`, `station = {{ … }}` per [[at]] entry"
                 ),
             );
+        }
+        if let Some(st) = &a.station {
+            let path = format!("{label}.station");
+            match s.cells.iter().find(|c| c.name == st.cell) {
+                None => {
+                    let names: Vec<&str> = s.cells.iter().map(|c| c.name.as_str()).collect();
+                    errs.push(
+                        format!("{path}.cell"),
+                        format!(
+                            "\"{}\" is not a cell; cells are: {}",
+                            st.cell,
+                            names.join(", ")
+                        ),
+                    );
+                }
+                Some(c) if c.mode == super::spec::CellMode::Adhoc => errs.push(
+                    format!("{path}.cell"),
+                    format!(
+                        "\"{}\" is an ad hoc cell; only stations of an infrastructure cell associate with an AP",
+                        st.cell
+                    ),
+                ),
+                Some(c) if !c.stations.iter().any(|m| m.node == st.node) => errs.push(
+                    format!("{path}.node"),
+                    format!(
+                        "\"{}\" is not a station of cell \"{}\" (its AP cannot leave); give one of its stations",
+                        st.node, st.cell
+                    ),
+                ),
+                Some(_) => {}
+            }
         }
         if let Some(l) = &a.link {
             let path = format!("{label}.link");

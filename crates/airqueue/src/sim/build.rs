@@ -19,9 +19,10 @@ use crate::qdisc::classify::NameTable;
 use crate::qdisc::{self, BuildCtx, DevInfo, DropSink, Qdisc};
 use crate::scenario::{
     AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PingSpec,
-    PoissonSpec, Scenario, ScenarioError, TransportSpec, VideoSpec, VoiceSpec,
+    PoissonSpec, Scenario, ScenarioError, TransportSpec, VideoSpec, VoicePhase, VoiceSpec,
 };
 use crate::topology::{Hop, IfaceId, Node, PortRef, Routes};
+use rand::Rng;
 use std::collections::HashMap;
 
 /// First IPv4 address handed out (10.0.0.1).
@@ -717,7 +718,20 @@ impl Simulation {
                 rx_bytes_at_last_sample: 0,
                 app_event: None,
                 app_paused: false,
+                answerers: Vec::new(),
+                awaiting_call: false,
             });
+        }
+        // `answers`: the answering half of a call waits for the first packet of its call.
+        for (i, f) in s.flows.iter().enumerate() {
+            if let Some(k) = f
+                .answers
+                .as_ref()
+                .and_then(|a| flow_names.iter().position(|n| n == a))
+            {
+                flows[k].answerers.push(i as u32);
+                flows[i].awaiting_call = true;
+            }
         }
         let timeline = super::timeline::build_timeline(
             s,
@@ -794,6 +808,9 @@ impl Simulation {
             self.with_medium(m as u32, |md, cx| md.get_mut().start(cx));
         }
         for i in 0..self.flows.len() {
+            if self.flows[i].awaiting_call {
+                continue; // starts when its call arrives
+            }
             let first = match &mut self.flows[i].endpoint {
                 Endpoint::Udp(source) => source.first(),
                 Endpoint::Ping(source) => source.first(),
@@ -910,6 +927,8 @@ fn endpoint_of(
     let udp_headers = IPV4_HEADER_BYTES + UDP_HEADER_BYTES;
     match &f.transport {
         TransportSpec::Udp(_) => {
+            // A voice source's offset of its first packet (`phase = "random"`).
+            let mut phase = SimTime::ZERO;
             let (pattern, size, key) = match &f.app {
                 AppSpec::Cbr(CbrSpec {
                     size,
@@ -952,8 +971,13 @@ fn endpoint_of(
                     codec,
                     frames_per_packet,
                     header,
+                    phase: voice_phase,
                 }) => {
                     let (size, interval) = voice_packets(*codec, *frames_per_packet, *header);
+                    if *voice_phase == VoicePhase::Random {
+                        let mut r = stream(seed, &format!("flow:{}:phase", f.name));
+                        phase = SimTime(r.random_range(0..interval.0.max(1)));
+                    }
                     (Pattern::Cbr { interval }, size, "app.frames_per_packet")
                 }
                 AppSpec::Video(VideoSpec {
@@ -992,7 +1016,7 @@ fn endpoint_of(
             }
             Some(Endpoint::Udp(UdpSource::new(
                 size,
-                start,
+                start + phase,
                 stop,
                 pattern,
                 rng(),

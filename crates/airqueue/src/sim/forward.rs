@@ -137,6 +137,12 @@ impl Simulation {
         let delay = self.now - p.created;
         let (flow, payload) = (p.flow, p.payload_bytes);
         self.flows[flow.0 as usize].stats.on_receive(payload, delay);
+        if !self.flows[flow.0 as usize].answerers.is_empty() {
+            // The call's first packet arrived: the other side answers (once).
+            for a in std::mem::take(&mut self.flows[flow.0 as usize].answerers) {
+                self.answer_call(a as usize);
+            }
+        }
         self.ledger.delivered += 1;
         self.packets.free(pkt);
     }
