@@ -20,7 +20,7 @@ OUT = Path(__file__).resolve().parents[1] / "scenarios" / "bluetooth-tcp"
 SETUPS = {1: ("250kbit", "160kbit"), 2: ("120kbit", "80kbit"), 4: ("70kbit", "40kbit"), 6: ("50kbit", "25kbit")}
 
 #: §6.3: the BERs of Table 6.1 (one Gilbert-Elliott chain per master-slave link).
-IPL_CHANNEL = 'channel = { gilbert_elliott = { mean_good = "437.5ms", mean_bad = "55.8ms", ber_good = 6.8979e-6, ber_bad = 1.263e-4 } }'
+IPL_CHANNEL = '# The state when a packet arrives decides its fate, as in the thesis\'s simulator (§4.2).\nchannel_state = "per-packet"\nchannel = { gilbert_elliott = { mean_good = "437.5ms", mean_bad = "55.8ms", ber_good = 6.8979e-6, ber_bad = 1.263e-4 } }'
 
 TRANSPORT = 'transport = { kind = "tcp", variant = "newreno", mss = 1460, initial_window = 1, initial_ssthresh = 64, rcv_buffer = 11680, delayed_ack = false, min_rto = "1s", max_rto = "64s" }'
 

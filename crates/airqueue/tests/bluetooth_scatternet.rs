@@ -284,71 +284,33 @@ fn bad_bridges_name_the_field() {
     }
 }
 
-/// Thesis Table 5.1 (§5.1): the Gilbert-Elliott chain each master–slave link uses, run
-/// for 100 000 sojourns of each state per row, has mean good and bad durations within 2 %
-/// of the inputs ρG, ρB for all seven rows of the table (the thesis's simulated averages
-/// are within 1 %; ours have a standard error of 0.32 %).
-#[test]
-fn thesis_table_5_1_good_and_bad_sojourns_within_2_percent() {
-    use airqueue::channel::{GeState, GilbertElliott, GilbertElliottParams};
-    use airqueue::engine::{stream, SimTime};
-    let rows = [
-        (0.4375, 0.0558),
-        (0.4475, 0.0458),
-        (0.4575, 0.0358),
-        (0.4675, 0.0258),
-        (0.4775, 0.0158),
-        (0.4875, 0.0058),
-        (0.4923, 0.001),
-    ];
-    for (k, (g, b)) in rows.into_iter().enumerate() {
-        let p = GilbertElliottParams {
-            mean_good: SimTime((g * 1e9) as u64),
-            mean_bad: SimTime((b * 1e9) as u64),
-            ber_good: 6.8979e-5,
-            ber_bad: 1.263e-3,
-        };
-        let name = format!("piconet:bt:s{k}");
-        let mut ge = GilbertElliott::new(p, stream(1, &name), SimTime::ZERO);
-        let (_, _, end) = ge.sojourn();
-        ge.advance(end);
-        let (mut sum, mut count) = ([0.0f64; 2], [0u32; 2]);
-        while count[0] < 100_000 || count[1] < 100_000 {
-            let (s, since, until) = ge.sojourn();
-            let i = usize::from(s == GeState::Bad);
-            sum[i] += (until.0 - since.0) as f64 / 1e9;
-            count[i] += 1;
-            ge.advance(until);
-        }
-        for (i, mean) in [g, b].into_iter().enumerate() {
-            let m = sum[i] / f64::from(count[i]);
-            assert!((m / mean - 1.0).abs() < 0.02, "row {k}: {m} vs {mean}");
-        }
-    }
-}
-
 /// Thesis Table 5.2 (§5.3) from simulation: four piconets of seven slaves each (28
 /// links, 1500 s), UDP in both directions over Gilbert-Elliott links with the first BERs
-/// (P_G = 6.8979e-5, P_B = 1.263e-3) and the table's ρG/ρB; the simulated per-hop success
-/// of DH5 and DH3 packets, composed as the thesis composes them ((s5⁴ · s3²)² for a
-/// segment and its ACK over 2 hops), against the table (rows ρB = 55.8, 25.8, 5.8 ms,
-/// and ρB = 0 as a plain BER link). Tolerance 4 %, not 2 %: the thesis's simulator draws
-/// one channel state per packet (§4.2) — exactly the table's closed form — while our
-/// links apply each state to its share of the packet's bits, so a DH5 that straddles a
-/// state change (1–5 % of them here) fares worse than the average of the two states
-/// (convexity): s5 comes out 0.2–0.3 % low, and the 2-hop product of eight DH5 factors
-/// ≈ 2 % low. Measured: −2.9, +0.4, −1.9, −0.4 %.
+/// (P_G = 6.8979e-5, P_B = 1.263e-3) and the table's ρG/ρB, the state at a packet's
+/// arrival deciding its fate as in the thesis's simulator (§4.2, `channel_state =
+/// "per-packet"`); the simulated per-hop success of DH5 and DH3 packets, composed as the
+/// thesis composes them ((s5⁴ · s3²)² for a segment and its ACK over 2 hops), is within
+/// 2 % of §5.3's closed form for each row (ρB = 55.8, 25.8, 5.8 ms, and ρB = 0 as a plain
+/// BER link), and of the printed table where it agrees with its own closed form (rows
+/// 1, 6 and 7; rows 2–5 are printed 1–5 % below it, see `channel/gilbert_elliott.rs`).
+/// (Table 5.1's sojourns are checked per link in `acl_channel.rs`; with `"per-bit"`
+/// states a DH5 that straddles a change fares worse than the table's average, and the
+/// rows come out −2.9, +0.4, −1.9, −0.4 % of the printed values.)
 #[test]
 fn thesis_table_5_2_two_hop_success_from_simulated_packet_losses() {
+    use airqueue::channel::{per, stationary};
     let rows = [
-        (0.4375, 0.0558, 0.04043),
-        (0.4675, 0.0258, 0.08112),
-        (0.4875, 0.0058, 0.13116),
-        (0.4933, 0.0, 0.15026),
+        (0.4375, 0.0558, Some(0.04043)),
+        (0.4675, 0.0258, None),
+        (0.4875, 0.0058, Some(0.13116)),
+        (0.4933, 0.0, Some(0.15026)),
     ];
-    for (g, b, reference) in rows {
+    for (g, b, printed) in rows {
+        let (pg, pb) = stationary(g, b);
+        let hop = |bits: f64| (1.0 - per(6.8979e-5, bits)) * pg + (1.0 - per(1.263e-3, bits)) * pb;
+        let closed = (hop(2712.0).powi(4) * hop(1464.0).powi(2)).powi(2);
         let channel = if b > 0.0 {
-            format!("channel = {{ gilbert_elliott = {{ mean_good = \"{}ms\", mean_bad = \"{}ms\", ber_good = 6.8979e-5, ber_bad = 1.263e-3 }} }}", g * 1e3, b * 1e3)
+            format!("channel_state = \"per-packet\"\nchannel = {{ gilbert_elliott = {{ mean_good = \"{}ms\", mean_bad = \"{}ms\", ber_good = 6.8979e-5, ber_bad = 1.263e-3 }} }}", g * 1e3, b * 1e3)
         } else {
             "channel = { ber = 6.8979e-5 }".to_string()
         };
@@ -376,13 +338,15 @@ fn thesis_table_5_2_two_hop_success_from_simulated_packet_losses() {
         let s3: f64 = 1.0 - sum("lost_dh3") / sum("sent_dh3");
         let two_hops = (s5.powi(4) * s3.powi(2)).powi(2);
         eprintln!(
-            "ρG {g} ρB {b}: s5 {s5:.5} ({} DH5) s3 {s3:.5} ({} DH3): {two_hops:.5} vs {reference}",
+            "ρG {g} ρB {b}: s5 {s5:.5} ({} DH5) s3 {s3:.5} ({} DH3): {two_hops:.5}, closed form {closed:.5}, printed {printed:?}",
             sum("sent_dh5"),
             sum("sent_dh3")
         );
-        assert!(
-            (two_hops / reference - 1.0).abs() < 0.04,
-            "ρG {g} ρB {b}: {two_hops} vs {reference}"
-        );
+        for reference in std::iter::once(closed).chain(printed) {
+            assert!(
+                (two_hops / reference - 1.0).abs() < 0.02,
+                "ρG {g} ρB {b}: {two_hops} vs {reference}"
+            );
+        }
     }
 }

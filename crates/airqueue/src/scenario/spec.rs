@@ -587,6 +587,12 @@ pub struct PiconetSpec {
     /// the thesis's IPL); perfect when absent (the thesis's PPL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<crate::channel::ChannelConf>,
+    /// How a `gilbert_elliott` link's state meets a packet: "per-bit" (each state applies
+    /// to its share of the packet's bits; the default) or "per-packet" (the state when
+    /// the packet reaches its receiver sets the whole packet's error rate, as the thesis's
+    /// simulator does, §4.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_state: Option<String>,
     /// On a shared `spectrum`: "none" (plain 79-channel hopping, the default), "afh"
     /// (adaptive frequency hopping: channels whose packet error rate over 2 s exceeds
     /// one half leave the hop set, at least 20 stay; Bluetooth Core 1.2) or "bias" (the

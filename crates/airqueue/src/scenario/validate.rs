@@ -999,6 +999,23 @@ fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
                 );
             }
         }
+        match p.channel_state.as_deref() {
+            None | Some("per-bit") => {}
+            Some("per-packet")
+                if p.channel
+                    .as_ref()
+                    .is_some_and(|c| c.gilbert_elliott.is_some()) => {}
+            Some("per-packet") => errs.push(
+                format!("{label}.channel_state"),
+                "is for a `gilbert_elliott` channel; add one or remove channel_state",
+            ),
+            Some(other) => errs.push(
+                format!("{label}.channel_state"),
+                format!(
+                    "\"{other}\" is not a channel state mode; use \"per-bit\" or \"per-packet\""
+                ),
+            ),
+        }
         if let Some(c) = &p.channel {
             let path = format!("{label}.channel");
             c.check(&path, errs);

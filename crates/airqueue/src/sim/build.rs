@@ -1318,6 +1318,9 @@ fn piconet_conf(
         .collect();
     let channel = match &p.channel {
         Some(c) => match (&c.gilbert_elliott, c.ber) {
+            (Some(ge), _) if p.channel_state.as_deref() == Some("per-packet") => {
+                ChannelKind::GilbertElliottPerPacket(ge.params())
+            }
             (Some(ge), _) => ChannelKind::GilbertElliott(ge.params()),
             (None, Some(b)) => ChannelKind::Ber(b.0),
             (None, None) => ChannelKind::Perfect,
