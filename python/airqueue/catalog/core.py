@@ -392,12 +392,14 @@ def comparison_table(res: ReproductionResult) -> Table:
     for col in (*first, "reference", "airqueue", "95 % CI", "error (% of ref.)", "verdict"):
         t.add_column(col, justify="right")
     for r in res.table.itertuples(index=False):
+        # A surface has the paper's number at a few points only: "—" elsewhere.
+        bare = surface and math.isnan(r.reference)
         t.add_row(
             *([f"{r.x:g}", f"{r.y:g}"] if surface else [f"{r.x:g}"]),
-            f"{r.reference:.4g}",
+            "—" if bare else f"{r.reference:.4g}",
             f"{r.ours:.4g}",
             f"{r.ci95_low:.4g} – {r.ci95_high:.4g}",
-            f"{r.rel_error:+.1%}",
+            "—" if bare else f"{r.rel_error:+.1%}",
             verdict(res, r.within),
         )
     return t

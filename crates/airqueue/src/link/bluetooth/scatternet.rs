@@ -231,49 +231,37 @@ impl Scatternet {
 
     /// Rows of table `bridges`: one per (bridge, piconet).
     fn bridge_rows(&self, now: SimTime, t: &mut Table) {
-        let mut rows: Vec<(String, u64, f64, f64, u64, u64, u64, u64)> = Vec::new();
         let span = now.saturating_sub(self.warmup()).as_secs_f64().max(1e-12);
-        for (k, p) in self.piconets.iter().enumerate() {
-            if let Some(b) = p.bridge() {
-                let present = b.present_time(now).as_secs_f64();
-                rows.push((
-                    self.piconet_names[k].clone(),
-                    b.residences,
-                    present,
-                    present / span,
-                    b.absent_polls,
-                    b.buffer_drops,
-                    u64::from(b.limit - 1),
-                    u64::from(b.buffer),
-                ));
-            }
-        }
-        let n = rows.len();
+        let here: Vec<(&String, &WalkIn)> = self
+            .piconet_names
+            .iter()
+            .zip(&self.piconets)
+            .filter_map(|(name, p)| p.bridge().map(|b| (name, b)))
+            .collect();
+        let u = |f: &dyn Fn(&WalkIn) -> u64| Column::U64(here.iter().map(|(_, b)| f(b)).collect());
+        let present: Vec<f64> = here
+            .iter()
+            .map(|(_, b)| b.present_time(now).as_secs_f64())
+            .collect();
         let cols: Vec<(&str, Column)> = vec![
-            ("bridge", Column::Str(vec![self.bridge_node.clone(); n])),
+            (
+                "bridge",
+                Column::Str(vec![self.bridge_node.clone(); here.len()]),
+            ),
             (
                 "piconet",
-                Column::Str(rows.iter().map(|r| r.0.clone()).collect()),
+                Column::Str(here.iter().map(|(n, _)| (*n).clone()).collect()),
             ),
-            (
-                "residences",
-                Column::U64(rows.iter().map(|r| r.1).collect()),
-            ),
-            ("present_s", Column::F64(rows.iter().map(|r| r.2).collect())),
+            ("residences", u(&|b| b.residences)),
+            ("present_s", Column::F64(present.clone())),
             (
                 "present_share",
-                Column::F64(rows.iter().map(|r| r.3).collect()),
+                Column::F64(present.iter().map(|p| p / span).collect()),
             ),
-            (
-                "absent_polls",
-                Column::U64(rows.iter().map(|r| r.4).collect()),
-            ),
-            (
-                "buffer_drops",
-                Column::U64(rows.iter().map(|r| r.5).collect()),
-            ),
-            ("limit", Column::U64(rows.iter().map(|r| r.6).collect())),
-            ("buffer", Column::U64(rows.iter().map(|r| r.7).collect())),
+            ("absent_polls", u(&|b| b.absent_polls)),
+            ("buffer_drops", u(&|b| b.buffer_drops)),
+            ("limit", u(&|b| u64::from(b.limit - 1))),
+            ("buffer", u(&|b| u64::from(b.buffer))),
         ];
         if t.columns.is_empty() {
             for (name, c) in cols {
