@@ -16,8 +16,10 @@
 //!
 //! **Slave.** An IP packet is segmented; with flow control, the baseband packets enter the
 //! token buffer S (a baseband packet that finds S full is rejected, and its IP packet is
-//! lost at reassembly, counted as `qdisc_overflow`), pass into the baseband buffer L when
-//! the token bucket ([`TokenBucket`]) allows and L has room, and wait in L to be polled
+//! lost at reassembly, counted as `qdisc_overflow`), pass towards the baseband buffer L
+//! when the token bucket ([`TokenBucket`]) gives them a token — one that then finds L full
+//! is blocked and lost the same way (§3.1: "too high tb will overload the baseband buffer
+//! L"; §6.1.1, §6.2.1: the "blocking probability" of L) — and wait in L to be polled
 //! (§3.1, Fig. 1.1(b)). The port is then always ready, as the thesis's L2CAP accepts every
 //! SDU. Without flow control the segments go straight into L, and the port is ready while
 //! L has room for an SDU of the MTU (a driver stopping its queue).
@@ -133,6 +135,8 @@ struct Stats {
     token_drops: u64,
     /// Baseband packets that passed the token bucket into L.
     token_passed: u64,
+    /// Baseband packets that passed the token bucket and found L full (blocked, lost).
+    l_drops: u64,
     token_passed_bytes: u64,
     /// Data slots used by the master's and the slave's packets.
     down_slots: u64,
@@ -374,30 +378,51 @@ impl Piconet {
     /// Moves baseband packets of slave `j` from S into L as the token bucket allowed up to
     /// `now` (see [`TokenBucket`]: exact, because L and S change only at calls that come
     /// here first).
-    fn refill(&mut self, j: usize, now: SimTime) {
+    fn refill(&mut self, j: usize, now: SimTime, cx: &mut LinkCtx<'_>) {
         let counting = self.counting(now);
-        let link = &mut self.links[j];
-        let cap = link.cap as usize;
-        let Some(bucket) = link.bucket.as_mut() else {
-            return;
-        };
-        while let Some(&head) = link.s.front() {
-            if link.l.len() >= cap {
-                break;
-            }
+        loop {
+            let link = &mut self.links[j];
+            let cap = link.cap as usize;
+            let Some(bucket) = link.bucket.as_mut() else {
+                return;
+            };
+            let Some(&head) = link.s.front() else {
+                bucket.advance(now);
+                return;
+            };
             let at = bucket.ready_at(u32::from(head.bytes));
             if at > now {
-                break;
+                bucket.advance(now);
+                return;
             }
             bucket.take(u32::from(head.bytes), at);
             link.s.pop_front();
-            link.l.push_back(head);
-            if counting {
-                link.stats.token_passed += 1;
-                link.stats.token_passed_bytes += u64::from(head.bytes);
+            if link.l.len() < cap {
+                link.l.push_back(head);
+                if counting {
+                    link.stats.token_passed += 1;
+                    link.stats.token_passed_bytes += u64::from(head.bytes);
+                }
+            } else {
+                // It holds its token but L is full: blocked (thesis §3.1, §6.1.1: "too
+                // high tb will overload the baseband buffer L").
+                if counting {
+                    link.stats.l_drops += 1;
+                }
+                self.blocked(head, cx);
             }
         }
-        bucket.advance(now);
+    }
+
+    /// A baseband packet of a slave's IP packet is lost before the air (L was full): the
+    /// IP packet cannot be reassembled (`qdisc_overflow`).
+    fn blocked(&mut self, seg: Seg, cx: &mut LinkCtx<'_>) {
+        let rec = &mut self.ips[seg.ip as usize];
+        rec.queued -= 1;
+        if rec.fate.is_none() {
+            rec.fate = Some(DropReason::QdiscOverflow);
+        }
+        self.received(seg, true, cx);
     }
 
     /// The earliest frame start at which slave `j` has something to exchange, without new
@@ -761,7 +786,7 @@ impl Piconet {
                 self.received(seg, lost, cx);
             }
         }
-        self.refill(j, now);
+        self.refill(j, now, cx);
         let was_ready = self.slave_ready(j);
         let up = if self.conf.arq {
             self.links[j].l.front().copied()
@@ -769,7 +794,7 @@ impl Piconet {
             let u = self.links[j].l.pop_front();
             if let Some(seg) = u {
                 self.ips[seg.ip as usize].queued -= 1;
-                self.refill(j, now);
+                self.refill(j, now, cx);
             }
             u
         };
@@ -816,7 +841,7 @@ impl Piconet {
                     let was_ready = self.slave_ready(j);
                     self.links[j].l.pop_front();
                     self.ips[seg.ip as usize].queued -= 1;
-                    self.refill(j, now);
+                    self.refill(j, now, cx);
                     self.received(seg, false, cx);
                     if !was_ready && self.slave_ready(j) {
                         cx.emit(LinkEffect::Ready(self.ports[j + 1]));
@@ -947,7 +972,7 @@ impl Piconet {
         }
         match self.conf.flow.filter(|_| !self.is_bridge(j)) {
             Some(f) => {
-                self.refill(j, now);
+                self.refill(j, now, cx);
                 for k in 0..n as usize {
                     let (ty, bytes) = self.scratch[k];
                     let link = &mut self.links[j];
@@ -958,7 +983,7 @@ impl Piconet {
                             bytes: bytes as u16,
                         });
                         admitted += 1;
-                        self.refill(j, now);
+                        self.refill(j, now, cx);
                     } else if counting {
                         link.stats.token_drops += 1;
                     }
@@ -1058,6 +1083,7 @@ impl Piconet {
             ("up_slots", col_u(&|s| s.up_slots)),
             ("token_drops", col_u(&|s| s.token_drops)),
             ("token_passed", col_u(&|s| s.token_passed)),
+            ("l_drops", col_u(&|s| s.l_drops)),
             (
                 "token_rate_bps",
                 Column::F64(
