@@ -5,12 +5,16 @@ venugopal-2006.md has the full runs beside the thesis's numbers)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from airqueue import catalog
 from airqueue.catalog import venugopal_2006
+from support import REPO
 
 NAMES = [r.name for r in venugopal_2006.ENTRIES]
 
@@ -52,10 +56,18 @@ def test_scatternet_carries_less_than_the_piconet(tmp_path: Path) -> None:
     pico = catalog.reproduce("venugopal-fig6-1", tmp_path / "p", jobs=2, quick=True).table
     scat = catalog.reproduce("venugopal-fig6-7", tmp_path / "s", jobs=2, quick=True).table
 
-    def at(t: object) -> float:
-        import pandas as pd
-
-        assert isinstance(t, pd.DataFrame)
+    def at(t: pd.DataFrame) -> float:
         return float(t.loc[(t["x"] == 160) & (t["y"] == 25), "ours"].iloc[0])
 
     assert 0 < at(scat) < at(pico)
+
+
+def test_scatternet_scenarios_are_generated() -> None:
+    """The shipped scatternet scenarios are what tools/gen_bt_scatternets.py writes."""
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "gen_bt_scatternets.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr

@@ -17,7 +17,12 @@ OUT = Path(__file__).resolve().parents[1] / "scenarios" / "bluetooth-tcp"
 #: Slaves per piconet -> (token rate tb, offered load per slave): §6.2's fixed parameters
 #: (1 slave: tb = 250 kb/s, offered 80-180; 2: 120, 40-100; 4: 70, 25-55; 6: 50, 15-35);
 #: the offered load is the upper part of each range (the thesis's "fully loaded").
-SETUPS = {1: ("250kbit", "160kbit"), 2: ("120kbit", "80kbit"), 4: ("70kbit", "40kbit"), 6: ("50kbit", "25kbit")}
+SETUPS = {
+    1: ("250kbit", "160kbit"),
+    2: ("120kbit", "80kbit"),
+    4: ("70kbit", "40kbit"),
+    6: ("50kbit", "25kbit"),
+}
 
 #: §6.3: the BERs of Table 6.1 (one Gilbert-Elliott chain per master-slave link).
 IPL_CHANNEL = '# The state when a packet arrives decides its fate, as in the thesis\'s simulator (§4.2).\nchannel_state = "per-packet"\nchannel = { gilbert_elliott = { mean_good = "437.5ms", mean_bad = "55.8ms", ber_good = 6.8979e-6, ber_bad = 1.263e-4 } }'

@@ -1,6 +1,6 @@
 """TCP over Bluetooth piconets and scatternets (seed 001, Venugopal 2006, M.Sc. thesis):
-the goodput surfaces of Chapter 6 over offered load × token buffer S, × scheduling
-parameter M, × token rate tb (docs/reproductions/venugopal-2006.md)."""
+the goodput surfaces of Chapter 6 over offered load by token buffer S, by scheduling
+parameter M, by token rate tb (docs/reproductions/venugopal-2006.md)."""
 
 from __future__ import annotations
 
@@ -151,8 +151,7 @@ FIG_6_7 = _surface(
     S_VALUES,
     "token buffer S",
     _at({(180, 15): 160.0, (180, 25): 160.0}),
-    "the goodput peaks at 160 kb/s from S = 15 on, RTT about 600 ms, double the "
-    "piconet's (§6.2.1)",
+    "the goodput peaks at 160 kb/s from S = 15 on, RTT about 600 ms, double the piconet's (§6.2.1)",
     "Two piconets joined by a walk-in slave/slave bridge (M_b = n*M = 5), one slave each; "
     "TCP NewReno between them both ways (4 hops); M = 5, tb = 250 kb/s, L = 20.",
 )
