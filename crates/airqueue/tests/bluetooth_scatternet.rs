@@ -217,6 +217,59 @@ fn a_small_bridge_buffer_drops_whole_ip_packets_and_counts_them() {
     );
 }
 
+/// Every shipped scatternet scenario (`scatternet-{1,2,4,6}-{ppl,ipl}.toml`, 480 s)
+/// runs and conserves packets, and in each piconet every slot of the 420 s after the
+/// warm-up lies in exactly one frame: data frames (their packets' slots, POLL/NULL 1 slot
+/// each), POLL/NULL frames and polls the absent bridge left unanswered (2 slots each),
+/// within 10 slots. PPL runs lose nothing at S = 25; IPL runs recover by timeouts.
+#[test]
+fn shipped_scatternets_run_conserve_and_tile_the_timeline() {
+    for n in [1, 2, 4, 6] {
+        for layer in ["ppl", "ipl"] {
+            let file = format!("scatternet-{n}-{layer}.toml");
+            let r = run(&shipped(&file, "480s", "60s", 1));
+            let t = table(&r, "piconet_links");
+            let ps = names(t, "piconet");
+            for p in ["p1", "p2"] {
+                let sum = |c: &str| -> u64 {
+                    t.u64s(c)
+                        .iter()
+                        .zip(&ps)
+                        .filter(|(_, q)| *q == p)
+                        .map(|(v, _)| v)
+                        .sum()
+                };
+                let frames = sum("data_frames");
+                let slots = sum("down_slots")
+                    + sum("up_slots")
+                    + (frames - sum("down_sent"))
+                    + (frames - sum("up_sent"))
+                    + 2 * sum("poll_null_frames")
+                    + 2 * bridge(&r, p).u("absent_polls");
+                let expect = 420.0 / 625e-6;
+                assert!(
+                    (slots as f64 - expect).abs() <= 10.0,
+                    "{file} {p}: {slots} slots in {expect}"
+                );
+            }
+            let flows = r.flows.rows();
+            assert_eq!(flows, 2 * n, "{file}");
+            let sum = |c: &str| r.flows.f64s(c).iter().sum::<f64>();
+            eprintln!(
+                "{file}: goodput {:.1} kb/s per connection, timeouts {}, fast retransmits {}",
+                sum("goodput_bps") / flows as f64 / 1e3,
+                sum("timeouts"),
+                sum("fast_retransmits")
+            );
+            if layer == "ppl" {
+                assert_eq!(sum("drops"), 0.0, "{file}");
+            } else {
+                assert!(sum("timeouts") > sum("fast_retransmits"), "{file}");
+            }
+        }
+    }
+}
+
 /// Same scenario and seed, same results, byte for byte (the clock offset drawn from the
 /// seed included).
 #[test]
