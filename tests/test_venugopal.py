@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import airqueue
 from airqueue import catalog
 from airqueue.catalog import venugopal_2006
 from support import REPO
@@ -71,3 +72,17 @@ def test_scatternet_scenarios_are_generated() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_star_in_a_set_path_addresses_every_entry() -> None:
+    """The thesis's sweeps set every connection's load and every piconet's S at once
+    (`flows.*.app.rate`, `piconets.*.flow_control.buffer`); a path that ends at `*` names
+    no key and is an input error."""
+    file = REPO / "scenarios" / "bluetooth-tcp" / "scatternet-2-ppl.toml"
+    sc = airqueue.load_scenario(
+        file, set={"flows.*.app.rate": "55kbit", "piconets.*.flow_control.buffer": 7}
+    )
+    assert [f["app"]["rate"] for f in sc.data["flows"]] == ["55kbit"] * 4
+    assert [p["flow_control"]["buffer"] for p in sc.data["piconets"]] == [7, 7]
+    with pytest.raises(airqueue.ScenarioError, match="after"):
+        airqueue.load_scenario(file, set={"flows.*": 1})
