@@ -25,7 +25,7 @@ from .values import to_core_json
 SWEEP_SECTION = "sweep"
 
 #: The key that names the entries of each list section, for ``--set`` paths.
-NAME_KEYS = ("name", "dev")
+NAME_KEYS = ("name", "dev", "node")
 
 
 #: ``duration = 10s``: a number with a unit, not quoted (TOML reads only the number).

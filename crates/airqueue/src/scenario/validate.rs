@@ -1100,7 +1100,8 @@ fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
                 );
             }
         }
-        for name in &b.piconets {
+        let mut named = HashSet::new();
+        for name in b.piconets.iter().filter(|n| named.insert(n.as_str())) {
             let Some(p) = s.piconets.iter().find(|p| p.name == *name) else {
                 errs.push(
                     format!("{label}.piconets"),
@@ -1158,7 +1159,8 @@ fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
                     format!("piconet \"{name}\" polls exhaustively, so M_b = n·M is unbounded; set `limit` and `buffer`"),
                 ),
                 Some(buf) => {
-                    {
+                    // A zero `limit` is reported above; its default buffer would be too.
+                    if b.limit != Some(0) {
                         if buf > 0 && segs > buf {
                             errs.push(
                                 format!("{label}.buffer"),
