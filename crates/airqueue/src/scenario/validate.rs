@@ -1158,17 +1158,14 @@ fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
                     format!("{label}.buffer"),
                     format!("piconet \"{name}\" polls exhaustively, so M_b = n·M is unbounded; set `limit` and `buffer`"),
                 ),
-                Some(buf) => {
-                    // A zero `limit` is reported above; its default buffer would be too.
-                    if b.limit != Some(0) {
-                        if buf > 0 && segs > buf {
-                            errs.push(
-                                format!("{label}.buffer"),
-                                format!("{buf} baseband packets in piconet \"{name}\" cannot hold one {}-byte IP packet ({segs} packets); set `buffer` to at least {segs}", p.mtu),
-                            );
-                        }
-                    }
+                // A zero `limit` is reported above; its default buffer would be too.
+                Some(buf) if b.limit != Some(0) && buf > 0 && segs > buf => {
+                    errs.push(
+                        format!("{label}.buffer"),
+                        format!("{buf} baseband packets in piconet \"{name}\" cannot hold one {}-byte IP packet ({segs} packets); set `buffer` to at least {segs}", p.mtu),
+                    );
                 }
+                Some(_) => {}
             }
         }
     }
