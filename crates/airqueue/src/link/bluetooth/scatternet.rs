@@ -8,11 +8,14 @@
 //! of the piconet once (the bridge itself among them, polled at its turn in the round
 //! robin), then it leaves at the next visit start for the other piconet (§3.1.1: "the
 //! bridge will be in a piconet only for one piconet cycle"). Its visit is E-limited with
-//! M_b = n·M frames, n the piconet's other active slaves, and its buffer (its L in each
-//! piconet) holds M_b baseband packets (§3.2.3, Table 3.1: "Scheduling Parameter for
-//! bridge = n·M = Bridge buffer size"); the bridge has no L2CAP flow control (§3.3: the
-//! bridge implements only the medium and a finite buffer). An IP packet that does not fit
-//! whole in the bridge's buffer is lost (`qdisc_overflow`; counted in `bridges`).
+//! M_b = n·M frames, n the piconet's other active slaves (§3.2.3, Table 3.1: "Scheduling
+//! Parameter for bridge = n·M = Bridge buffer size"); the bridge has no L2CAP flow control
+//! (§3.3: the bridge implements only the medium and a finite buffer). Its buffer (its L in
+//! each piconet) holds `buffer` baseband packets, by default M_b plus the rest of one IP
+//! packet: the thesis's bridge relays baseband packets, so a visit of M_b frames brings at
+//! most M_b; ours forwards whole IP packets (it reassembles, as the masters do), and a
+//! visit may complete one begun in the previous visit. An IP packet that does not fit
+//! whole is lost (`qdisc_overflow`; counted in `bridges`).
 //!
 //! **Polling the bridge** (§4.1.2): the master opens each visit to the bridge with a POLL;
 //! an absent bridge does not answer (the thesis's NOT-LISTENING: the POLL slot and the
