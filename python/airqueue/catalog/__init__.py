@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..sweep import ProgressHook
-from . import closed_forms, hegde_2013, shieh_dfq, wang_2005, yip_kwok_2007
+from . import (
+    closed_forms,
+    hegde_2013,
+    shieh_dfq,
+    venugopal_2006,
+    wang_2005,
+    yip_kwok_2007,
+)
 from .closed_forms import MATHIS, MD1, MD1_LOADS
 from .core import (
     QUICK_NOTE,
@@ -31,7 +38,7 @@ from .core import run as _run
 from .shieh_dfq import DFQ_QDISCS
 
 #: The per-paper modules, in the order ``airqueue reproduce --list`` shows them.
-PAPERS = (closed_forms, shieh_dfq, wang_2005, hegde_2013, yip_kwok_2007)
+PAPERS = (closed_forms, shieh_dfq, wang_2005, hegde_2013, yip_kwok_2007, venugopal_2006)
 
 #: Every reproduction, by name.
 REGISTRY: Mapping[str, Reproduction] = {r.name: r for m in PAPERS for r in m.ENTRIES}

@@ -1066,6 +1066,23 @@ fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
                 );
             }
         }
+        match p.channel_state.as_deref() {
+            None | Some("per-bit") => {}
+            Some("per-packet")
+                if p.channel
+                    .as_ref()
+                    .is_some_and(|c| c.gilbert_elliott.is_some()) => {}
+            Some("per-packet") => errs.push(
+                format!("{label}.channel_state"),
+                "is for a `gilbert_elliott` channel; add one or remove channel_state",
+            ),
+            Some(other) => errs.push(
+                format!("{label}.channel_state"),
+                format!(
+                    "\"{other}\" is not a channel state mode; use \"per-bit\" or \"per-packet\""
+                ),
+            ),
+        }
         if let Some(c) = &p.channel {
             let path = format!("{label}.channel");
             c.check(&path, errs);
@@ -1085,18 +1102,137 @@ fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
     }
     let all = s.piconets.iter().map(|p| p.name.as_str());
     unique("piconets", all, errs);
-    // A node is a member of at most one piconet here (scatternet bridges are not yet
-    // modelled).
+    // A node is a member of one piconet, except a bridge's node (a slave in the two it
+    // joins).
     let mut member: HashMap<&str, &str> = HashMap::new();
     for p in &s.piconets {
         for n in std::iter::once(&p.master).chain(&p.slaves) {
+            let bridged = s
+                .bridges
+                .iter()
+                .any(|b| b.node == *n && b.piconets.contains(&p.name));
             if let Some(other) = member.insert(n.as_str(), p.name.as_str()) {
-                if other != p.name {
+                if other != p.name && !bridged {
                     errs.push(
                         format!("piconets.{}.slaves", p.name),
-                        format!("\"{n}\" is also in piconet \"{other}\"; scatternet bridges are not supported yet"),
+                        format!("\"{n}\" is also in piconet \"{other}\"; a node in two piconets is a scatternet bridge: declare it in [[bridges]] (node = \"{n}\", piconets = [\"{other}\", \"{}\"])", p.name),
                     );
                 }
+            }
+        }
+    }
+    check_bridges(s, errs);
+}
+
+/// Checks `bridges` (scatternets, thesis §2.3.2, §3.1.1): a bridge joins two distinct
+/// piconets in which its node is a slave; a piconet has at most one bridge and a node
+/// bridges once; the piconets poll E-limited (1-limited, exhaustive) and are on no shared
+/// spectrum; M_b and the buffer are at least 1 (the buffer holds an MTU-sized IP packet),
+/// and an exhaustive piconet needs them set; `clock_offset` is below 2T (1.25 ms).
+fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
+    use crate::link::bluetooth::{PacketType, Sar, TypeSet};
+    let mut bridged: HashMap<&str, &str> = HashMap::new();
+    let mut nodes_seen = HashSet::new();
+    for b in &s.bridges {
+        let label = format!("bridges.{}", b.node);
+        if !nodes_seen.insert(b.node.as_str()) {
+            errs.push(
+                format!("{label}.node"),
+                "is listed twice; a node bridges one pair of piconets",
+            );
+        }
+        if b.piconets.len() != 2 || b.piconets[0] == b.piconets[1] {
+            errs.push(
+                format!("{label}.piconets"),
+                "must name two different piconets, e.g. [\"p1\", \"p2\"] (the thesis's slave/slave bridge joins two)",
+            );
+        }
+        if b.limit == Some(0) {
+            errs.push(
+                format!("{label}.limit"),
+                "must be at least 1 frame (M_b; default n·M)",
+            );
+        }
+        if b.buffer == Some(0) {
+            errs.push(
+                format!("{label}.buffer"),
+                "must be at least 1 baseband packet (default M_b)",
+            );
+        }
+        if let Some(c) = b.clock_offset {
+            if c.0 >= crate::link::bluetooth::polling::IDLE_FRAME {
+                errs.push(
+                    format!("{label}.clock_offset"),
+                    "must be below 1.25ms (two slots, the master clocks' period of even slots)",
+                );
+            }
+        }
+        let mut named = HashSet::new();
+        for name in b.piconets.iter().filter(|n| named.insert(n.as_str())) {
+            let Some(p) = s.piconets.iter().find(|p| p.name == *name) else {
+                errs.push(
+                    format!("{label}.piconets"),
+                    format!("\"{name}\" is no piconet; name one of [[piconets]]"),
+                );
+                continue;
+            };
+            let path = format!("piconets.{name}");
+            if !p.slaves.contains(&b.node) {
+                errs.push(
+                    format!("{path}.slaves"),
+                    format!(
+                        "must list the bridge \"{}\" (a slave/slave bridge is a slave in both piconets)",
+                        b.node
+                    ),
+                );
+            }
+            if let Some(other) = bridged.insert(name.as_str(), b.node.as_str()) {
+                errs.push(
+                    format!("{label}.piconets"),
+                    format!(
+                        "piconet \"{name}\" already has bridge \"{other}\"; one bridge per piconet"
+                    ),
+                );
+            }
+            if p.polling == "lwrr" {
+                errs.push(
+                    format!("{path}.polling"),
+                    "a piconet with a walk-in bridge polls \"e-limited\", \"1-limited\" or \"exhaustive\" (thesis §3.1.1); lwrr is not supported with bridges",
+                );
+            }
+            if p.coexistence.is_some()
+                || s.spectrum
+                    .as_ref()
+                    .is_some_and(|sp| sp.members.contains(name))
+            {
+                errs.push(
+                    format!("{path}.coexistence"),
+                    "a piconet with a bridge cannot be on the shared spectrum yet; remove it from spectrum.members",
+                );
+            }
+            let types: Vec<PacketType> = p
+                .packet_types
+                .iter()
+                .filter_map(|t| PacketType::parse(t))
+                .collect();
+            let set = TypeSet::of(&types);
+            let segs = match (Sar::parse(&p.sar), set.is_empty()) {
+                (Some(sar), false) => sar.count(p.mtu + p.overhead, set),
+                _ => 1,
+            };
+            match b.buffer_in(p, segs) {
+                None => errs.push(
+                    format!("{label}.buffer"),
+                    format!("piconet \"{name}\" polls exhaustively, so M_b = n·M is unbounded; set `limit` and `buffer`"),
+                ),
+                // A zero `limit` is reported above; its default buffer would be too.
+                Some(buf) if b.limit != Some(0) && buf > 0 && segs > buf => {
+                    errs.push(
+                        format!("{label}.buffer"),
+                        format!("{buf} baseband packets in piconet \"{name}\" cannot hold one {}-byte IP packet ({segs} packets); set `buffer` to at least {segs}", p.mtu),
+                    );
+                }
+                Some(_) => {}
             }
         }
     }

@@ -214,10 +214,18 @@ impl Simulation {
             place.push(((first_cell + g) as u32, offset as u32));
         }
 
-        // Piconets are media of their own, after the cell media.
+        // Piconets are media of their own, after the cell media; piconets joined by a
+        // bridge share one (a scatternet), their ports in piconet order.
         let first_piconet = first_cell + s.cells.len();
-        for k in 0..s.piconets.len() {
-            place.push(((first_cell + cell_media.len() + k) as u32, 0));
+        let piconet_groups = piconet_groups(s);
+        for (k, g) in piconet_groups.iter().enumerate() {
+            let offset: usize = piconet_groups[..k]
+                .iter()
+                .zip(&plans[first_piconet..])
+                .filter(|(h, _)| *h == g)
+                .map(|(_, p)| p.ends.len())
+                .sum();
+            place.push(((first_cell + cell_media.len() + g) as u32, offset as u32));
         }
 
         // The names `match` tables may use.
@@ -475,18 +483,42 @@ impl Simulation {
             }
             media.push(AnyMedium::Dyn(Box::new(cell)));
         }
-        for (k, p) in s.piconets.iter().enumerate() {
-            let mut piconet = crate::link::bluetooth::Piconet::new(
-                p.name.clone(),
-                piconet_conf(p, s.run.warmup.time()),
-                &plans[first_piconet + k].ends,
-                seed,
-                &p.slaves,
-            );
-            if let Some(a) = air.as_mut().and_then(|sp| sp.piconet(p)) {
-                piconet.attach_air(a);
+        let groups = piconet_groups.iter().copied().max().map_or(0, |g| g + 1);
+        for g in 0..groups {
+            let mut members = Vec::new();
+            for (k, p) in s.piconets.iter().enumerate() {
+                if piconet_groups[k] != g {
+                    continue;
+                }
+                let mut piconet = crate::link::bluetooth::Piconet::new(
+                    p.name.clone(),
+                    piconet_conf(p, s.run.warmup.time()),
+                    &plans[first_piconet + k].ends,
+                    seed,
+                    &p.slaves,
+                );
+                if let Some(a) = air.as_mut().and_then(|sp| sp.piconet(p)) {
+                    piconet.attach_air(a);
+                }
+                members.push((p, piconet));
             }
-            media.push(AnyMedium::Dyn(Box::new(piconet)));
+            let bridge = s
+                .bridges
+                .iter()
+                .find(|b| members.iter().any(|(p, _)| b.piconets.contains(&p.name)));
+            match bridge {
+                None => {
+                    for (_, piconet) in members {
+                        media.push(AnyMedium::Dyn(Box::new(piconet)));
+                    }
+                }
+                Some(b) => media.push(AnyMedium::Dyn(Box::new(build_scatternet(
+                    b,
+                    members,
+                    seed,
+                    s.run.warmup.time(),
+                )))),
+            }
         }
         for (name, factory) in std::mem::take(&mut opts.media) {
             match media.iter().position(|m| m.get().name() == name) {
@@ -1229,6 +1261,72 @@ fn build_cell(
     Cell::shared(phy, conf, &refs, seed, stats_from)
 }
 
+/// Which medium each piconet is in, counted from the first piconet medium: a piconet
+/// alone is one; the piconets a bridge joins share the first one's.
+fn piconet_groups(s: &crate::scenario::Scenario) -> Vec<usize> {
+    let mut group: Vec<usize> = Vec::with_capacity(s.piconets.len());
+    let mut next = 0;
+    for p in &s.piconets {
+        let joined = s
+            .bridges
+            .iter()
+            .filter(|b| b.piconets.contains(&p.name))
+            .flat_map(|b| b.piconets.iter())
+            .filter_map(|q| s.piconets.iter().position(|x| x.name == *q))
+            .find(|&q| q < group.len());
+        match joined {
+            Some(q) => group.push(group[q]),
+            None => {
+                group.push(next);
+                next += 1;
+            }
+        }
+    }
+    group
+}
+
+/// A scatternet from its bridge and its piconets (scenario order): each piconet learns
+/// which slave is the bridge, its M_b and buffer; the bridge starts in its first piconet,
+/// and its second piconet's clock runs `clock_offset` behind (default: uniform in
+/// [0, 2T) from stream `bridge:<node>:clock`, microsecond steps).
+fn build_scatternet(
+    b: &crate::scenario::BridgeSpec,
+    members: Vec<(
+        &crate::scenario::PiconetSpec,
+        crate::link::bluetooth::Piconet,
+    )>,
+    seed: u64,
+    warmup: SimTime,
+) -> crate::link::bluetooth::Scatternet {
+    use crate::link::bluetooth::{polling::IDLE_FRAME, Scatternet, WalkIn};
+    use rand::RngCore;
+    let offset = b.clock_offset.map_or_else(
+        || {
+            let us = crate::engine::stream(seed, &format!("bridge:{}:clock", b.node)).next_u64()
+                % (IDLE_FRAME.0 / 1000);
+            SimTime(us * 1000)
+        },
+        |d| d.0,
+    );
+    let mut names = Vec::new();
+    let mut piconets = Vec::new();
+    for (p, mut piconet) in members {
+        let j = p.slaves.iter().position(|n| *n == b.node).unwrap_or(0);
+        let m_b = b.m_b(p).unwrap_or(u32::MAX);
+        let conf = piconet_conf(p, warmup);
+        let segs = conf.sar.count(conf.mtu + conf.overhead, conf.types);
+        let buffer = b.buffer_in(p, segs).unwrap_or(u32::MAX);
+        let first = b.piconets.first() == Some(&p.name);
+        piconet.set_bridge(WalkIn::new(j, m_b.saturating_add(1), buffer, first, warmup));
+        if !first {
+            piconet.set_clock_phase(offset);
+        }
+        names.push(p.name.clone());
+        piconets.push(piconet);
+    }
+    Scatternet::new(piconets, names, b.node.clone())
+}
+
 /// The medium parameters of a validated `[[piconets]]` entry.
 fn piconet_conf(
     p: &crate::scenario::PiconetSpec,
@@ -1244,6 +1342,9 @@ fn piconet_conf(
         .collect();
     let channel = match &p.channel {
         Some(c) => match (&c.gilbert_elliott, c.ber) {
+            (Some(ge), _) if p.channel_state.as_deref() == Some("per-packet") => {
+                ChannelKind::GilbertElliottPerPacket(ge.params())
+            }
             (Some(ge), _) => ChannelKind::GilbertElliott(ge.params()),
             (None, Some(b)) => ChannelKind::Ber(b.0),
             (None, None) => ChannelKind::Perfect,
