@@ -417,3 +417,66 @@ fn channels_3_to_10_scale_linearly() {
         assert_conserved(&r);
     }
 }
+
+/// `text` with its trunk's scheme set to `scheme` ("srr" or "jkm").
+fn with_scheme(text: &str, scheme: &str) -> String {
+    let out = text.replacen("members = [", &format!("scheme = \"{scheme}\"\nmembers = ["), 1);
+    assert_ne!(out, text);
+    out
+}
+
+fn control<'a>(r: &'a RunResults, node: &str) -> Row<'a> {
+    let t = table(r, "trunk_control");
+    let index = t.row_of("node", node).expect("a control row for the node");
+    Row { table: t, index }
+}
+
+#[test]
+#[ignore]
+fn explore_schemes() {
+    for scheme in ["proposed", "srr", "jkm"] {
+        for (label, text) in [
+            ("ideal", wifi_trunk(&[1, 5, 9], 0, &[], 30)),
+            ("cong1", wifi_trunk(&[1, 5, 9], 1, &[], 30)),
+            ("ber1e-5", wifi_trunk(&[1, 5, 9], 0, &[1e-5; 3], 30)),
+        ] {
+            let text = if scheme == "proposed" { text } else { with_scheme(&text, scheme) };
+            let r = run_text(&text);
+            let f = flow(&r, "stcp");
+            let rx = receiver(&r, "node1");
+            eprint!(
+                "{scheme} {label}: {:.3} Mb/s timeouts {} retx {} | in_order {} queued {} late {} dup {} held {} lat {:.4}",
+                goodput(&r) / 1e6,
+                f.u("timeouts"),
+                f.u("retransmits"),
+                rx.u("in_order"),
+                rx.u("queued"),
+                rx.u("late"),
+                rx.u("duplicates"),
+                rx.u("held_at_end"),
+                rx.f("latency_mean_s"),
+            );
+            if scheme != "proposed" {
+                let c = control(&r, "node1");
+                eprint!(
+                    " | markers {}/{} acks {}/{} naks {}/{} retx {} blocked {:.2}s longest {:.3} long {}",
+                    c.u("markers_sent"),
+                    c.u("markers_received"),
+                    c.u("acks_sent"),
+                    c.u("acks_received"),
+                    c.u("naks_sent"),
+                    c.u("naks_received"),
+                    c.u("retransmissions"),
+                    c.f("blocked_s"),
+                    c.f("longest_block_s"),
+                    c.u("blocks_over_200ms")
+                );
+            }
+            eprintln!();
+            let ts = series(&r.timeseries, "stcp", "throughput_bps");
+            let v: Vec<String> = ts.iter().map(|(_, g)| format!("{:.1}", g / 1e6)).collect();
+            eprintln!("   series {}", v.join(" "));
+            assert_conserved(&r);
+        }
+    }
+}
