@@ -330,12 +330,13 @@ impl Waits {
 }
 
 /// The `trunk_control` row of one trunk direction (its SRR or JKM receiver reports it):
-/// the control packets each side made and received, and the receiver's waits.
+/// the control packets each side made and received, the deliveries out of order (SRR),
+/// and the receiver's stalls.
 pub(crate) fn control_row(
     out: &mut Vec<(String, Table)>,
     who: (&str, &str, &str),
     c: &ControlCounts,
-    markers_received: u64,
+    (markers_received, misordered): (u64, u64),
     waits: &Waits,
 ) {
     let g = ControlCounts::get;
@@ -353,6 +354,7 @@ pub(crate) fn control_row(
             ("naks_sent", Cell::U(g(&c.naks_sent))),
             ("naks_received", Cell::U(g(&c.naks_received))),
             ("retransmissions", Cell::U(g(&c.retransmissions))),
+            ("misordered", Cell::U(misordered)),
             ("blocked_s", Cell::F(waits.total.as_secs_f64())),
             ("longest_block_s", Cell::F(waits.longest.as_secs_f64())),
             ("blocks_over_200ms", Cell::U(waits.long)),

@@ -51,7 +51,9 @@
 //!
 //! The sender still stamps `Packet::trunk_seq` on the data it stripes: the receiver's
 //! algorithm never reads it; it only recognizes trunk packets by it and counts, as a
-//! measurement no real receiver makes, the deliveries that came out of order (`late`).
+//! measurement no real receiver makes, the deliveries that came out of order
+//! (`trunk_control.misordered`; in `trunk_receivers`, a packet delivered on arrival is
+//! `in_order` or, misordered, `late`, one that waited is `queued`).
 
 use super::{control_row, receiver_row, ControlCounts, Spread, Waits};
 use crate::engine::SimTime;
@@ -254,8 +256,10 @@ pub struct SrrReceiver {
     cur: usize,
     round: u64,
     held: u64,
-    /// The highest sequence number delivered (for the `late` count only).
+    /// The highest sequence number delivered (to count misordered deliveries only).
     max_seq: u64,
+    delivered: u64,
+    misordered: u64,
     in_order: u64,
     queued: u64,
     late: u64,
@@ -288,6 +292,8 @@ impl SrrReceiver {
             round: 0,
             held: 0,
             max_seq: 0,
+            delivered: 0,
+            misordered: 0,
             in_order: 0,
             queued: 0,
             late: 0,
@@ -311,9 +317,11 @@ impl SrrReceiver {
         self.deficit[self.cur] += self.quantum;
     }
 
-    /// Reads the stripes in the sender's order until the one it names is empty.
-    fn drain(&mut self, cx: &mut HookCtx<'_>) {
-        let before = self.in_order + self.late;
+    /// Reads the stripes in the sender's order until the one it names is empty. Returns
+    /// whether `arriving` was delivered, and if so out of order.
+    fn drain(&mut self, arriving: PacketId, cx: &mut HookCtx<'_>) -> Option<bool> {
+        let before = self.delivered;
+        let mut arrived = None;
         while let Some(&pkt) = self.queues[self.cur].front() {
             let k = self.cur;
             let p = cx.packets.get(pkt);
@@ -336,11 +344,12 @@ impl SrrReceiver {
             let (seq, size, at) = (p.trunk_seq, i64::from(p.size_bytes), p.enqueued);
             self.queues[k].pop_front();
             self.held -= 1;
-            if seq < self.max_seq {
-                self.late += 1;
-            } else {
-                self.in_order += 1;
-                self.max_seq = seq;
+            self.delivered += 1;
+            let misordered = seq < self.max_seq;
+            self.misordered += u64::from(misordered);
+            self.max_seq = self.max_seq.max(seq);
+            if pkt == arriving {
+                arrived = Some(misordered);
             }
             self.latency.record((cx.now - at).as_secs_f64());
             cx.release(pkt);
@@ -349,8 +358,8 @@ impl SrrReceiver {
                 self.next_turn();
             }
         }
-        let delivered = self.in_order + self.late > before;
-        self.waits.update(delivered, self.held, cx.now);
+        self.waits.update(self.delivered > before, self.held, cx.now);
+        arrived
     }
 }
 
@@ -372,12 +381,14 @@ impl NodeHook for SrrReceiver {
         if !ours {
             return HookVerdict::Pass;
         }
+        let data = p.trunk_ctl == TrunkCtl::Data;
         self.queues[k].push_back(pkt);
         self.held += 1;
-        self.drain(cx);
-        let data = !cx.packets.get(pkt).trunk_ctl.is_control();
-        if data && self.queues[k].back() == Some(&pkt) {
-            self.queued += 1;
+        match self.drain(pkt, cx) {
+            _ if !data => {}
+            None => self.queued += 1,
+            Some(true) => self.late += 1,
+            Some(false) => self.in_order += 1,
         }
         HookVerdict::Hold
     }
@@ -398,8 +409,231 @@ impl NodeHook for SrrReceiver {
             out,
             (&self.trunk, &self.node, "srr"),
             &self.counts,
-            self.markers,
+            (self.markers, self.misordered),
             &self.waits,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! SRR's sender and receiver against hand-worked sequences (seed 004 Figs. 1–3; the
+    //! deficit arithmetic of Adiseshu et al.'s SRR, DRR's surplus carried over).
+    use super::*;
+    use crate::engine::{EventQueue, Timers};
+    use crate::hook::HookEffect;
+    use crate::packet::{FlowId, PacketArena};
+    use crate::qdisc::testing::Harness;
+    use crate::sim::Event;
+
+    const PEER: NodeId = NodeId(9);
+    const SIZE: u32 = 1488;
+
+    /// What each stripe holds, as "d<seq>" for data and "m<round>" for markers.
+    fn contents(q: &SrrSender, h: &Harness) -> Vec<Vec<String>> {
+        q.stripes
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .map(|&p| {
+                        let p = h.packets.get(p);
+                        match p.trunk_ctl {
+                            TrunkCtl::Marker => format!("m{}", p.trunk_seq),
+                            _ => format!("d{}", p.trunk_seq),
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Quantum 3 000 B, 1 488-B packets: a stripe's first turn takes three packets
+    /// (3 000 → 1 512 → 24 → −1 464) and then its marker; the next turn starts from
+    /// −1 464 + 3 000 = 1 536 and takes two (48, −1 440); the surplus carries over.
+    #[test]
+    fn sender_deficits_carry_the_surplus_and_markers_end_each_turn() {
+        let mut h = Harness::new();
+        let counts = Arc::new(ControlCounts::default());
+        let mut q = SrrSender::new(50, PEER, vec![3, 5, 7], 3000, 40, counts.clone());
+        for _ in 0..15 {
+            let p = h.packet_with(0, SIZE, |p| {
+                p.out_iface = 3;
+                p.next_hop = PEER;
+            });
+            assert_eq!(h.enqueue(&mut q, p), Verdict::Queued);
+        }
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            contents(&q, &h),
+            vec![
+                s(&["d1", "d2", "d3", "m0", "d10", "d11", "m1"]),
+                s(&["d4", "d5", "d6", "m0", "d12", "d13", "m1"]),
+                s(&["d7", "d8", "d9", "m0", "d14", "d15", "m1"]),
+            ]
+        );
+        assert_eq!(q.created(), 6);
+        assert_eq!(ControlCounts::get(&counts.markers_sent), 6);
+        assert_eq!(q.len(), 21);
+        // Each member takes only its own stripe, markers included (40 B, addressed to the
+        // peer, out of that member).
+        let got: Vec<PacketId> = (0..4).map(|_| h.dequeue_for(&mut q, 5).unwrap()).collect();
+        let m = h.packets.get(got[3]);
+        assert_eq!((m.trunk_ctl, m.size_bytes, m.out_iface), (TrunkCtl::Marker, 40, 5));
+        assert_eq!(m.dst_node, PEER);
+        assert_eq!(h.packets.get(got[0]).trunk_seq, 4);
+    }
+
+    /// A full stripe FIFO drops the packet the algorithm gave it, which is still charged.
+    #[test]
+    fn a_full_stripe_drops_but_charges() {
+        let mut h = Harness::new();
+        let mut q = SrrSender::new(1, PEER, vec![3, 5], 3000, 40, Default::default());
+        let mut verdicts = Vec::new();
+        for _ in 0..3 {
+            let p = h.packet_with(0, SIZE, |p| {
+                p.out_iface = 3;
+                p.next_hop = PEER;
+            });
+            verdicts.push(h.enqueue(&mut q, p));
+        }
+        assert_eq!(
+            verdicts,
+            vec![Verdict::Queued, Verdict::Dropped, Verdict::Dropped]
+        );
+        // The third packet still ended stripe 0's turn: its marker is queued.
+        let s0 = contents(&q, &h)[0].clone();
+        assert_eq!(s0, vec!["d1".to_string(), "m0".to_string()]);
+        assert_eq!(q.cur, 1);
+    }
+
+    struct Rig {
+        r: SrrReceiver,
+        packets: PacketArena,
+        events: EventQueue<Event>,
+        timers: Timers,
+        out: Vec<HookEffect>,
+    }
+
+    impl Rig {
+        fn new() -> Rig {
+            let members = vec![IfaceId(3), IfaceId(5), IfaceId(7)];
+            Rig {
+                r: SrrReceiver::new("t", "n1", members, 3000, Default::default()),
+                packets: PacketArena::new(),
+                events: EventQueue::new(),
+                timers: Timers::new(),
+                out: Vec::new(),
+            }
+        }
+
+        /// Data packet `seq` (or, `marker`, a marker of round `seq`) arrives on stripe
+        /// `k`; returns what the receiver delivered (data sequence numbers, in order).
+        fn arrive(&mut self, k: usize, seq: u64, marker: bool) -> Vec<u64> {
+            let mut p = Packet::udp(FlowId(0), if marker { 40 } else { SIZE }, SimTime::ZERO);
+            p.trunk_seq = seq;
+            p.trunk_ctl = if marker {
+                TrunkCtl::Marker
+            } else {
+                TrunkCtl::Data
+            };
+            let id = self.packets.alloc(p, Location::Node(0));
+            let iface = [IfaceId(3), IfaceId(5), IfaceId(7)][k];
+            let mut cx = HookCtx {
+                now: SimTime::ZERO,
+                hook: 0,
+                packets: &mut self.packets,
+                events: &mut self.events,
+                timers: &mut self.timers,
+                out: &mut self.out,
+            };
+            assert_eq!(self.r.on_arrival(id, iface, &mut cx), HookVerdict::Hold);
+            std::mem::take(&mut self.out)
+                .into_iter()
+                .filter_map(|e| match e {
+                    HookEffect::Release(p) => Some(self.packets.get(p).trunk_seq),
+                    HookEffect::Consume(_) => None,
+                    e => panic!("unexpected {e:?}"),
+                })
+                .collect()
+        }
+    }
+
+    /// The sender's first round (stripes 0, 1, 2 with d1–d3, d4–d6, d7–d9 and their
+    /// markers) arriving in any stripe order is delivered in the original order: logical
+    /// reception restores FIFO without reading sequence numbers (Fig. 2).
+    #[test]
+    fn logical_reception_restores_the_senders_order() {
+        let mut g = Rig::new();
+        let mut got = Vec::new();
+        got.extend(g.arrive(2, 7, false));
+        got.extend(g.arrive(1, 4, false));
+        assert!(got.is_empty(), "waits on stripe 0");
+        assert_eq!(g.r.held(), 2);
+        got.extend(g.arrive(0, 1, false));
+        got.extend(g.arrive(0, 2, false));
+        got.extend(g.arrive(1, 5, false));
+        got.extend(g.arrive(0, 3, false));
+        got.extend(g.arrive(2, 8, false));
+        got.extend(g.arrive(1, 6, false));
+        got.extend(g.arrive(2, 9, false));
+        assert_eq!(got, (1..=9).collect::<Vec<u64>>());
+        for k in 0..3 {
+            g.arrive(k, 0, true);
+        }
+        assert_eq!(g.r.position(), (0, 1));
+        // Round 1 (from −1 464 + 3 000): two packets per stripe.
+        assert_eq!(g.arrive(0, 10, false), vec![10]);
+        assert_eq!(g.arrive(0, 11, false), vec![11]);
+        assert_eq!(g.r.position(), (1, 1));
+        assert_eq!(g.r.misordered, 0);
+        // Stripe 2's m0 waits for stripe 2's turn.
+        assert_eq!(g.r.held(), 1);
+    }
+
+    /// Fig. 3: d2 is lost on stripe 0; the receiver takes d3 in its place and waits for
+    /// more of stripe 0 (blocked, holding stripe 1's d4); the marker m0 that ends the
+    /// sender's turn ends the receiver's too, and stripe 1 follows, in order. The
+    /// receiver restarts stripe 0's counter from zero, so in round 1 it expects a full
+    /// quantum where the sender (with its −1 464 surplus) sends two packets: the sender's
+    /// marker m1 ends that turn.
+    #[test]
+    fn a_marker_of_this_round_ends_the_turn_after_a_loss() {
+        let mut g = Rig::new();
+        assert_eq!(g.arrive(0, 1, false), vec![1]);
+        assert_eq!(g.arrive(1, 4, false), Vec::<u64>::new());
+        assert_eq!(g.arrive(0, 3, false), vec![3]);
+        assert_eq!(g.r.position(), (0, 0), "still expects bytes of stripe 0");
+        assert_eq!(g.arrive(0, 0, true), vec![4]);
+        assert_eq!(g.r.position(), (1, 0));
+        for (k, seq) in [(1, 5), (1, 6), (2, 7), (2, 8), (2, 9)] {
+            assert_eq!(g.arrive(k, seq, false), vec![seq]);
+        }
+        assert_eq!(g.r.position(), (0, 1));
+        assert_eq!(g.arrive(1, 0, true), Vec::<u64>::new());
+        assert_eq!(g.arrive(0, 10, false), vec![10]);
+        assert_eq!(g.arrive(0, 11, false), vec![11]);
+        assert_eq!(g.arrive(1, 12, false), Vec::<u64>::new());
+        assert_eq!(g.r.position(), (0, 1), "waits for the rest of stripe 0's turn");
+        assert_eq!(g.arrive(0, 1, true), vec![12]);
+        assert_eq!(g.r.misordered, 0);
+        assert_eq!(g.r.markers, 3);
+    }
+
+    /// A marker of a later round than the receiver's (stripe 0's turns of rounds 0 and 1
+    /// both lost, with their markers but the last) ends the turn and leaves the stripe
+    /// skipped until that round; there the marker is consumed and the turn ends again.
+    #[test]
+    fn a_marker_of_a_later_round_skips_the_stripe() {
+        let mut g = Rig::new();
+        assert_eq!(g.arrive(0, 1, true), Vec::<u64>::new());
+        assert_eq!(g.r.position(), (1, 0));
+        assert_eq!(g.r.held(), 1, "the marker stays until round 1");
+        for (k, seq) in [(1, 4), (1, 5), (1, 6), (2, 7), (2, 8), (2, 9)] {
+            assert_eq!(g.arrive(k, seq, false), vec![seq]);
+        }
+        // Round 1: stripe 0's marker says its turn is over; stripe 1 follows.
+        assert_eq!(g.r.position(), (1, 1));
+        assert_eq!(g.r.held(), 0);
+        assert_eq!(g.r.markers, 1);
     }
 }
