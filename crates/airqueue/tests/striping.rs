@@ -430,7 +430,11 @@ fn channels_3_to_10_scale_linearly() {
 
 /// `text` with its trunk's scheme set to `scheme` ("srr" or "jkm").
 fn with_scheme(text: &str, scheme: &str) -> String {
-    let out = text.replacen("members = [", &format!("scheme = \"{scheme}\"\nmembers = ["), 1);
+    let out = text.replacen(
+        "members = [",
+        &format!("scheme = \"{scheme}\"\nmembers = ["),
+        1,
+    );
     assert_ne!(out, text);
     out
 }
@@ -479,7 +483,10 @@ fn srr_ideal_is_lower_than_proposed_and_markers_are_counted() {
     let data = received(&rx) as f64;
     let markers = c.u("markers_sent") as f64;
     let expect = data * 1488.0 / 3000.0;
-    assert!((markers / expect - 1.0).abs() < 0.01, "{markers} vs {expect}");
+    assert!(
+        (markers / expect - 1.0).abs() < 0.01,
+        "{markers} vs {expect}"
+    );
     let p = &r.summary.packets;
     assert!(p.created >= c.u("markers_sent") && p.consumed >= c.u("markers_received"));
     // The rest are still queued at node2's stripes, on the air or held at node1.
@@ -629,18 +636,24 @@ fn chains_give_about_three_times_one_channel_per_hop() {
     }
     for (k, g) in single.iter().enumerate() {
         let want = single[0] / (k + 1) as f64;
-        assert!((g / want - 1.0).abs() <= 0.10, "{} hops: {g} vs {want}", k + 1);
+        assert!(
+            (g / want - 1.0).abs() <= 0.10,
+            "{} hops: {g} vs {want}",
+            k + 1
+        );
     }
 }
 
-/// Seed 004 §2.1 and Fig. 13 ("its throughput fluctuates greatly and sometimes drops to
-/// 0 Mbps"; "the trunk receiver in SRR may get blocked when a TCP packet is lost on a
-/// striping channel but no new packet is expected to arrive soon due to TCP's windowing
-/// ... TCP will perform poorly due to frequent timeouts"): with stripe queues of 5 packets
-/// the sender drops packets SRR assigned to a busy stripe, and the receiver stalls for
-/// 200 ms or more (until TCP's retransmission timeout; the longest at least 0.5 s), TCP
-/// times out, and the goodput of some seconds falls below a third of the mean. With the default 50-packet stripe
-/// queues nothing is dropped and none of this happens (the other SRR tests).
+/// Seed 004 §2.1 and Figs. 13, 35 ("the receiving operation will block forever on the
+/// current stripe until some new packets arrive ... when the TCP sender timeouts and
+/// resends the lost packet"; "the achieved TCP throughput quickly drops to 0 Mbps without
+/// any further progress ... the TCP retransmit timer [backs] off exponentially"): with
+/// stripe queues of 5 packets the sender drops packets and markers in TCP's first window,
+/// the receiver blocks on a stripe the sender's retransmissions do not reach (each
+/// retransmission goes to the stripe whose turn it is at the sender), and TCP backs off:
+/// stalls of 0.5 s and more, TCP timeouts, under 1 Mb/s over the run. With the default
+/// 50-packet stripe queues nothing is dropped and none of this happens (the other SRR
+/// tests).
 #[test]
 fn srr_blocks_until_tcp_times_out_when_its_stripes_drop() {
     let text = with_scheme(&wifi_trunk(&[1, 5, 9], 0, &[], 30), "srr")
@@ -648,27 +661,18 @@ fn srr_blocks_until_tcp_times_out_when_its_stripes_drop() {
     let r = run_text(&text);
     let f = flow(&r, "stcp");
     let c = control(&r, "node1");
-    let ts: Vec<f64> = series(&r.timeseries, "stcp", "throughput_bps")
-        .into_iter()
-        .skip(5)
-        .map(|(_, g)| g)
-        .collect();
-    let mean = ts.iter().sum::<f64>() / ts.len() as f64;
-    let low = ts.iter().cloned().fold(f64::INFINITY, f64::min);
+    let dropped = r.summary.packets.dropped["qdisc_overflow"];
     eprintln!(
-        "SRR, 5-packet stripes: {:.3} Mb/s (per second {:.2} .. {:.2}); sender drops {}, TCP timeouts {}, stalls over 200 ms {}, longest {:.3} s",
+        "SRR, 5-packet stripes: {:.3} Mb/s; sender drops {dropped} (data {}), TCP timeouts {}, stalls over 200 ms {}, longest {:.3} s",
         goodput(&r) / 1e6,
-        low / 1e6,
-        ts.iter().cloned().fold(0.0, f64::max) / 1e6,
         f.u("drops_qdisc_overflow"),
         f.u("timeouts"),
         c.u("blocks_over_200ms"),
         c.f("longest_block_s")
     );
-    assert!(f.u("drops_qdisc_overflow") > 0);
+    assert!(dropped > 0);
     assert!(f.u("timeouts") >= 1 && c.u("blocks_over_200ms") >= 1);
     assert!(c.f("longest_block_s") >= 0.5);
-    assert!(low < mean / 3.0, "{low} vs mean {mean}");
+    assert!(goodput(&r) < 1e6);
     assert_conserved(&r);
 }
-

@@ -487,7 +487,11 @@ mod tests {
                     HookEffect::Send(p) => {
                         let p = self.packets.get(p);
                         assert_eq!((p.dst_node, p.size_bytes), (NodeId(2), 40));
-                        let k = if p.trunk_ctl == TrunkCtl::Ack { 'a' } else { 'n' };
+                        let k = if p.trunk_ctl == TrunkCtl::Ack {
+                            'a'
+                        } else {
+                            'n'
+                        };
                         sent.push(format!("{k}{}", p.trunk_seq));
                     }
                     e => panic!("unexpected {e:?}"),
@@ -540,7 +544,10 @@ mod tests {
         );
         assert_eq!(g.arrive(6), (HookVerdict::Hold, vec![], s(&["n5", "a1"])));
         // No timer flushes: 20 ms later the open holes are asked for again.
-        let t = g.timers.armed_at(g.r.nak_timer).expect("the NAK timer runs");
+        let t = g
+            .timers
+            .armed_at(g.r.nak_timer)
+            .expect("the NAK timer runs");
         assert_eq!(t, SimTime::from_millis(20));
         g.now = t;
         g.timers.cancel(g.r.nak_timer);

@@ -37,9 +37,9 @@ pub mod trunk;
 use crate::engine::SimTime;
 use crate::metrics::{Column, Table};
 use crate::scenario::{Bytes, Duration};
-use std::sync::atomic::{AtomicU64, Ordering};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The striping method of a trunk.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -17,10 +17,11 @@
 //! proposed method's configuration, under which SRR would stall the whole trunk on the
 //! stripe the algorithm names). A packet the full FIFO refuses is dropped
 //! (`qdisc_overflow`) after the algorithm charged it to the stripe, as an interface queue
-//! refusing an already-striped packet: for the receiver it is a loss on that stripe.
-//! Markers do not count against `limit` (a slot per stripe turn, at most one per two full
-//! data packets). A packet routed out of a member for another node than the peer waits in
-//! its member's FIFO without taking part.
+//! refusing an already-striped packet: for the receiver it is a loss on that stripe. A
+//! marker takes a place in the FIFO like any packet and is dropped the same way when the
+//! FIFO is full (it was made, so the ledger counts it as created and dropped). A packet
+//! routed out of a member for another node than the peer waits in its member's FIFO
+//! without taking part.
 //!
 //! **Receiver** ([`SrrReceiver`], a node hook on the peer; Fig. 2): "logical reception".
 //! Packets wait in a FIFO per stripe; the receiver runs the sender's algorithm with the
@@ -76,10 +77,8 @@ pub struct SrrSender {
     control_bytes: u32,
     /// The member interfaces, in stripe order.
     members: Vec<u32>,
-    /// Each stripe's FIFO (data and markers).
+    /// Each stripe's FIFO (data and markers), at most `limit` packets.
     stripes: Vec<VecDeque<PacketId>>,
-    /// Data packets in each stripe's FIFO (what `limit` bounds).
-    data: Vec<u32>,
     deficit: Vec<i64>,
     /// The stripe whose turn it is, and the round.
     cur: usize,
@@ -114,7 +113,6 @@ impl SrrSender {
             control_bytes,
             members,
             stripes: vec![VecDeque::new(); n],
-            data: vec![0; n],
             deficit,
             cur: 0,
             round: 0,
@@ -136,11 +134,10 @@ impl SrrSender {
 
     /// Appends `pkt` to stripe `k`, or drops it when the stripe's FIFO is full.
     fn push(&mut self, k: usize, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
-        if self.data[k] >= self.limit {
+        if self.stripes[k].len() >= self.limit as usize {
             ctx.drop_packet(pkt, DropReason::QdiscOverflow);
             return Verdict::Dropped;
         }
-        self.data[k] += 1;
         self.len += 1;
         self.backlog += ctx.len_of(pkt) as u64;
         self.stripes[k].push_back(pkt);
@@ -170,9 +167,7 @@ impl SrrSender {
         let id = ctx.packets.alloc(marker, home);
         self.created += 1;
         ControlCounts::add(&self.counts.markers_sent);
-        self.len += 1;
-        self.backlog += ctx.len_of(id) as u64;
-        self.stripes[k].push_back(id);
+        self.push(k, id, ctx);
         self.cur = (k + 1) % self.members.len();
         if self.cur == 0 {
             self.round += 1;
@@ -194,7 +189,9 @@ impl Qdisc for SrrSender {
             return self.push(k, pkt, ctx);
         }
         let k = self.cur;
-        let size = i64::from(ctx.len_of(pkt));
+        // The IP length, as the receiver counts it (a trunk is a network-layer device; the
+        // device's link header is not the packet's).
+        let size = i64::from(ctx.packets.size(pkt));
         let seq = self.next_seq;
         self.next_seq += 1;
         let member = self.members[k];
@@ -216,9 +213,6 @@ impl Qdisc for SrrSender {
         let pkt = self.stripes[k].pop_front()?;
         self.len -= 1;
         self.backlog -= ctx.len_of(pkt) as u64;
-        if !ctx.packets.get(pkt).trunk_ctl.is_control() {
-            self.data[k] -= 1;
-        }
         Some(pkt)
     }
 
@@ -358,7 +352,8 @@ impl SrrReceiver {
                 self.next_turn();
             }
         }
-        self.waits.update(self.delivered > before, self.held, cx.now);
+        self.waits
+            .update(self.delivered > before, self.held, cx.now);
         arrived
     }
 }
@@ -478,7 +473,10 @@ mod tests {
         // peer, out of that member).
         let got: Vec<PacketId> = (0..4).map(|_| h.dequeue_for(&mut q, 5).unwrap()).collect();
         let m = h.packets.get(got[3]);
-        assert_eq!((m.trunk_ctl, m.size_bytes, m.out_iface), (TrunkCtl::Marker, 40, 5));
+        assert_eq!(
+            (m.trunk_ctl, m.size_bytes, m.out_iface),
+            (TrunkCtl::Marker, 40, 5)
+        );
         assert_eq!(m.dst_node, PEER);
         assert_eq!(h.packets.get(got[0]).trunk_seq, 4);
     }
@@ -500,10 +498,10 @@ mod tests {
             verdicts,
             vec![Verdict::Queued, Verdict::Dropped, Verdict::Dropped]
         );
-        // The third packet still ended stripe 0's turn: its marker is queued.
-        let s0 = contents(&q, &h)[0].clone();
-        assert_eq!(s0, vec!["d1".to_string(), "m0".to_string()]);
-        assert_eq!(q.cur, 1);
+        // The third packet still ended stripe 0's turn; its marker found the FIFO full too
+        // (made and dropped: the simulator frees it).
+        assert_eq!(contents(&q, &h)[0], vec!["d1".to_string()]);
+        assert_eq!((q.cur, q.created(), h.drops.pending.len()), (1, 1, 3));
     }
 
     struct Rig {
@@ -613,7 +611,11 @@ mod tests {
         assert_eq!(g.arrive(0, 10, false), vec![10]);
         assert_eq!(g.arrive(0, 11, false), vec![11]);
         assert_eq!(g.arrive(1, 12, false), Vec::<u64>::new());
-        assert_eq!(g.r.position(), (0, 1), "waits for the rest of stripe 0's turn");
+        assert_eq!(
+            g.r.position(),
+            (0, 1),
+            "waits for the rest of stripe 0's turn"
+        );
         assert_eq!(g.arrive(0, 1, true), vec![12]);
         assert_eq!(g.r.misordered, 0);
         assert_eq!(g.r.markers, 3);
