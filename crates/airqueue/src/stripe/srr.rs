@@ -57,7 +57,6 @@
 //! `in_order` or, misordered, `late`, one that waited is `queued`).
 
 use super::{control_row, receiver_row, ControlCounts, Spread, Waits};
-use crate::engine::SimTime;
 use crate::hook::{HookCtx, HookVerdict, NodeHook};
 use crate::metrics::Table;
 use crate::packet::{DropReason, Location, NodeId, Packet, PacketId, TrunkCtl};
@@ -415,7 +414,7 @@ mod tests {
     //! SRR's sender and receiver against hand-worked sequences (seed 004 Figs. 1–3; the
     //! deficit arithmetic of Adiseshu et al.'s SRR, DRR's surplus carried over).
     use super::*;
-    use crate::engine::{EventQueue, Timers};
+    use crate::engine::{EventQueue, SimTime, Timers};
     use crate::hook::HookEffect;
     use crate::packet::{FlowId, PacketArena};
     use crate::qdisc::testing::Harness;
