@@ -7,6 +7,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .core import (
     Reproduction,
     as_list,
@@ -135,10 +137,11 @@ def _cells_ber(v: Any) -> float:
 
 
 def _proposed_at(ber: float) -> float:
-    return next(
-        (y for b, y in WANG_PROPOSED_BY_BER.items() if abs(b - ber) <= 1e-3 * max(b, 1e-12)),
-        math.nan,
-    )
+    """The paper's points joined by straight lines; NaN beyond its last BER."""
+    xs, ys = zip(*sorted(WANG_PROPOSED_BY_BER.items()), strict=True)
+    if ber > xs[-1] * (1 + 1e-9):
+        return math.nan
+    return float(np.interp(ber, xs, ys))
 
 
 def _scheme_ber_scenario(file: str) -> Callable[[bool], dict[str, Any]]:
