@@ -645,16 +645,15 @@ fn chains_give_about_three_times_one_channel_per_hop() {
     }
 }
 
-/// Seed 004 §2.1 and Figs. 13, 35 ("the receiving operation will block forever on the
-/// current stripe until some new packets arrive ... when the TCP sender timeouts and
-/// resends the lost packet"; "the achieved TCP throughput quickly drops to 0 Mbps without
-/// any further progress ... the TCP retransmit timer [backs] off exponentially"): with
-/// stripe queues of 5 packets the sender drops packets and markers in TCP's first window,
-/// the receiver blocks on a stripe the sender's retransmissions do not reach (each
-/// retransmission goes to the stripe whose turn it is at the sender), and TCP backs off:
-/// stalls of 0.5 s and more, TCP timeouts, under 1 Mb/s over the run. With the default
-/// 50-packet stripe queues nothing is dropped and none of this happens (the other SRR
-/// tests).
+/// Seed 004 §2.1 and Fig. 13 ("its throughput fluctuates greatly and sometimes drops to
+/// 0 Mbps"; "the trunk receiver in SRR may get blocked when a TCP packet is lost on a
+/// striping channel but no new packet is expected to arrive soon due to TCP's windowing
+/// ... TCP will perform poorly due to frequent timeouts"): with stripe queues of 5 packets
+/// the sender drops packets SRR assigned to a busy stripe, and the receiver stalls for
+/// 200 ms or more (until TCP's retransmission timeout; the longest at least 0.5 s), TCP
+/// times out, and the goodput of some seconds falls below a third of the mean. With the
+/// default 50-packet stripe queues nothing is dropped and none of this happens (the other
+/// SRR tests).
 #[test]
 fn srr_blocks_until_tcp_times_out_when_its_stripes_drop() {
     let text = with_scheme(&wifi_trunk(&[1, 5, 9], 0, &[], 30), "srr")
@@ -662,11 +661,21 @@ fn srr_blocks_until_tcp_times_out_when_its_stripes_drop() {
     let r = run_text(&text);
     let f = flow(&r, "stcp");
     let c = control(&r, "node1");
+    let ts: Vec<f64> = series(&r.timeseries, "stcp", "throughput_bps")
+        .into_iter()
+        .skip(5)
+        .map(|(_, g)| g)
+        .collect();
+    let mean = ts.iter().sum::<f64>() / ts.len() as f64;
+    let (lo, hi) = ts
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     let dropped = r.summary.packets.dropped["qdisc_overflow"];
     eprintln!(
-        "SRR, 5-packet stripes: {:.3} Mb/s; sender drops {dropped} (data {}), TCP timeouts {}, stalls over 200 ms {}, longest {:.3} s",
+        "SRR, 5-packet stripes: {:.3} Mb/s (per second {:.2} .. {:.2}); sender drops {dropped}, TCP timeouts {}, stalls over 200 ms {}, longest {:.3} s",
         goodput(&r) / 1e6,
-        f.u("drops_qdisc_overflow"),
+        lo / 1e6,
+        hi / 1e6,
         f.u("timeouts"),
         c.u("blocks_over_200ms"),
         c.f("longest_block_s")
@@ -674,6 +683,42 @@ fn srr_blocks_until_tcp_times_out_when_its_stripes_drop() {
     assert!(dropped > 0);
     assert!(f.u("timeouts") >= 1 && c.u("blocks_over_200ms") >= 1);
     assert!(c.f("longest_block_s") >= 0.5);
-    assert!(goodput(&r) < 1e6);
+    assert!(lo < mean / 3.0, "{lo} vs mean {mean}");
+    assert_conserved(&r);
+}
+
+/// Seed 004 §4.2.1, Fig. 15 (greedy UDP over the three-channel SRR trunk: "the UDP sender
+/// does not timeout or reduce its sending rate even though some of its packets are
+/// dropped ... its achieved throughput is also stable around 14 Mbps"): UDP offered at
+/// 20 Mb/s gets 14 Mb/s within 10 %, every second within 20 % of the mean, below the
+/// proposed method's (Fig. 14); the overload drops packets and markers at the sender's
+/// stripe queues and every packet is in the ledger.
+#[test]
+fn srr_udp_is_stable_near_14_mbit() {
+    let text = shipped("srr-udp-3ch.toml").replace("duration = \"60s\"", "duration = \"30s\"");
+    let r = run_text(&text);
+    let proposed =
+        run_text(&shipped("udp-3ch.toml").replace("duration = \"60s\"", "duration = \"30s\""));
+    let g = goodput(&r);
+    let ts: Vec<f64> = series(&r.timeseries, "stcp", "throughput_bps")
+        .into_iter()
+        .skip(5)
+        .map(|(_, x)| x)
+        .collect();
+    let mean = ts.iter().sum::<f64>() / ts.len() as f64;
+    let (lo, hi) = ts
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    eprintln!(
+        "Fig. 15: SRR UDP {:.3} Mb/s (per second {:.2} .. {:.2}), proposed {:.3}; sender drops {}",
+        g / 1e6,
+        lo / 1e6,
+        hi / 1e6,
+        goodput(&proposed) / 1e6,
+        r.summary.packets.dropped["qdisc_overflow"]
+    );
+    assert!((g / 14e6 - 1.0).abs() <= 0.10, "{g}");
+    assert!(lo >= 0.8 * mean && hi <= 1.2 * mean, "{lo} {hi} {mean}");
+    assert!(g < goodput(&proposed));
     assert_conserved(&r);
 }

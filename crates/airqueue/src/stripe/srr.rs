@@ -17,11 +17,13 @@
 //! proposed method's configuration, under which SRR would stall the whole trunk on the
 //! stripe the algorithm names). A packet the full FIFO refuses is dropped
 //! (`qdisc_overflow`) after the algorithm charged it to the stripe, as an interface queue
-//! refusing an already-striped packet: for the receiver it is a loss on that stripe. A
-//! marker takes a place in the FIFO like any packet and is dropped the same way when the
-//! FIFO is full (it was made, so the ledger counts it as created and dropped). A packet
-//! routed out of a member for another node than the peer waits in its member's FIFO
-//! without taking part.
+//! refusing an already-striped packet: for the receiver it is a loss on that stripe. The
+//! marker, though, is always sent (§4.2.1: "when a channel's quantum is exhausted, a
+//! marker packet is sent on the channel"): it joins the stripe's FIFO beyond `limit`, so
+//! markers are lost only on the channel; a marker that would follow another one (the
+//! turn's data all dropped) updates it instead, so a FIFO holds at most one marker per data
+//! packet, plus one. A packet routed out of a member for another node than the
+//! peer waits in its member's FIFO without taking part.
 //!
 //! **Receiver** ([`SrrReceiver`], a node hook on the peer; Fig. 2): "logical reception".
 //! Packets wait in a FIFO per stripe; the receiver runs the sender's algorithm with the
@@ -76,8 +78,10 @@ pub struct SrrSender {
     control_bytes: u32,
     /// The member interfaces, in stripe order.
     members: Vec<u32>,
-    /// Each stripe's FIFO (data and markers), at most `limit` packets.
+    /// Each stripe's FIFO (data and markers).
     stripes: Vec<VecDeque<PacketId>>,
+    /// Data packets in each stripe's FIFO (what `limit` bounds; markers do not count).
+    data: Vec<u32>,
     deficit: Vec<i64>,
     /// The stripe whose turn it is, and the round.
     cur: usize,
@@ -112,6 +116,7 @@ impl SrrSender {
             control_bytes,
             members,
             stripes: vec![VecDeque::new(); n],
+            data: vec![0; n],
             deficit,
             cur: 0,
             round: 0,
@@ -131,22 +136,49 @@ impl SrrSender {
             .expect("a trunk's packets leave by one of its members")
     }
 
-    /// Appends `pkt` to stripe `k`, or drops it when the stripe's FIFO is full.
+    /// Appends data packet `pkt` to stripe `k`, or drops it when the stripe's FIFO holds
+    /// `limit` data packets.
     fn push(&mut self, k: usize, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
-        if self.stripes[k].len() >= self.limit as usize {
+        if self.data[k] >= self.limit {
             ctx.drop_packet(pkt, DropReason::QdiscOverflow);
             return Verdict::Dropped;
         }
+        self.data[k] += 1;
+        self.append(k, pkt, ctx);
+        Verdict::Queued
+    }
+
+    fn append(&mut self, k: usize, pkt: PacketId, ctx: &mut QdiscCtx) {
         self.len += 1;
         self.backlog += ctx.len_of(pkt) as u64;
         self.stripes[k].push_back(pkt);
-        Verdict::Queued
     }
 
     /// Stripe `k`'s quantum is exhausted: its marker for this round goes behind the data,
     /// and the next stripe's turn begins with a fresh quantum.
     fn end_turn(&mut self, after: PacketId, ctx: &mut QdiscCtx) {
         let k = self.cur;
+        self.send_marker(k, after, ctx);
+        self.cur = (k + 1) % self.members.len();
+        if self.cur == 0 {
+            self.round += 1;
+        }
+        self.deficit[self.cur] += self.quantum;
+    }
+
+    /// Queues stripe `k`'s marker of this round. If the stripe's last queued packet is
+    /// already a marker (the full FIFO dropped the whole turn's data), that marker is
+    /// brought up to this round instead: the receiver acts on two markers in a row as on
+    /// the later one alone (it ends the stripe's turns up to that round), and markers
+    /// cannot pile up in an overloaded stripe.
+    fn send_marker(&mut self, k: usize, after: PacketId, ctx: &mut QdiscCtx) {
+        if let Some(&last) = self.stripes[k].back() {
+            let last = ctx.packets.get_mut(last);
+            if last.trunk_ctl == TrunkCtl::Marker {
+                last.trunk_seq = self.round;
+                return;
+            }
+        }
         let p = ctx.packets.get(after);
         let marker = Packet {
             flow: p.flow,
@@ -166,12 +198,7 @@ impl SrrSender {
         let id = ctx.packets.alloc(marker, home);
         self.created += 1;
         ControlCounts::add(&self.counts.markers_sent);
-        self.push(k, id, ctx);
-        self.cur = (k + 1) % self.members.len();
-        if self.cur == 0 {
-            self.round += 1;
-        }
-        self.deficit[self.cur] += self.quantum;
+        self.append(k, id, ctx);
     }
 }
 
@@ -212,6 +239,9 @@ impl Qdisc for SrrSender {
         let pkt = self.stripes[k].pop_front()?;
         self.len -= 1;
         self.backlog -= ctx.len_of(pkt) as u64;
+        if ctx.packets.get(pkt).trunk_ctl != TrunkCtl::Marker {
+            self.data[k] -= 1;
+        }
         Some(pkt)
     }
 
@@ -497,10 +527,29 @@ mod tests {
             verdicts,
             vec![Verdict::Queued, Verdict::Dropped, Verdict::Dropped]
         );
-        // The third packet still ended stripe 0's turn; its marker found the FIFO full too
-        // (made and dropped: the simulator frees it).
-        assert_eq!(contents(&q, &h)[0], vec!["d1".to_string()]);
-        assert_eq!((q.cur, q.created(), h.drops.pending.len()), (1, 1, 3));
+        // The third packet still ended stripe 0's turn: its marker is queued (always sent).
+        let s0 = contents(&q, &h)[0].clone();
+        assert_eq!(s0, vec!["d1".to_string(), "m0".to_string()]);
+        assert_eq!((q.cur, q.created(), h.drops.pending.len()), (1, 1, 2));
+        // Stripe 1's turn (d4 queued, d5 and d6 dropped, its m0), then stripe 0's round 1
+        // (d7, d8) dropped whole: its marker is brought up to round 1, not queued twice.
+        for _ in 0..5 {
+            let p = h.packet_with(0, SIZE, |p| {
+                p.out_iface = 3;
+                p.next_hop = PEER;
+            });
+            h.enqueue(&mut q, p);
+        }
+        assert_eq!(q.cur, 1);
+        assert_eq!(
+            contents(&q, &h)[0],
+            vec!["d1".to_string(), "m1".to_string()]
+        );
+        assert_eq!(
+            contents(&q, &h)[1],
+            vec!["d4".to_string(), "m0".to_string()]
+        );
+        assert_eq!(q.created(), 2);
     }
 
     struct Rig {
