@@ -28,6 +28,9 @@
 //!   sequence number), and consumed by the hook beside the sender. They can be lost like
 //!   data: a lost ACK is covered by the next, a lost NAK by its repetition.
 //!
+//! The receiver's latency (`trunk_receivers`) counts a retransmitted packet from the moment
+//! its copy entered the sender's trunk queue, not the original's.
+//!
 //! Striping reorders packets across channels even without loss, and a selective-reject
 //! receiver cannot tell reordering from loss: every packet that arrives ahead of another
 //! sends a NAK, and a retransmission that crosses the late original is dropped at the
