@@ -303,8 +303,11 @@ def packets_line(summary: Mapping[str, Any]) -> Text:
     p = summary["packets"]
     dropped: dict[str, int] = p["dropped"]
     reasons = ", ".join(f"{k} {v:,}" for k, v in dropped.items() if v)
+    # Striping trunks' control packets and retransmissions (absent when there are none).
+    made = f", created {p['created']:,}" if p.get("created") else ""
+    taken = f", consumed {p['consumed']:,}" if p.get("consumed") else ""
     line = Text(
-        f"packets (whole run): sent {p['sent']:,}, delivered {p['delivered']:,}, "
+        f"packets (whole run): sent {p['sent']:,}{made}, delivered {p['delivered']:,}{taken}, "
         f"dropped {sum(dropped.values()):,}{f' ({reasons})' if reasons else ''}, "
         f"in flight {p['in_flight']:,}; conservation "
     )

@@ -1529,8 +1529,8 @@ fn check_virtual_devs<'a>(
 }
 
 /// Checks `trunks`: two different existing nodes, members that join both, each interface in
-/// one trunk at most and in no virtual device, no qdisc of its own on a member, a scheme
-/// that exists.
+/// one trunk at most and in no virtual device, no qdisc of its own on a member, sizes and
+/// intervals the schemes can use.
 fn check_trunks(
     s: &Scenario,
     devs: &HashMap<String, &str>,
@@ -1557,19 +1557,26 @@ fn check_trunks(
                 format!("joins \"{a}\" to itself; a trunk needs two different nodes"),
             );
         }
-        match t.scheme {
-            crate::stripe::Scheme::Proposed => {}
-            crate::stripe::Scheme::Srr | crate::stripe::Scheme::Jkm => errs.push(
-                format!("{label}.scheme"),
-                format!(
-                    "\"{}\" is not implemented yet; use \"proposed\" (seed 004 §3)",
-                    if t.scheme == crate::stripe::Scheme::Srr {
-                        "srr"
-                    } else {
-                        "jkm"
-                    }
-                ),
-            ),
+        if t.control_bytes.0 < 20 || t.control_bytes.0 > 1500 {
+            errs.push(
+                format!("{label}.control_bytes"),
+                "must be an IP packet of 20 to 1500 bytes, e.g. 40",
+            );
+        }
+        if t.ack_every == 0 {
+            errs.push(
+                format!("{label}.ack_every"),
+                "must be at least 1 (a positive ACK after every n data packets)",
+            );
+        }
+        if t.nak_interval.time() == SimTime::ZERO {
+            errs.push(
+                format!("{label}.nak_interval"),
+                "must be above 0, e.g. \"20ms\"",
+            );
+        }
+        if t.scheme == crate::stripe::Scheme::Srr && t.quantum.0 > u64::from(u32::MAX) {
+            errs.push(format!("{label}.quantum"), "must be below 4 GB, e.g. 3000");
         }
         if t.members.is_empty() {
             errs.push(

@@ -384,7 +384,20 @@ impl Simulation {
                     ifaces[m.0 as usize].root = r;
                 }
                 let peer_id = node_index[t.between[peer].as_str()];
-                let q = Box::new(crate::stripe::trunk::TrunkSender::new(t.limit, peer_id));
+                // The receiver of what `node` sends sits on the peer.
+                let peer_members: Vec<IfaceId> = t
+                    .members
+                    .iter()
+                    .map(|m| iface_index[format!("{}.{m}", t.between[peer]).as_str()])
+                    .collect();
+                let (q, receiver) = trunk_direction(
+                    t,
+                    me,
+                    (node_index[node.as_str()], peer_id),
+                    &members,
+                    peer_members,
+                );
+                trunk_receivers.extend(receiver);
                 let wakeup = timers.add();
                 timer_owners.push(TimerOwner::Root(r));
                 let port = ports[members[0].0 as usize];
@@ -399,21 +412,6 @@ impl Simulation {
                 );
                 root.round_robin = Some(0);
                 roots.push(root);
-                // The receiver of what `node` sends sits on the peer.
-                let peer_members: Vec<IfaceId> = t
-                    .members
-                    .iter()
-                    .map(|m| iface_index[format!("{}.{m}", t.between[peer]).as_str()])
-                    .collect();
-                trunk_receivers.push((
-                    peer_id,
-                    crate::stripe::resequencer::Resequencer::new(
-                        &t.name,
-                        &t.between[peer],
-                        peer_members,
-                        t.timer_conf(),
-                    ),
-                ));
             }
         }
         for (dev, _) in &opts.qdisc_overrides {
@@ -563,9 +561,9 @@ impl Simulation {
             hooks.push(HookRt { node, hook });
         }
 
-        // Trunk receivers, in trunk order (a→b's on b, then b→a's on a).
-        for (node, hook) in trunk_receivers {
-            let mut hook: Box<dyn NodeHook> = Box::new(hook);
+        // Trunk receivers, in trunk order (a→b's on b, then b→a's on a; a JKM sender's
+        // ACK hook after its direction's receiver).
+        for (node, mut hook) in trunk_receivers {
             let h = hooks.len() as u32;
             hook.attach(&mut HookBuild {
                 hook: h,
@@ -1368,5 +1366,92 @@ fn piconet_conf(
         arq: p.arq,
         channel,
         warmup,
+    }
+}
+
+/// One direction of trunk `t`, from `t.between[me]` to the other end (node ids `ends`):
+/// the sender (the root qdisc of the trunk device over `members`) and the hooks it needs
+/// (its receiver on the peer, over `peer_members`; for JKM also the ACK hook beside the
+/// sender), by scheme.
+#[allow(clippy::type_complexity)]
+fn trunk_direction(
+    t: &crate::stripe::TrunkSpec,
+    me: usize,
+    ends: (NodeId, NodeId),
+    members: &[IfaceId],
+    peer_members: Vec<IfaceId>,
+) -> (Box<dyn Qdisc>, Vec<(NodeId, Box<dyn NodeHook>)>) {
+    use crate::stripe::{jkm, resequencer, srr, trunk, ControlCounts, Scheme};
+    use std::sync::{Arc, Mutex};
+    let (from, to) = ends;
+    let (node, peer) = (&t.between[me], &t.between[1 - me]);
+    let counts = Arc::new(ControlCounts::default());
+    match t.scheme {
+        Scheme::Proposed => (
+            Box::new(trunk::TrunkSender::new(t.limit, to)),
+            vec![(
+                to,
+                Box::new(resequencer::Resequencer::new(
+                    &t.name,
+                    peer,
+                    peer_members,
+                    t.timer_conf(),
+                )) as Box<dyn NodeHook>,
+            )],
+        ),
+        Scheme::Srr => (
+            Box::new(srr::SrrSender::new(
+                t.limit,
+                to,
+                members.iter().map(|m| m.0).collect(),
+                t.quantum.0 as u32,
+                t.control_bytes.0 as u32,
+                counts.clone(),
+            )),
+            vec![(
+                to,
+                Box::new(srr::SrrReceiver::new(
+                    &t.name,
+                    peer,
+                    peer_members,
+                    t.quantum.0 as u32,
+                    counts,
+                )) as Box<dyn NodeHook>,
+            )],
+        ),
+        Scheme::Jkm => {
+            let board: jkm::JkmShared = Arc::new(Mutex::new(jkm::JkmBoard::default()));
+            let conf = jkm::JkmConf {
+                ack_every: t.ack_every,
+                nak_interval: t.nak_interval.time(),
+                control_bytes: t.control_bytes.0 as u32,
+            };
+            (
+                Box::new(trunk::TrunkSender::with_jkm(t.limit, to, board.clone())),
+                vec![
+                    (
+                        to,
+                        Box::new(jkm::JkmReceiver::new(
+                            &t.name,
+                            peer,
+                            from,
+                            peer_members,
+                            conf,
+                            counts.clone(),
+                        )) as Box<dyn NodeHook>,
+                    ),
+                    (
+                        from,
+                        Box::new(jkm::JkmAckHook::new(
+                            &t.name,
+                            node,
+                            members.to_vec(),
+                            board,
+                            counts,
+                        )),
+                    ),
+                ],
+            )
+        }
     }
 }
