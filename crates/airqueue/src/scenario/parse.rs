@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 14] = [
+const SECTIONS: [&str; 15] = [
     "description",
     "run",
     "nodes",
@@ -21,6 +21,7 @@ const SECTIONS: [&str; 14] = [
     "cells",
     "piconets",
     "spectrum",
+    "propagation",
     "virtual_devs",
     "trunks",
     "qdiscs",
@@ -300,6 +301,14 @@ pub fn parse_partial(value: Value) -> Partial {
         }
         Some(v) => parse_entry(v, "spectrum", &mut errs),
     };
+    let propagation: Option<super::spec::PropagationSpec> = match root.remove("propagation") {
+        None => None,
+        Some(v) if !v.is_object() => {
+            errs.push("propagation", "must be a table: [propagation]");
+            None
+        }
+        Some(v) => parse_entry(v, "propagation", &mut errs),
+    };
     let virtual_devs = parse_section(
         &mut root,
         "virtual_devs",
@@ -354,6 +363,7 @@ pub fn parse_partial(value: Value) -> Partial {
             cells,
             piconets,
             spectrum,
+            propagation,
             virtual_devs,
             trunks,
             qdiscs,
