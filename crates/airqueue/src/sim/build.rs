@@ -1222,8 +1222,8 @@ fn build_cell(
 
 /// Who hears whom among a cell medium's ports (`at`: each port's node and station entry,
 /// in port order) under a validated `[propagation]`, and per port whether its link's frame
-/// errors follow the SNR; `None` when everyone always decodes everyone and `per_station`
-/// is off (the shared-slot medium then applies unchanged).
+/// errors follow the SNR; `None` for a hearing graph in which everyone decodes everyone
+/// (unless `per_station`): the shared-slot medium then applies unchanged.
 fn hearing_of(
     pr: &crate::scenario::PropagationSpec,
     at: &[(&str, Option<&crate::scenario::CellStationSpec>)],
@@ -1300,7 +1300,8 @@ fn hearing_of(
             }
         })
     };
-    if map.complete() && !pr.per_station {
+    // With positions frame errors depend on each pair's distance: always per station.
+    if map.complete() && !pr.per_station && !placed {
         return None;
     }
     let auto_snr = at
