@@ -68,7 +68,10 @@ def main() -> None:
     if not NS3.exists():
         sys.exit(f"{NS3} is missing: run tools/ns3/build.sh wifi_hidden")
     print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {machine()}; load {load()}\n")
-    print("| standard | hearing | access | airqueue Mb/s | ns-3 Mb/s | difference | wall airqueue / ns-3 s |")
+    print(
+        "| standard | hearing | access | airqueue Mb/s | ns-3 Mb/s | difference "
+        "| wall airqueue / ns-3 s |"
+    )
     print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as tmp:
         for std in args.standards.split(","):

@@ -81,8 +81,16 @@ fn ns3_triangle(standard: &str, rate: &str, hidden: bool, rts: bool, seed: u64) 
 #[test]
 fn hidden_pair_collapses_without_rts_cts_and_recovers_with_it_as_in_ns3() {
     let ns3 = [
-        ("802.11b", "11Mbit", [6.3915e6, 5.0116e6, 3.8016e6, 4.4932e6]),
-        ("802.11a", "54Mbit", [30.2402e6, 25.3906e6, 22.0012e6, 23.6949e6]),
+        (
+            "802.11b",
+            "11Mbit",
+            [6.3915e6, 5.0116e6, 3.8016e6, 4.4932e6],
+        ),
+        (
+            "802.11a",
+            "54Mbit",
+            [30.2402e6, 25.3906e6, 22.0012e6, 23.6949e6],
+        ),
     ];
     for (standard, rate, want) in ns3 {
         let mut ours = Vec::new();
@@ -105,7 +113,10 @@ fn hidden_pair_collapses_without_rts_cts_and_recovers_with_it_as_in_ns3() {
                 want[i] / 1e6,
                 100.0 * err
             );
-            assert!(err.abs() < 0.03, "{standard} hidden={hidden} rts={rts}: {got}");
+            assert!(
+                err.abs() < 0.03,
+                "{standard} hidden={hidden} rts={rts}: {got}"
+            );
             ours.push(got);
         }
         let (basic, rts) = (ours[2] / ours[0], ours[3] / ours[1]);
@@ -191,7 +202,10 @@ fn two_pairs(gap: f64) -> String {
 fn co_channel_pairs_share_the_air_in_range_and_not_out_of_it() {
     let phy = Phy::new(Standard::B);
     let ip = |r: &RunResults, n: &str| goodput(r, n) * IP_BYTES as f64 / 1472.0;
-    let near = run_scenario(&load_toml_str(&two_pairs(20.0)).unwrap(), BuildOptions::default());
+    let near = run_scenario(
+        &load_toml_str(&two_pairs(20.0)).unwrap(),
+        BuildOptions::default(),
+    );
     assert_conserved(&near);
     let (a, b) = (ip(&near, "s1"), ip(&near, "s2"));
     let want = bianchi(&phy, 11_000, 2, false);
@@ -204,7 +218,10 @@ fn co_channel_pairs_share_the_air_in_range_and_not_out_of_it() {
     );
     assert!(((a + b) / want - 1.0).abs() < 0.03);
     assert!((a / (want / 2.0) - 1.0).abs() < 0.05 && (b / (want / 2.0) - 1.0).abs() < 0.05);
-    let far = run_scenario(&load_toml_str(&two_pairs(300.0)).unwrap(), BuildOptions::default());
+    let far = run_scenario(
+        &load_toml_str(&two_pairs(300.0)).unwrap(),
+        BuildOptions::default(),
+    );
     assert_conserved(&far);
     let alone = 12000.0 / 1.928e-3;
     for n in ["s1", "s2"] {
@@ -284,7 +301,10 @@ fn a_station_walking_out_of_range_ends_in_retry_limit_drops() {
     assert_conserved(&r);
     let d_star = 10f64.powf((16.0206 - 46.6777 + 82.0) / 30.0);
     let t_star = (d_star - 10.0) / 5.0;
-    println!("d* = {d_star:.2} m, t* = {t_star:.3} s; PER at 30 m {:.2e}", per_at(30.0));
+    println!(
+        "d* = {d_star:.2} m, t* = {t_star:.3} s; PER at 30 m {:.2e}",
+        per_at(30.0)
+    );
     let f = flow(&r, "up");
     let tput = series(&r.timeseries, "up", "throughput_bps");
     let last = tput
@@ -299,14 +319,21 @@ fn a_station_walking_out_of_range_ends_in_retry_limit_drops() {
         f.u("drops_channel_error")
     );
     // Samples are the interval (t − 1 s, t]: the last non-empty one contains t*.
-    assert!(last <= t_star.ceil() + 1e-9 && last >= t_star.floor(), "{last}");
+    assert!(
+        last <= t_star.ceil() + 1e-9 && last >= t_star.floor(),
+        "{last}"
+    );
     // From t* on the station never stops trying (its queue only grows): a frame is
     // dropped at least every 71.7 ms, the longest seven unanswered attempts take (each
     // DATA 1.308 ms + ACK timeout 0.222 ms + DIFS, back-offs at most 31 … 1023 slots).
     let longest = 7.0 * (1.308e-3 + 0.222e-3 + 0.05e-3)
         + (31 + 63 + 127 + 255 + 511 + 1023 + 1023) as f64 * 20e-6;
     let want = ((15.0 - t_star - 0.5) / longest).floor() as u64;
-    assert!(f.u("drops_retry_limit") >= want, "{} < {want}", f.u("drops_retry_limit"));
+    assert!(
+        f.u("drops_retry_limit") >= want,
+        "{} < {want}",
+        f.u("drops_retry_limit")
+    );
     assert_eq!(f.u("drops_collision"), 0);
     // Before 4 s (30 m) every packet of the 50 per second arrives.
     for &(t, v) in tput.iter().filter(|&&(t, _)| (1.0..=4.0).contains(&t)) {
@@ -321,8 +348,14 @@ fn partial_hearing_runs_are_deterministic() {
     let s = shipped(
         "validation/hidden-terminal.toml",
         &[
-            ("rate = \"11Mbit\"\nstations", "rate = \"11Mbit\"\nrts_threshold = 500\nstations"),
-            ("positions = {", "motion = [{ node = \"c\", at = \"2s\", velocity = [-6, 0] }]\npositions = {"),
+            (
+                "rate = \"11Mbit\"\nstations",
+                "rate = \"11Mbit\"\nrts_threshold = 500\nstations",
+            ),
+            (
+                "positions = {",
+                "motion = [{ node = \"c\", at = \"2s\", velocity = [-6, 0] }]\npositions = {",
+            ),
         ],
     );
     let a = run_scenario(&s, BuildOptions::default());
@@ -331,10 +364,13 @@ fn partial_hearing_runs_are_deterministic() {
     assert_tables_identical("flows", &a.flows, &b.flows);
     assert_tables_identical("stations", stations(&a), stations(&b));
     assert_eq!(a.summary.events, b.summary.events);
-    let c = run_scenario(&s, BuildOptions {
-        seed: Some(2),
-        ..BuildOptions::default()
-    });
+    let c = run_scenario(
+        &s,
+        BuildOptions {
+            seed: Some(2),
+            ..BuildOptions::default()
+        },
+    );
     assert_ne!(
         goodput(&a, "a-b").to_bits(),
         goodput(&c, "a-b").to_bits(),
@@ -380,9 +416,7 @@ fn per_station_medium_matches_bianchi_when_everyone_hears() {
             let s = load_toml_str(&per_station_cell(n, rts, "11s")).unwrap();
             let r = run_scenario(&s, BuildOptions::default());
             assert_conserved(&r);
-            let got: f64 = (0..n)
-                .map(|i| goodput(&r, &format!("up{i}")))
-                .sum::<f64>()
+            let got: f64 = (0..n).map(|i| goodput(&r, &format!("up{i}"))).sum::<f64>()
                 * IP_BYTES as f64
                 / 1472.0;
             let want = bianchi(&phy, 11_000, n, rts);
@@ -410,8 +444,8 @@ fn per_station_events_per_frame_are_flat_in_the_number_of_stations() {
         let s = per_station_cell(n, false, "5s").replace("warmup = \"1s\"", "warmup = \"0s\"");
         let r = run_scenario(&load_toml_str(&s).unwrap(), BuildOptions::default());
         let t = stations(&r);
-        let attempts: u64 = t.u64s("frames_sent").iter().sum::<u64>()
-            + t.u64s("collisions").iter().sum::<u64>();
+        let attempts: u64 =
+            t.u64s("frames_sent").iter().sum::<u64>() + t.u64s("collisions").iter().sum::<u64>();
         let generated: u64 = (0..n)
             .map(|i| flow(&r, &format!("up{i}")).u("tx_packets"))
             .sum();

@@ -114,9 +114,18 @@ mod tests {
             ],
         );
         assert!(t.moves());
-        assert_eq!(t.position_at(SimTime::from_secs(5)), Position::new(10.0, 0.0, 0.0));
-        assert_eq!(t.position_at(SimTime::from_secs(15)), Position::new(15.0, 2.5, 0.0));
-        assert_eq!(t.position_at(SimTime::from_secs(99)), Position::new(20.0, 5.0, 0.0));
+        assert_eq!(
+            t.position_at(SimTime::from_secs(5)),
+            Position::new(10.0, 0.0, 0.0)
+        );
+        assert_eq!(
+            t.position_at(SimTime::from_secs(15)),
+            Position::new(15.0, 2.5, 0.0)
+        );
+        assert_eq!(
+            t.position_at(SimTime::from_secs(99)),
+            Position::new(20.0, 5.0, 0.0)
+        );
         assert!(!Track::new(Position::default(), &[]).moves());
     }
 

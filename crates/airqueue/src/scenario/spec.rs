@@ -46,7 +46,7 @@ pub struct Scenario {
     /// Who hears whom on the 802.11 channels: node positions (and motion) with a path-loss
     /// model and receive/carrier-sense thresholds, or an explicit hearing graph. Without
     /// it every interface on a channel hears every other (one collision domain). See
-    /// docs/wifi.md, "Hidden terminals".
+    /// docs/wifi.md, "Who hears whom".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub propagation: Option<PropagationSpec>,
     /// Virtual devices that schedule across several real interfaces of a node (Linux IMQ,

@@ -1096,7 +1096,10 @@ fn check_propagation(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioErr
         (pr.noise_figure_db, "noise_figure_db"),
     ] {
         if !v.is_finite() {
-            errs.push(format!("propagation.{key}"), "must be a finite number of dB(m)");
+            errs.push(
+                format!("propagation.{key}"),
+                "must be a finite number of dB(m)",
+            );
         }
     }
     if !(pr.frequency_mhz.is_finite() && pr.frequency_mhz > 0.0) {
@@ -1129,10 +1132,9 @@ fn check_propagation(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioErr
             );
         }
     }
-    let on_spectrum: Vec<&str> = s
-        .spectrum
-        .as_ref()
-        .map_or(Vec::new(), |sp| sp.members.iter().map(|m| m.as_str()).collect());
+    let on_spectrum: Vec<&str> = s.spectrum.as_ref().map_or(Vec::new(), |sp| {
+        sp.members.iter().map(|m| m.as_str()).collect()
+    });
     for c in &s.cells {
         if !pr.positions.is_empty() {
             for m in c.members() {

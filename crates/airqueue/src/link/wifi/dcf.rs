@@ -1150,7 +1150,15 @@ impl Cell {
                 }
                 o => {
                     ewma(&mut self.sta[link], up, 0.0);
-                    self.fail(k, pkt, o, long && o == Outcome::Corrupted, true, counting, cx)
+                    self.fail(
+                        k,
+                        pkt,
+                        o,
+                        long && o == Outcome::Corrupted,
+                        true,
+                        counting,
+                        cx,
+                    )
                 }
             };
             if done {

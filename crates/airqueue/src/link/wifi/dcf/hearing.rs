@@ -178,7 +178,9 @@ impl Hearing {
     /// Whether every port decodes every other, always (then the shared-slot model applies).
     pub fn complete(&self) -> bool {
         self.tracks.is_none()
-            && (0..self.n).all(|p| (0..self.n).all(|r| p == r || self.fixed[p * self.n + r].0 == Level::Decode))
+            && (0..self.n).all(|p| {
+                (0..self.n).all(|r| p == r || self.fixed[p * self.n + r].0 == Level::Decode)
+            })
     }
 
     /// Whether received powers are known (positions): frame errors can follow the SNR.
@@ -974,7 +976,13 @@ mod tests {
         assert_eq!(h.at(0, 2, SimTime::ZERO).0, Level::Sense);
         assert_eq!(h.at(0, 3, SimTime::ZERO).0, Level::None);
         assert!(!h.complete());
-        let g = Hearing::graph(3, |p, r| if p + r == 2 { Level::None } else { Level::Decode });
+        let g = Hearing::graph(3, |p, r| {
+            if p + r == 2 {
+                Level::None
+            } else {
+                Level::Decode
+            }
+        });
         assert!(!g.complete());
         assert!(Hearing::graph(3, |_, _| Level::Decode).complete());
     }
