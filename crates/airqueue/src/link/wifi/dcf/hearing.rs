@@ -36,7 +36,8 @@
 //!   with positions the SNR of the frame at its PHY rate); control frames are not.
 //! - **Exchanges** frame by frame: RTS → (receiver answers with CTS after SIFS if it
 //!   decoded the RTS and its NAV is idle, §10.3.2.7) → DATA after SIFS → ACK after SIFS
-//!   (always sent for a decoded data frame). The sender's **CTS/ACK timeout** is SIFS + slot
+//!   (always sent for a decoded data frame). A receiver in the middle of its own exchange
+//!   (waiting for its CTS or ACK) answers neither. The sender's **CTS/ACK timeout** is SIFS + slot
 //!   + the response's PLCP preamble and header (§10.3.2.7, §10.3.2.9; ns-3's timeouts); it
 //!   fails then if no response comes, or at the end of a response it could not decode.
 //!   After a timeout it backs off from timeout + DIFS (ns-3's `ChannelAccessManager`).
@@ -803,7 +804,7 @@ impl Cell {
         match kind {
             Kind::Rts => {
                 let q = &self.hx().radios[to];
-                if to_ok && q.nav_end <= now && q.tx_until <= now {
+                if to_ok && q.nav_end <= now && q.tx_until <= now && q.exch.is_none() {
                     let f = self.hx_frame(Kind::Cts, to, from, now + sifs, &ex);
                     self.hx_push(cx, now + sifs, START, f);
                 } else {
@@ -824,7 +825,9 @@ impl Cell {
                 }
             }
             Kind::Data => {
-                if to_ok {
+                // A receiver waiting for its own CTS or ACK does not answer (nor take the
+                // frame): the sender retries.
+                if to_ok && self.hx().radios[to].exch.is_none() {
                     let k = ex.k as usize;
                     if !self.fns[k].delivered {
                         self.fns[k].delivered = true;
