@@ -540,7 +540,7 @@ fn mean_between(s: &[(f64, f64)], from: f64, to: f64) -> f64 {
 #[test]
 fn seed_004_mobility_trunk_keeps_three_channels_until_the_ber_ends_it() {
     let fast = [
-        ("duration = \"1500s\"", "duration = \"180s\""),
+        ("duration = \"1800s\"", "duration = \"180s\""),
         ("velocity = [-0.35, 0]", "velocity = [-3.5, 0]"),
         ("velocity = [0.35, 0]", "velocity = [3.5, 0]"),
     ];

@@ -727,6 +727,7 @@ impl Cell {
 
     /// Tells the link's rate control how function `k`'s attempt to `q` went (a change of
     /// ARF's rate changes both ends' views).
+    #[inline]
     fn rc_report(&mut self, k: usize, q: usize, ok: bool, cx: &mut LinkCtx<'_>) {
         let p = self.fns[k].port as usize;
         let ap = self.is_ap(p);
@@ -1078,6 +1079,7 @@ impl Cell {
 
     /// Charges function `k`'s part `air` of the exchange to the airtime scheduler of its
     /// AP: the AP's frames to a station always, a station's frames when they succeeded.
+    #[inline]
     fn charge(&mut self, k: usize, peer: Option<usize>, air: SimTime, ok: bool, counting: bool) {
         let p = self.fns[k].port as usize;
         let fi = k - self.sta[p].first as usize;

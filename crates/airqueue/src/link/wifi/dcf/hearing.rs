@@ -37,10 +37,11 @@
 //! - **Exchanges** frame by frame: RTS → (receiver answers with CTS after SIFS if it
 //!   decoded the RTS and its NAV is idle, §10.3.2.7) → DATA after SIFS → ACK after SIFS
 //!   (always sent for a decoded data frame). A receiver in the middle of its own exchange
-//!   (waiting for its CTS or ACK) answers neither. The sender's **CTS/ACK timeout** is SIFS + slot
-//!   + the response's PLCP preamble and header (§10.3.2.7, §10.3.2.9; ns-3's timeouts); it
-//!   fails then if no response comes, or at the end of a response it could not decode.
-//!   After a timeout it backs off from timeout + DIFS (ns-3's `ChannelAccessManager`).
+//!   (waiting for its CTS or ACK) answers neither. The sender's **CTS/ACK timeout** is
+//!   SIFS, a slot and the response's PLCP preamble and header (§10.3.2.7, §10.3.2.9;
+//!   ns-3's timeouts); it fails then if no response comes, or at the end of a response it
+//!   could not decode. After a timeout it backs off from timeout + DIFS (ns-3's
+//!   `ChannelAccessManager`).
 //! - **Delivery** at the end of the decoded data frame; if the ACK is then lost the sender
 //!   retransmits and the receiver discards the duplicate (§10.3.2.14), acknowledging it
 //!   again: a packet is delivered once, and its later discard at the retry limit is no
@@ -633,7 +634,7 @@ impl Cell {
         };
         let air = (end - now) + gap;
         if let Some(e) = self.hx().radios[init].exch.as_mut() {
-            e.air = e.air + air;
+            e.air += air;
         }
         if now >= self.stats_from {
             self.sta[init].stats.airtime += air.0;
