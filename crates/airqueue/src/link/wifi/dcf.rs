@@ -249,11 +249,6 @@ struct Edcaf {
     chain: Option<[ChainEntry; 4]>,
     attempt_rate: usize,
     stats: AcStats,
-    /// Per-station medium: the head frame's MPDU bytes and receiver port, read once (the
-    /// packet leaves the arena when it is delivered, before its ACK comes back), and
-    /// whether it has been delivered (a retransmission after a lost ACK is a duplicate).
-    cached: Option<(u32, u32)>,
-    delivered: bool,
 }
 
 /// A port: its functions' shared driver buffer, streams and link state.
@@ -490,8 +485,6 @@ impl Cell {
                         chain: None,
                         attempt_rate: 0,
                         stats: AcStats::default(),
-                        cached: None,
-                        delivered: false,
                     });
                 }
                 Sta {
@@ -575,7 +568,7 @@ impl Cell {
     /// reception per station. `auto_snr[p]`: port `p`'s link errors follow the SNR of
     /// each frame (positions, no `ber`/`snr_db` of its own).
     pub fn set_hearing(&mut self, map: hearing::Hearing, auto_snr: Vec<bool>) {
-        self.hx = Some(Box::new(Spatial::new(map, auto_snr)));
+        self.hx = Some(Box::new(Spatial::new(map, auto_snr, self.fns.len())));
     }
 
     /// Puts the cell's radios on a shared spectrum (see [`super::coexist`]).
@@ -727,7 +720,7 @@ impl Cell {
 
     /// Tells the link's rate control how function `k`'s attempt to `q` went (a change of
     /// ARF's rate changes both ends' views).
-    #[inline]
+    #[inline(always)]
     fn rc_report(&mut self, k: usize, q: usize, ok: bool, cx: &mut LinkCtx<'_>) {
         let p = self.fns[k].port as usize;
         let ap = self.is_ap(p);
@@ -974,6 +967,7 @@ impl Cell {
         cx: &mut LinkCtx<'_>,
     ) -> bool {
         let (short_limit, long_limit) = (self.conf.short_retry_limit, self.conf.long_retry_limit);
+        let delivered = self.hx.as_deref().is_some_and(|h| h.delivered(k));
         let p = self.fns[k].port as usize;
         let f = &mut self.fns[k];
         let st = &mut self.sta[p].stats;
@@ -1007,7 +1001,7 @@ impl Cell {
                 (false, true) => DropReason::ChannelError,
                 _ => DropReason::RetryLimit,
             };
-            if f.delivered {
+            if delivered {
                 return true;
             }
             if counting {
@@ -1041,9 +1035,10 @@ impl Cell {
         f.lrc = 0;
         f.collided = false;
         f.corrupted = false;
-        f.cached = None;
-        f.delivered = false;
         f.head_since = now;
+        if let Some(h) = self.hx.as_deref_mut() {
+            h.new_head(k);
+        }
         let s = &mut self.sta[p];
         let was_full = s.len == s.cap;
         s.len -= 1;
@@ -1079,7 +1074,7 @@ impl Cell {
 
     /// Charges function `k`'s part `air` of the exchange to the airtime scheduler of its
     /// AP: the AP's frames to a station always, a station's frames when they succeeded.
-    #[inline]
+    #[inline(always)]
     fn charge(&mut self, k: usize, peer: Option<usize>, air: SimTime, ok: bool, counting: bool) {
         let p = self.fns[k].port as usize;
         let fi = k - self.sta[p].first as usize;
@@ -1578,10 +1573,11 @@ impl Medium for Cell {
         for (p, s) in self.sta.iter().enumerate() {
             let queued = s.txq.as_ref().map_or(0, |t| t.len());
             // A head frame delivered before its ACK came back is no longer here.
-            let delivered = self.fns[s.first as usize..(s.first + s.count) as usize]
-                .iter()
-                .filter(|f| f.delivered)
-                .count();
+            let delivered = self.hx.as_deref().map_or(0, |h| {
+                (s.first as usize..(s.first + s.count) as usize)
+                    .filter(|&k| h.delivered(k))
+                    .count()
+            });
             out.push((
                 Location::Transmitting(self.ports[p].0),
                 (s.len + queued - delivered) as u64,

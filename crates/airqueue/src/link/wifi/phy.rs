@@ -203,6 +203,7 @@ impl Phy {
     /// basic rate ≤ `kbps` of the same modulation class; if none, the lowest basic rate of
     /// that class; if the class has no basic rate, the highest mandatory rate of the class
     /// ≤ `kbps` (1 Mb/s DSSS, 6 Mb/s OFDM).
+    #[inline]
     pub fn response_kbps(&self, kbps: u32) -> u32 {
         let ofdm = is_ofdm(self.standard, kbps);
         let same_class = || {

@@ -295,6 +295,17 @@ pub struct Spatial {
     auto_snr: Vec<bool>,
     /// BER(SNR) of each rate on a 0.01 dB grid, filled when first asked.
     ber: BerGrid,
+    /// Per channel-access function: its head frame as read once.
+    heads: Vec<Head>,
+}
+
+/// A function's head frame: its MPDU bytes and receiver port, read from the packet once
+/// (the packet leaves the arena when it is delivered, before its ACK comes back), and
+/// whether it has been delivered (a retransmission after a lost ACK is a duplicate).
+#[derive(Clone, Copy, Debug, Default)]
+struct Head {
+    cached: Option<(u32, u32)>,
+    delivered: bool,
 }
 
 /// BER(SNR) per PHY rate on a 0.01 dB grid from −20 to 60 dB, each point computed when
@@ -342,7 +353,8 @@ impl BerGrid {
 }
 
 impl Spatial {
-    pub fn new(map: Hearing, auto_snr: Vec<bool>) -> Spatial {
+    /// The medium of `map`'s ports with `fns` channel-access functions.
+    pub fn new(map: Hearing, auto_snr: Vec<bool>, fns: usize) -> Spatial {
         let n = map.n;
         Spatial {
             map,
@@ -354,12 +366,23 @@ impl Spatial {
             starting: Vec::new(),
             auto_snr,
             ber: BerGrid::default(),
+            heads: vec![Head::default(); fns],
         }
     }
 
     /// Whether port `p` senses the medium idle and is in no exchange.
     pub fn idle(&self, p: usize) -> bool {
         self.radios[p].counting
+    }
+
+    /// Whether function `k`'s head frame has been delivered (its ACK was lost).
+    pub fn delivered(&self, k: usize) -> bool {
+        self.heads[k].delivered
+    }
+
+    /// Function `k` has a new head frame (or none).
+    pub fn new_head(&mut self, k: usize) {
+        self.heads[k] = Head::default();
     }
 
     /// Whether function `k` of port `p` is in an exchange.
@@ -575,18 +598,18 @@ impl Cell {
         let now = cx.now;
         let p = self.fns[k].port as usize;
         let pkt = *self.fns[k].buf.front().expect("a transmitter has a frame");
-        let (mpdu, q) = match self.fns[k].cached {
+        let (mpdu, q) = match self.hx().heads[k].cached {
             Some(c) => c,
             None => {
                 let (_, mpdu, q, _) = self.head(k, cx);
                 let c = (mpdu, q as u32);
-                self.fns[k].cached = Some(c);
+                self.hx().heads[k].cached = Some(c);
                 c
             }
         };
         let q = q as usize;
         let kbps = self.attempt_kbps(k, q, cx);
-        if !self.fns[k].delivered {
+        if !self.hx().heads[k].delivered {
             cx.tx_start(self.ports[p], pkt);
         }
         if self.fns[k].txop_from.is_none() && now >= self.stats_from {
@@ -830,8 +853,8 @@ impl Cell {
                 // frame): the sender retries.
                 if to_ok && self.hx().radios[to].exch.is_none() {
                     let k = ex.k as usize;
-                    if !self.fns[k].delivered {
-                        self.fns[k].delivered = true;
+                    if !self.hx().heads[k].delivered {
+                        self.hx().heads[k].delivered = true;
                         cx.emit(LinkEffect::Deliver {
                             pkt: ex.pkt,
                             to: self.ports[to],
