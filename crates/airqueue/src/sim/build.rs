@@ -471,7 +471,7 @@ impl Simulation {
                         at.push((nodes[n.0 as usize].name.as_str(), st));
                     }
                 }
-                if let Some((map, auto_snr)) = hearing_of(pr, &at, &bsses[0].0.standard) {
+                if let Some((map, auto_snr)) = hearing_of(pr, &at) {
                     cell.set_hearing(map, auto_snr);
                 }
             }
@@ -1227,7 +1227,6 @@ fn build_cell(
 fn hearing_of(
     pr: &crate::scenario::PropagationSpec,
     at: &[(&str, Option<&crate::scenario::CellStationSpec>)],
-    standard: &str,
 ) -> Option<(crate::link::wifi::dcf::hearing::Hearing, Vec<bool>)> {
     use crate::channel::{noise_floor_dbm, PathLoss, PathLossConf, Position, Track};
     use crate::link::wifi::dcf::hearing::{Hearing, Level, RadioModel};
@@ -1272,7 +1271,6 @@ fn hearing_of(
                 Track::new(Position::new(xy[0], xy[1], 0.0), &legs)
             })
             .collect();
-        let _ = standard;
         Hearing::positions(
             tracks,
             RadioModel {

@@ -937,8 +937,7 @@ impl Cell {
             if counting {
                 self.fns[k].stats.internal += 1;
             }
-            let (pkt, mpdu, q, _) = self.head(k, cx);
-            let _ = mpdu;
+            let (pkt, _, q, _) = self.head(k, cx);
             let done = self.fail(k, pkt, Outcome::Collision, false, false, counting, cx);
             if done {
                 let peer = (q != self.fns[k].port as usize).then_some(q);

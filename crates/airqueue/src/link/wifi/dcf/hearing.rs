@@ -213,7 +213,6 @@ struct Frame {
     kind: Kind,
     from: u32,
     to: u32,
-    start: SimTime,
     end: SimTime,
     /// End of the NAV its Duration field sets.
     nav_end: SimTime,
@@ -442,7 +441,6 @@ impl Cell {
             kind,
             from: from as u32,
             to: to as u32,
-            start,
             end,
             nav_end: end + nav,
             audience: Vec::new(),
@@ -737,18 +735,10 @@ impl Cell {
     /// or the sender learns the outcome.
     fn hx_end(&mut self, id: u32, cx: &mut LinkCtx<'_>) {
         let now = cx.now;
-        let (kind, from, to, nav_end, to_dbm, start) = {
+        let (kind, from, to, nav_end, to_dbm) = {
             let f = &self.hx().frames[id as usize];
-            (
-                f.kind,
-                f.from as usize,
-                f.to as usize,
-                f.nav_end,
-                f.to_dbm,
-                f.start,
-            )
+            (f.kind, f.from as usize, f.to as usize, f.nav_end, f.to_dbm)
         };
-        let _ = start;
         let init = if matches!(kind, Kind::Rts | Kind::Data) {
             from
         } else {
