@@ -70,3 +70,22 @@ def test_qos_and_mac80211_tables_reach_python() -> None:
     assert int(be["frames_sent"].sum()) > 0
     assert int(ac[ac["ac"] != "AC_BE"]["frames_sent"].sum()) == 0
     assert "airtime_s" in res.more["txqs"].columns
+
+
+def test_hidden_terminals_and_rts_cts_with_set() -> None:
+    """The shipped hidden-terminal cell (docs/wifi.md, "Who hears whom"): with ``--set``
+    overrides, RTS/CTS lifts the hidden pair's total, and moving c next to a (everyone in
+    range) lifts it further; the hidden senders' failures are collisions."""
+    path = ROOT / "scenarios/validation/hidden-terminal.toml"
+
+    def total(sets: dict[str, object]) -> tuple[float, int]:
+        res = airqueue.run(path, set={"run.duration": "4s", **sets})
+        st = res.more["stations"]
+        return float(res.flows["goodput_bps"].sum()), int(st["collisions"].sum())
+
+    hidden, collisions = total({})
+    rts, _ = total({"cells.wlan.rts_threshold": 500})
+    together, _ = total({"propagation.positions.c": [-1, 0]})
+    assert collisions > 0
+    assert hidden < rts < together
+    assert hidden < 0.7 * together

@@ -57,8 +57,78 @@ impl Motion {
     }
 }
 
+/// A node's path: constant-velocity legs one after the other (ns-3's
+/// `ConstantVelocityMobilityModel` with `SetVelocity` calls at given instants). Each leg
+/// starts where the previous one has brought the node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Track {
+    legs: Vec<Motion>,
+}
+
+impl Track {
+    /// A node standing at `at` until the first of `changes` (`(when, velocity)`, in any
+    /// order; a later change replaces the velocity from its instant on).
+    pub fn new(at: Position, changes: &[(SimTime, Position)]) -> Track {
+        let mut changes = changes.to_vec();
+        changes.sort_by_key(|c| c.0);
+        let mut legs = vec![Motion::fixed(at)];
+        for (since, velocity) in changes {
+            let origin = legs.last().unwrap().position_at(since);
+            legs.push(Motion {
+                origin,
+                velocity,
+                since,
+            });
+        }
+        Track { legs }
+    }
+
+    /// Whether the node ever moves.
+    pub fn moves(&self) -> bool {
+        self.legs
+            .iter()
+            .any(|m| m.velocity != Position::new(0.0, 0.0, 0.0))
+    }
+
+    /// The position at `t`.
+    pub fn position_at(&self, t: SimTime) -> Position {
+        let leg = self
+            .legs
+            .iter()
+            .rev()
+            .find(|m| m.since <= t)
+            .unwrap_or(&self.legs[0]);
+        leg.position_at(t)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_track_chains_its_legs() {
+        let t = Track::new(
+            Position::new(10.0, 0.0, 0.0),
+            &[
+                (SimTime::from_secs(20), Position::new(0.0, 0.0, 0.0)),
+                (SimTime::from_secs(10), Position::new(1.0, 0.5, 0.0)),
+            ],
+        );
+        assert!(t.moves());
+        assert_eq!(
+            t.position_at(SimTime::from_secs(5)),
+            Position::new(10.0, 0.0, 0.0)
+        );
+        assert_eq!(
+            t.position_at(SimTime::from_secs(15)),
+            Position::new(15.0, 2.5, 0.0)
+        );
+        assert_eq!(
+            t.position_at(SimTime::from_secs(99)),
+            Position::new(20.0, 5.0, 0.0)
+        );
+        assert!(!Track::new(Position::default(), &[]).moves());
+    }
+
     use super::*;
 
     #[test]

@@ -32,7 +32,7 @@ pub use gemodel::{GeModel, GeModelParams};
 pub use gilbert_elliott::{
     expected_success, stationary, GeState, GilbertElliott, GilbertElliottParams,
 };
-pub use mobility::{Motion, Position};
+pub use mobility::{Motion, Position, Track};
 pub use modulation::{snr_for_ber, Modulation};
 pub use propagation::{
     db_to_ratio, dbm_to_mw, friis_loss_db, log_distance_loss_db, mw_to_dbm, noise_floor_dbm,

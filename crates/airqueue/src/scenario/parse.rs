@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 15] = [
+const SECTIONS: [&str; 16] = [
     "description",
     "run",
     "nodes",
@@ -22,6 +22,7 @@ const SECTIONS: [&str; 15] = [
     "piconets",
     "bridges",
     "spectrum",
+    "propagation",
     "virtual_devs",
     "trunks",
     "qdiscs",
@@ -308,6 +309,14 @@ pub fn parse_partial(value: Value) -> Partial {
         }
         Some(v) => parse_entry(v, "spectrum", &mut errs),
     };
+    let propagation: Option<super::spec::PropagationSpec> = match root.remove("propagation") {
+        None => None,
+        Some(v) if !v.is_object() => {
+            errs.push("propagation", "must be a table: [propagation]");
+            None
+        }
+        Some(v) => parse_entry(v, "propagation", &mut errs),
+    };
     let virtual_devs = parse_section(
         &mut root,
         "virtual_devs",
@@ -363,6 +372,7 @@ pub fn parse_partial(value: Value) -> Partial {
             piconets,
             bridges,
             spectrum,
+            propagation,
             virtual_devs,
             trunks,
             qdiscs,

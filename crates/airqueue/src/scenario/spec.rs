@@ -47,6 +47,12 @@ pub struct Scenario {
     /// Without it every medium has the air to itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spectrum: Option<SpectrumSpec>,
+    /// Who hears whom on the 802.11 channels: node positions (and motion) with a path-loss
+    /// model and receive/carrier-sense thresholds, or an explicit hearing graph. Without
+    /// it every interface on a channel hears every other (one collision domain). See
+    /// docs/wifi.md, "Who hears whom".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub propagation: Option<PropagationSpec>,
     /// Virtual devices that schedule across several real interfaces of a node (Linux IMQ,
     /// seed 000 §2.1): packets routed out of any member pass the virtual device's qdisc.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -735,6 +741,86 @@ fn default_spectrum_nf() -> f64 {
 }
 fn default_min_distance() -> f64 {
     0.1
+}
+
+/// Who hears whom on the 802.11 channels (IEEE 802.11-2016 §10.3.2.1 carrier sense, the
+/// NAV of §10.3.2.4). Give `positions` (every node of a cell, metres) with the radio keys,
+/// or `hears` (and optionally `senses`) naming pairs of nodes. A receiver decodes a frame
+/// whose received power reaches `rx_threshold_dbm` and senses the medium busy (without
+/// decoding: EIFS afterwards) down to `cs_threshold_dbm`; weaker frames do not exist for
+/// it. Defaults are ns-3 3.37's `YansWifiPhy`: 16.0206 dBm, log-distance loss with
+/// exponent 3 and 46.6777 dB at 1 m, preamble detection at −82 dBm, noise figure 7 dB.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PropagationSpec {
+    /// Node positions in metres, `node = [x, y]`; with positions every node of every cell
+    /// must be placed.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub positions: std::collections::BTreeMap<String, [f64; 2]>,
+    /// Constant-velocity motion (ns-3's `ConstantVelocityMobilityModel`): from `at` on the
+    /// node moves at `velocity` m/s from wherever it is; a later entry for the same node
+    /// changes its velocity (waypoint legs); `[0, 0]` stops it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub motion: Vec<MotionSpec>,
+    /// Path loss between any two radios: default log-distance, exponent 3, 46.6777 dB at
+    /// 1 m (ns-3's `LogDistancePropagationLossModel`); `{ model = "friis" }` is free space
+    /// at `frequency_mhz`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_loss: Option<crate::channel::PathLossConf>,
+    /// Carrier frequency for Friis and the default log-distance reference, MHz (2437).
+    #[serde(default = "default_prop_frequency")]
+    pub frequency_mhz: f64,
+    /// Transmit power (EIRP) of every radio, dBm (ns-3: 16.0206 = 40 mW).
+    #[serde(default = "default_prop_tx_power")]
+    pub tx_power_dbm: f64,
+    /// A frame is decoded (and its NAV honoured) at or above this power, dBm (−82: ns-3
+    /// 3.37's preamble detection, 802.11-2016 §17.3.10.6's CCA sensitivity).
+    #[serde(default = "default_prop_rx_threshold")]
+    pub rx_threshold_dbm: f64,
+    /// The medium is sensed busy at or above this power, dBm (default: `rx_threshold_dbm`,
+    /// as ns-3 3.37 where carrier sense follows preamble detection; lower it for a
+    /// carrier-sense range beyond the decode range, e.g. ns-2's 550 m vs 250 m).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cs_threshold_dbm: Option<f64>,
+    /// Receiver noise figure, dB (7); noise = kTB + NF over 22 MHz (DSSS) or 20 MHz
+    /// (OFDM). With positions a station's data-frame errors follow the SNR of each frame
+    /// at its PHY rate (the channel module's BER curves) unless it sets `ber` or `snr_db`.
+    #[serde(default = "default_spectrum_nf")]
+    pub noise_figure_db: f64,
+    /// Explicit hearing graph instead of positions: pairs of nodes that decode each other
+    /// (both ways). Pairs not listed do not hear each other at all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hears: Vec<[String; 2]>,
+    /// With `hears`: pairs that sense each other busy but cannot decode (EIFS after).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub senses: Vec<[String; 2]>,
+    /// Run the per-station medium even where every interface hears every other (for
+    /// validation against the one-collision-domain model; slower). Default false: such
+    /// channels keep the shared-slot fast path.
+    #[serde(default)]
+    pub per_station: bool,
+}
+
+/// A leg of a node's motion.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MotionSpec {
+    pub node: String,
+    /// From when, e.g. "0s".
+    #[serde(default)]
+    pub at: Duration,
+    /// Velocity in m/s, `[vx, vy]`, e.g. [0.7, 0].
+    pub velocity: [f64; 2],
+}
+
+fn default_prop_frequency() -> f64 {
+    2437.0
+}
+fn default_prop_tx_power() -> f64 {
+    16.0206
+}
+fn default_prop_rx_threshold() -> f64 {
+    -82.0
 }
 
 /// L2CAP token-bucket flow control (thesis §3.1, Fig. 1.1(b)).

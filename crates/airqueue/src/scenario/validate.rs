@@ -130,6 +130,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     check_cells(s, &nodes, &mut errs);
     check_piconets(s, &nodes, &mut errs);
     check_spectrum(s, &nodes, &mut errs);
+    check_propagation(s, &nodes, &mut errs);
     let mut devs: HashMap<String, &str> = HashMap::new();
     let mut links_of: HashMap<&str, Vec<&str>> = HashMap::new();
     let ends = s
@@ -1234,6 +1235,131 @@ fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
                 }
                 Some(_) => {}
             }
+        }
+    }
+}
+
+/// Checks `propagation`: positions or `hears`/`senses` (not both), naming known nodes;
+/// with positions every cell member placed; finite coordinates, velocities and powers; a
+/// carrier-sense threshold not above the receive threshold; no QoS cell and no cell on
+/// the shared spectrum (the per-station medium does not model EDCA or Bluetooth yet).
+fn check_propagation(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
+    let Some(pr) = &s.propagation else { return };
+    let known = |n: &str, path: String, errs: &mut ScenarioError| {
+        if !nodes.contains(n) {
+            errs.push(path, format!("unknown node \"{n}\"; add it to [[nodes]]"));
+        }
+    };
+    for (node, xy) in &pr.positions {
+        known(node, format!("propagation.positions.{node}"), errs);
+        if !xy.iter().all(|v| v.is_finite()) {
+            errs.push(
+                format!("propagation.positions.{node}"),
+                "coordinates must be finite numbers of metres, e.g. [100, 0]",
+            );
+        }
+    }
+    let graph = !pr.hears.is_empty() || !pr.senses.is_empty();
+    if graph && !pr.positions.is_empty() {
+        errs.push(
+            "propagation.hears",
+            "give either positions or a hearing graph (hears/senses), not both",
+        );
+    }
+    if !graph && pr.positions.is_empty() {
+        errs.push(
+            "propagation.positions",
+            "say who hears whom: node positions, e.g. positions = { a = [0, 0], b = [100, 0] }, or hears = [[\"a\", \"b\"]]",
+        );
+    }
+    for (key, list) in [("hears", &pr.hears), ("senses", &pr.senses)] {
+        for (i, [a, b]) in list.iter().enumerate() {
+            known(a, format!("propagation.{key}[{i}]"), errs);
+            known(b, format!("propagation.{key}[{i}]"), errs);
+        }
+    }
+    for (i, m) in pr.motion.iter().enumerate() {
+        known(&m.node, format!("propagation.motion[{i}].node"), errs);
+        if !m.velocity.iter().all(|v| v.is_finite()) {
+            errs.push(
+                format!("propagation.motion[{i}].velocity"),
+                "must be finite m/s, e.g. [0.7, 0]",
+            );
+        }
+        if pr.positions.is_empty() {
+            errs.push(
+                format!("propagation.motion[{i}]"),
+                "motion needs positions; place the nodes with `positions`",
+            );
+        }
+    }
+    for (v, key) in [
+        (pr.tx_power_dbm, "tx_power_dbm"),
+        (pr.rx_threshold_dbm, "rx_threshold_dbm"),
+        (pr.noise_figure_db, "noise_figure_db"),
+    ] {
+        if !v.is_finite() {
+            errs.push(
+                format!("propagation.{key}"),
+                "must be a finite number of dB(m)",
+            );
+        }
+    }
+    if !(pr.frequency_mhz.is_finite() && pr.frequency_mhz > 0.0) {
+        errs.push("propagation.frequency_mhz", "must be positive, e.g. 2437");
+    }
+    if let Some(cs) = pr.cs_threshold_dbm {
+        if !cs.is_finite() || cs > pr.rx_threshold_dbm {
+            errs.push(
+                "propagation.cs_threshold_dbm",
+                format!(
+                    "{cs} must be a finite power not above rx_threshold_dbm ({}): a radio senses at least what it decodes",
+                    pr.rx_threshold_dbm
+                ),
+            );
+        }
+    }
+    if let Some(crate::channel::PathLossConf::LogDistance {
+        exponent,
+        reference_distance_m,
+        ..
+    }) = &pr.path_loss
+    {
+        if !(exponent.is_finite() && *exponent > 0.0) {
+            errs.push("propagation.path_loss.exponent", "must be positive, e.g. 3");
+        }
+        if !(reference_distance_m.is_finite() && *reference_distance_m > 0.0) {
+            errs.push(
+                "propagation.path_loss.reference_distance_m",
+                "must be positive, e.g. 1",
+            );
+        }
+    }
+    let on_spectrum: Vec<&str> = s.spectrum.as_ref().map_or(Vec::new(), |sp| {
+        sp.members.iter().map(|m| m.as_str()).collect()
+    });
+    for c in &s.cells {
+        if !pr.positions.is_empty() {
+            for m in c.members() {
+                if !pr.positions.contains_key(m) {
+                    errs.push(
+                        format!("propagation.positions.{m}"),
+                        format!("node \"{m}\" of cell \"{}\" has no position; place every cell member, e.g. {m} = [0, 0]", c.name),
+                    );
+                }
+            }
+        }
+        if c.qos {
+            errs.push(
+                format!("cells.{}.qos", c.name),
+                "partial hearing ([propagation]) does not support EDCA yet; remove qos or [propagation]",
+            );
+        }
+        if on_spectrum.contains(&c.name.as_str()) {
+            errs.push(
+                "spectrum.members",
+                format!("cell \"{}\" cannot be on the shared spectrum with [propagation] yet; remove one of them", c.name),
+            );
         }
     }
 }

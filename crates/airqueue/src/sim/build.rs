@@ -467,6 +467,21 @@ impl Simulation {
                 .map(|&k| (&s.cells[k], plans[first_cell + k].ends.as_slice()))
                 .collect();
             let mut cell = build_cell(&bsses, &dev_names, seed, s.run.warmup.time());
+            if let Some(pr) = &s.propagation {
+                let mut at: Vec<(&str, Option<&crate::scenario::CellStationSpec>)> = Vec::new();
+                for &(c, ends) in &bsses {
+                    for (p, &(_, n)) in ends.iter().enumerate() {
+                        let st = match c.ap {
+                            Some(_) => (p > 0).then(|| &c.stations[p - 1]),
+                            None => Some(&c.stations[p]),
+                        };
+                        at.push((nodes[n.0 as usize].name.as_str(), st));
+                    }
+                }
+                if let Some((map, auto_snr)) = hearing_of(pr, &at) {
+                    cell.set_hearing(map, auto_snr);
+                }
+            }
             if let Some(sp) = air.as_mut() {
                 let c = bsses[0].0;
                 let at: Vec<&str> = bsses
@@ -1323,6 +1338,95 @@ fn build_scatternet(
         piconets.push(piconet);
     }
     Scatternet::new(piconets, names, b.node.clone())
+}
+
+/// Who hears whom among a cell medium's ports (`at`: each port's node and station entry,
+/// in port order) under a validated `[propagation]`, and per port whether its link's frame
+/// errors follow the SNR; `None` for a hearing graph in which everyone decodes everyone
+/// (unless `per_station`): the shared-slot medium then applies unchanged.
+fn hearing_of(
+    pr: &crate::scenario::PropagationSpec,
+    at: &[(&str, Option<&crate::scenario::CellStationSpec>)],
+) -> Option<(crate::link::wifi::dcf::hearing::Hearing, Vec<bool>)> {
+    use crate::channel::{noise_floor_dbm, PathLoss, PathLossConf, Position, Track};
+    use crate::link::wifi::dcf::hearing::{Hearing, Level, RadioModel};
+    let n = at.len();
+    let placed = !pr.positions.is_empty();
+    let map = if placed {
+        let f_hz = pr.frequency_mhz * 1e6;
+        let path_loss = match &pr.path_loss {
+            None => PathLoss::LogDistance {
+                reference_m: 1.0,
+                reference_loss_db: 46.6777,
+                exponent: 3.0,
+            },
+            Some(PathLossConf::Friis) => PathLoss::Friis { frequency_hz: f_hz },
+            Some(PathLossConf::LogDistance {
+                exponent,
+                reference_distance_m,
+                reference_loss_db,
+            }) => PathLoss::LogDistance {
+                reference_m: *reference_distance_m,
+                reference_loss_db: reference_loss_db.unwrap_or_else(|| {
+                    crate::channel::propagation::friis_loss_db(*reference_distance_m, f_hz)
+                }),
+                exponent: *exponent,
+            },
+        };
+        let tracks = at
+            .iter()
+            .map(|&(node, _)| {
+                let xy = pr.positions.get(node).copied().unwrap_or([0.0, 0.0]);
+                let legs: Vec<(SimTime, Position)> = pr
+                    .motion
+                    .iter()
+                    .filter(|m| m.node == node)
+                    .map(|m| {
+                        (
+                            m.at.time(),
+                            Position::new(m.velocity[0], m.velocity[1], 0.0),
+                        )
+                    })
+                    .collect();
+                Track::new(Position::new(xy[0], xy[1], 0.0), &legs)
+            })
+            .collect();
+        Hearing::positions(
+            tracks,
+            RadioModel {
+                tx_power_dbm: pr.tx_power_dbm,
+                path_loss,
+                rx_threshold_dbm: pr.rx_threshold_dbm,
+                cs_threshold_dbm: pr.cs_threshold_dbm.unwrap_or(pr.rx_threshold_dbm),
+                noise_dsss_dbm: noise_floor_dbm(22e6, pr.noise_figure_db),
+                noise_ofdm_dbm: noise_floor_dbm(20e6, pr.noise_figure_db),
+            },
+        )
+    } else {
+        let pair = |list: &[[String; 2]], a: &str, b: &str| {
+            list.iter()
+                .any(|[x, y]| (x == a && y == b) || (x == b && y == a))
+        };
+        Hearing::graph(n, |p, r| {
+            let (a, b) = (at[p].0, at[r].0);
+            if a == b || pair(&pr.hears, a, b) {
+                Level::Decode
+            } else if pair(&pr.senses, a, b) {
+                Level::Sense
+            } else {
+                Level::None
+            }
+        })
+    };
+    // With positions frame errors depend on each pair's distance: always per station.
+    if map.complete() && !pr.per_station && !placed {
+        return None;
+    }
+    let auto_snr = at
+        .iter()
+        .map(|&(_, st)| placed && st.is_none_or(|st| st.ber.0 == 0.0 && st.snr_db.is_none()))
+        .collect();
+    Some((map, auto_snr))
 }
 
 /// The medium parameters of a validated `[[piconets]]` entry.

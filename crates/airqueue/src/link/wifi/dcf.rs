@@ -92,6 +92,9 @@ use crate::topology::IfaceId;
 use rand::Rng;
 use std::collections::VecDeque;
 
+pub mod hearing;
+use hearing::{Spatial, HX_EVENT};
+
 /// The event at the end of an exchange's deciding frame.
 const OUTCOME: u16 = 0;
 
@@ -284,6 +287,9 @@ enum Outcome {
     Success,
     Corrupted,
     Collision,
+    /// No response: the receiver did not decode the sender at all (out of range; the
+    /// per-station medium only).
+    Unanswered,
 }
 
 pub struct Cell {
@@ -325,6 +331,8 @@ pub struct Cell {
     /// Per port: whether the station is associated (a timeline `station` change; the AP
     /// and IBSS members always are).
     associated: Vec<bool>,
+    /// Partial hearing: the per-station medium ([`hearing`]) instead of the shared slot.
+    hx: Option<Box<Spatial>>,
 }
 
 /// Air time of a 1500-B frame exchange (DIFS, mean back-off, DATA, SIFS, ACK) at each of
@@ -556,7 +564,15 @@ impl Cell {
             rates,
             coex: None,
             associated: vec![true; ports.len()],
+            hx: None,
         }
+    }
+
+    /// Gives the medium partial hearing ([`hearing`]): carrier sense, NAV, EIFS and
+    /// reception per station. `auto_snr[p]`: port `p`'s link errors follow the SNR of
+    /// each frame (positions, no `ber`/`snr_db` of its own).
+    pub fn set_hearing(&mut self, map: hearing::Hearing, auto_snr: Vec<bool>) {
+        self.hx = Some(Box::new(Spatial::new(map, auto_snr, self.fns.len())));
     }
 
     /// Puts the cell's radios on a shared spectrum (see [`super::coexist`]).
@@ -632,6 +648,15 @@ impl Cell {
         };
     }
 
+    /// [`Self::contend`], or its per-station form with partial hearing.
+    fn contend_any(&mut self, k: usize, now: SimTime) {
+        if self.hx.is_some() {
+            self.hx_contend(k, now);
+        } else {
+            self.contend(k, now);
+        }
+    }
+
     /// Arms the timer at the earliest transmission of a contending function.
     fn rearm(&mut self, cx: &mut LinkCtx<'_>) {
         let next = self
@@ -699,6 +724,7 @@ impl Cell {
 
     /// Tells the link's rate control how function `k`'s attempt to `q` went (a change of
     /// ARF's rate changes both ends' views).
+    #[inline(always)]
     fn rc_report(&mut self, k: usize, q: usize, ok: bool, cx: &mut LinkCtx<'_>) {
         let p = self.fns[k].port as usize;
         let ap = self.is_ap(p);
@@ -915,9 +941,8 @@ impl Cell {
             if counting {
                 self.fns[k].stats.internal += 1;
             }
-            let (pkt, mpdu, q, _) = self.head(k, cx);
-            let long = mpdu > self.conf.rts_threshold;
-            let done = self.fail(k, pkt, Outcome::Collision, long, false, counting, cx);
+            let (pkt, _, q, _) = self.head(k, cx);
+            let done = self.fail(k, pkt, Outcome::Collision, false, false, counting, cx);
             if done {
                 let peer = (q != self.fns[k].port as usize).then_some(q);
                 self.finish(k, peer, cx);
@@ -929,8 +954,10 @@ impl Cell {
     }
 
     /// Function `k`'s attempt at `pkt` failed with `o` (`on_air`: on the medium, not an
-    /// internal collision): count it, double CW or discard the frame at the retry limit
-    /// (§10.3.4.4). Returns whether the frame was discarded.
+    /// internal collision): count it on the long retry counter (`long`: a data frame sent
+    /// after a CTS) or the short one, double CW or discard the frame at the retry limit
+    /// (§10.3.4.4). Returns whether the frame was discarded. A frame the receiver already
+    /// has (its ACK was lost) is discarded without a drop.
     #[allow(clippy::too_many_arguments)]
     fn fail(
         &mut self,
@@ -943,25 +970,28 @@ impl Cell {
         cx: &mut LinkCtx<'_>,
     ) -> bool {
         let (short_limit, long_limit) = (self.conf.short_retry_limit, self.conf.long_retry_limit);
+        let delivered = self.hx.as_deref().is_some_and(|h| h.delivered(k));
         let p = self.fns[k].port as usize;
         let f = &mut self.fns[k];
         let st = &mut self.sta[p].stats;
-        if o == Outcome::Collision {
-            f.collided = true;
-        } else {
-            f.corrupted = true;
+        match o {
+            Outcome::Collision => f.collided = true,
+            Outcome::Corrupted => f.corrupted = true,
+            _ => {}
         }
         if counting && on_air {
-            if o == Outcome::Collision {
-                st.collisions += 1;
-                f.stats.collisions += 1;
-            } else {
-                st.errors += 1;
+            match o {
+                Outcome::Collision => {
+                    st.collisions += 1;
+                    f.stats.collisions += 1;
+                }
+                Outcome::Corrupted => st.errors += 1,
+                _ => {}
             }
         }
         // An RTS failure or a short frame: the short counter; a long data frame after a
         // CTS: the long one.
-        let exhausted = if long && o == Outcome::Corrupted {
+        let exhausted = if long {
             f.lrc += 1;
             f.lrc >= long_limit
         } else {
@@ -974,6 +1004,9 @@ impl Cell {
                 (false, true) => DropReason::ChannelError,
                 _ => DropReason::RetryLimit,
             };
+            if delivered {
+                return true;
+            }
             if counting {
                 f.stats.drops += 1;
                 match reason {
@@ -1006,6 +1039,9 @@ impl Cell {
         f.collided = false;
         f.corrupted = false;
         f.head_since = now;
+        if let Some(h) = self.hx.as_deref_mut() {
+            h.new_head(k);
+        }
         let s = &mut self.sta[p];
         let was_full = s.len == s.cap;
         s.len -= 1;
@@ -1041,6 +1077,7 @@ impl Cell {
 
     /// Charges function `k`'s part `air` of the exchange to the airtime scheduler of its
     /// AP: the AP's frames to a station always, a station's frames when they succeeded.
+    #[inline(always)]
     fn charge(&mut self, k: usize, peer: Option<usize>, air: SimTime, ok: bool, counting: bool) {
         let p = self.fns[k].port as usize;
         let fi = k - self.sta[p].first as usize;
@@ -1113,7 +1150,15 @@ impl Cell {
                 }
                 o => {
                     ewma(&mut self.sta[link], up, 0.0);
-                    self.fail(k, pkt, o, long, true, counting, cx)
+                    self.fail(
+                        k,
+                        pkt,
+                        o,
+                        long && o == Outcome::Corrupted,
+                        true,
+                        counting,
+                        cx,
+                    )
                 }
             };
             if done {
@@ -1426,7 +1471,10 @@ impl Medium for Cell {
             0
         };
         let k = s.first as usize + fi;
-        let on_air = self.on_air.contains(&(k as u32));
+        let on_air = match self.hx.as_deref() {
+            Some(h) => h.busy_fn(port, k),
+            None => self.on_air.contains(&(k as u32)),
+        };
         if s.txq.is_some() {
             let q = self.peer_of(port, next_hop).expect("checked above");
             let counting = cx.now >= self.stats_from;
@@ -1445,7 +1493,7 @@ impl Medium for Cell {
             if self.fns[k].buf.is_empty() {
                 return; // CoDel dropped it
             }
-            self.contend(k, cx.now);
+            self.contend_any(k, cx.now);
             if self.on_air.is_empty() {
                 self.rearm(cx);
             }
@@ -1456,7 +1504,7 @@ impl Medium for Cell {
         f.buf.push_back(pkt);
         if f.buf.len() == 1 && !on_air {
             f.head_since = cx.now;
-            self.contend(k, cx.now);
+            self.contend_any(k, cx.now);
             if self.on_air.is_empty() {
                 self.rearm(cx);
             }
@@ -1475,6 +1523,10 @@ impl Medium for Cell {
     }
 
     fn on_event(&mut self, key: u16, cx: &mut LinkCtx<'_>) {
+        if key == HX_EVENT {
+            self.hx_step(cx);
+            return;
+        }
         if key == OUTCOME {
             self.settle(cx);
             return;
@@ -1492,7 +1544,11 @@ impl Medium for Cell {
     }
 
     fn on_timer(&mut self, _key: u32, cx: &mut LinkCtx<'_>) {
-        self.transmit(cx);
+        if self.hx.is_some() {
+            self.hx_step(cx);
+        } else {
+            self.transmit(cx);
+        }
     }
 
     /// The PHY rate of the link (fixed per station, or Minstrel's best rate); the EWMA
@@ -1521,7 +1577,10 @@ impl Medium for Cell {
                 self.sta[port].quality_down
             },
             rssi_dbm: None,
-            can_send: self.on_air.is_empty(),
+            can_send: match self.hx.as_deref() {
+                Some(h) => h.idle(port),
+                None => self.on_air.is_empty(),
+            },
             hw_backlog: if self.is_ap(port) {
                 self.ap_backlog[q]
             } else {
@@ -1563,9 +1622,15 @@ impl Medium for Cell {
     fn held(&self, out: &mut Vec<(Location, u64)>) {
         for (p, s) in self.sta.iter().enumerate() {
             let queued = s.txq.as_ref().map_or(0, |t| t.len());
+            // A head frame delivered before its ACK came back is no longer here.
+            let delivered = self.hx.as_deref().map_or(0, |h| {
+                (s.first as usize..(s.first + s.count) as usize)
+                    .filter(|&k| h.delivered(k))
+                    .count()
+            });
             out.push((
                 Location::Transmitting(self.ports[p].0),
-                (s.len + queued) as u64,
+                (s.len + queued - delivered) as u64,
             ));
         }
     }

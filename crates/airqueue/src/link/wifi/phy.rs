@@ -185,10 +185,25 @@ impl Phy {
         SimTime::from_micros(us)
     }
 
+    /// Air time of the PLCP preamble and header of a PPDU at `kbps` (DSSS 192 µs long /
+    /// 96 µs short; OFDM 20 µs): what ns-3 adds to SIFS + slot for the CTS and ACK
+    /// timeouts (aRxPHYStartDelay in IEEE 802.11-2016 §10.3.2.7, §10.3.2.9).
+    pub fn plcp(&self, kbps: u32) -> SimTime {
+        let us = if is_ofdm(self.standard, kbps) {
+            20
+        } else if self.short_preamble && kbps > 1_000 {
+            96
+        } else {
+            192
+        };
+        SimTime::from_micros(us)
+    }
+
     /// The rate of a control response to a frame sent at `kbps` (§10.6.6.5.2): the highest
     /// basic rate ≤ `kbps` of the same modulation class; if none, the lowest basic rate of
     /// that class; if the class has no basic rate, the highest mandatory rate of the class
     /// ≤ `kbps` (1 Mb/s DSSS, 6 Mb/s OFDM).
+    #[inline]
     pub fn response_kbps(&self, kbps: u32) -> u32 {
         let ofdm = is_ofdm(self.standard, kbps);
         let same_class = || {
