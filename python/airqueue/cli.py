@@ -476,6 +476,7 @@ def validate(file: FileArg, sets: SetOpt = None, max_memory: MemoryOpt = None) -
         ("segments", "segment"),
         ("cells", "802.11 cell"),
         ("piconets", "piconet"),
+        ("bridges", "scatternet bridge"),
         ("virtual_devs", "virtual device"),
         ("trunks", "trunk"),
     ):

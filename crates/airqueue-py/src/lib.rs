@@ -167,6 +167,7 @@ fn check_counts(
                 ("segments", s.segments.len()),
                 ("cells", s.cells.len()),
                 ("piconets", s.piconets.len()),
+                ("bridges", s.bridges.len()),
                 ("virtual_devs", s.virtual_devs.len()),
                 ("trunks", s.trunks.len()),
                 ("qdiscs", s.qdiscs.len()),
