@@ -231,7 +231,10 @@ fn an_idle_piconets_poll_null_cycle_is_on_the_air() {
     );
     // 30 s of frames every 1.25 ms, all idle (±1 at the window edges).
     assert!(frames.abs_diff(24_000) <= 1, "{frames}");
-    assert!(polls.abs_diff(frames) <= 20, "a POLL per frame: {polls} of {frames}");
+    assert!(
+        polls.abs_diff(frames) <= 20,
+        "a POLL per frame: {polls} of {frames}"
+    );
     assert!((per - want).abs() <= 3.0 * sd + 0.01, "{per} vs {want}");
     assert_eq!(nulls, polls - polls_lost, "a NULL per POLL heard");
     assert!(nulls_lost > 0);

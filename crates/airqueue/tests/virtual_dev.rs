@@ -673,7 +673,8 @@ fn imq_mode_drains_imq0_into_the_members_own_fifos() {
         .flow("bulk", "server", "sta1", &cbr_rate(1472, "20Mbit"), "")
         .flow("sparse", "server", "sta1", &cbr_interval(172, "20ms"), "")
         .flow("to_sta2", "server", "sta2", &cbr_rate(1472, "5Mbit"), "");
-    let base = 2.0 + (serialization_ns(200, 1_000_000_000) + serialization_ns(200, 10_000_000)) as f64 / 1e6;
+    let base = 2.0
+        + (serialization_ns(200, 1_000_000_000) + serialization_ns(200, 10_000_000)) as f64 / 1e6;
     let load = |imq: bool| {
         let text = format!(
             "{}\n[[virtual_devs]]\nname = \"nap.imq0\"\nmembers = [\"nap.wlan\", \"nap.bt\"]\n{}",
@@ -704,7 +705,10 @@ fn imq_mode_drains_imq0_into_the_members_own_fifos() {
         bt.u("drops"),
     );
     assert!(p99_pull < 5.0, "pull mode p99 {p99_pull} ms");
-    assert!((p50_imq / expect - 1.0).abs() < 0.02, "imq p50 {p50_imq} vs {expect}");
+    assert!(
+        (p50_imq / expect - 1.0).abs() < 0.02,
+        "imq p50 {p50_imq} vs {expect}"
+    );
     assert_eq!(q.u("drops"), 0, "imq0 holds nothing to drop");
     assert_eq!(q.u("backlog_end_packets"), 0);
     assert!(wlan.u("drops") > 0 && bt.u("drops") > 0);

@@ -632,7 +632,8 @@ impl Qdisc for CifQ {
     /// With rate CSI, packets that no session can send wait for the next sample, when a
     /// channel state may change.
     fn next_wakeup(&self, now: SimTime) -> Option<SimTime> {
-        (self.csi == CifCsi::Rate && self.qlen > 0).then(|| (self.last_sample + self.period).max(now))
+        (self.csi == CifCsi::Rate && self.qlen > 0)
+            .then(|| (self.last_sample + self.period).max(now))
     }
 
     fn serves_members(&self) -> bool {

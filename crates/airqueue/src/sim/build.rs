@@ -241,9 +241,9 @@ impl Simulation {
         // Members of an IMQ-mode virtual device keep a root queue of their own (the real
         // device's qdisc the IMQ device re-injects into).
         let imq_member = |name: &str| {
-            member_of.get(name).is_some_and(|&v| {
-                s.virtual_devs[v].dequeue == crate::scenario::VdevDequeue::Imq
-            })
+            member_of
+                .get(name)
+                .is_some_and(|&v| s.virtual_devs[v].dequeue == crate::scenario::VdevDequeue::Imq)
         };
         // Trunk members (`<node>.<medium>` at both ends) feed their trunk's device.
         let trunk_member: std::collections::HashSet<String> = s

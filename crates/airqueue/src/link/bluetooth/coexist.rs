@@ -41,8 +41,8 @@ use super::hopping::{Classifier, Hopping};
 use crate::channel::{Band, Modulation};
 use crate::engine::{SimRng, SimTime};
 use crate::link::air::Air;
-use rand::Rng;
 use crate::metrics::{Column, Table};
+use rand::Rng;
 
 /// How a piconet on a spectrum avoids interference.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -152,7 +152,8 @@ impl PiconetAir {
         let poll = PacketType::Poll.air_time(0);
         self.air.register(0, t, t + poll, Band::bluetooth_hop(m));
         let t1 = t + super::baseband::SLOT;
-        self.air.register(port, t1, t1 + poll, Band::bluetooth_hop(a));
+        self.air
+            .register(port, t1, t1 + poll, Band::bluetooth_hop(a));
     }
 
     /// Forgets the piconet's registered transmissions that start at or after `from`

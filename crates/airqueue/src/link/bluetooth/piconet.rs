@@ -594,7 +594,10 @@ impl Piconet {
         if self.air.is_none() {
             return tf;
         }
-        debug_assert!(self.idle_reg.is_none_or(|r| r.t >= t), "idle frames left out");
+        debug_assert!(
+            self.idle_reg.is_none_or(|r| r.t >= t),
+            "idle frames left out"
+        );
         let mut st = self.idle_reg.unwrap_or(IdleReg {
             t,
             c: self.cursor as usize,
