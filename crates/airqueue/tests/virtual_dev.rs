@@ -656,11 +656,15 @@ fn tbf_on_a_virtual_device_spends_one_bucket_in_arrival_order() {
 /// (`dequeue = "imq"`), imq0 is a pass-through: it never holds a packet after a call or
 /// drops one, and the members' own pfifos (limit 1000, the txqueuelen) hold the
 /// backlog. Constructed: fq_codel at imq0; UDP at 20 Mbit/s into the 10 Mbit wlan member
-/// (1500-B datagrams) and a sparse 200-B flow beside it. Closed form: the wlan pfifo
-/// stays full, so a sparse packet that gets in waits behind 999 datagrams, 999 × 1.2 ms =
-/// 1.1988 s (median within 2 %), where the per-member pull of the default mode gives it
+/// (1500-B datagrams, T = 1.2 ms each) and a sparse 200-B flow beside it. Closed form: the
+/// wlan pfifo (L = 1000) stays full — the bulk flow refills a freed place within 0.6 ms —
+/// so a sparse packet gets in just after a dequeue, behind L − 1 datagrams and one that
+/// has just started: (L − 1)·T + 0.6…1.2 ms, 1199.4–1200.0 ms (median within 2 % of
+/// 1199.7), where the per-member pull of the default mode gives it
 /// fq_codel's sparse-flow treatment (p99 < 5 ms: one datagram on the wire, 1.2 ms). The
-/// fq_codel on imq0 drops nothing in IMQ mode; the wlan pfifo drops the overflow.
+/// fq_codel on imq0 drops nothing in IMQ mode; the wlan pfifo drops the overflow. A
+/// `[[qdiscs]]` entry on a member is that member's own qdisc (a pfifo of L = 10: 11.4–12.0
+/// ms, within 5 % of 11.7).
 #[test]
 fn imq_mode_drains_imq0_into_the_members_own_fifos() {
     let s = ScenarioToml::new("12s")
@@ -675,9 +679,9 @@ fn imq_mode_drains_imq0_into_the_members_own_fifos() {
         .flow("to_sta2", "server", "sta2", &cbr_rate(1472, "5Mbit"), "");
     let base = 2.0
         + (serialization_ns(200, 1_000_000_000) + serialization_ns(200, 10_000_000)) as f64 / 1e6;
-    let load = |imq: bool| {
+    let load_with = |imq: bool, extra: &str| {
         let text = format!(
-            "{}\n[[virtual_devs]]\nname = \"nap.imq0\"\nmembers = [\"nap.wlan\", \"nap.bt\"]\n{}",
+            "{}\n[[virtual_devs]]\nname = \"nap.imq0\"\nmembers = [\"nap.wlan\", \"nap.bt\"]\n{}{extra}",
             s.toml(),
             if imq { "dequeue = \"imq\"\n" } else { "" }
         );
@@ -687,6 +691,7 @@ fn imq_mode_drains_imq0_into_the_members_own_fifos() {
         assert_conserved(&r);
         r
     };
+    let load = |imq: bool| load_with(imq, "");
     let pulled = load(false);
     let p99_pull = flow(&pulled, "sparse").f("delay_p99_ms") - base;
     let imq = load(true);
@@ -695,7 +700,8 @@ fn imq_mode_drains_imq0_into_the_members_own_fifos() {
     let q = queue(&imq, "nap.imq0");
     let wlan = queue(&imq, "nap.wlan");
     let bt = queue(&imq, "nap.bt");
-    let expect = 999.0 * serialization_ns(1500, 10_000_000) as f64 / 1e6;
+    let t = serialization_ns(1500, 10_000_000) as f64 / 1e6;
+    let expect = 999.0 * t + 0.9;
     eprintln!(
         "sparse flow queueing: pull p99 {p99_pull:.3} ms; imq p50 {p50_imq:.1} ms (closed form {expect:.1}); \
          imq0 drops {} backlog {}; wlan pfifo drops {}, bt pfifo drops {}",
@@ -723,4 +729,17 @@ fn imq_mode_drains_imq0_into_the_members_own_fifos() {
     assert!((g / 10e6 - 1.0).abs() < 0.01, "wlan {g}");
     let gb = flow(&imq, "to_sta2").f("goodput_bps") * IP_PER_PAYLOAD;
     assert!((gb / 1e6 - 1.0).abs() < 0.01, "bt {gb}");
+    // In IMQ mode a member keeps a qdisc of its own (Linux: `tc qdisc add dev wlan0 …`):
+    // a pfifo of 10 there, and the sparse packet waits 9·T + 0.6…1.2 ms.
+    let own = load_with(
+        true,
+        "\n[[qdiscs]]\ndev = \"nap.wlan\"\nkind = \"pfifo\"\nlimit = 10\n",
+    );
+    let p50_own = flow(&own, "sparse").f("delay_p50_ms") - base;
+    let expect_own = 9.0 * t + 0.9;
+    eprintln!("with a pfifo of 10 on nap.wlan: p50 {p50_own:.2} ms (closed form {expect_own:.2})");
+    assert!(
+        (p50_own / expect_own - 1.0).abs() < 0.05,
+        "{p50_own} vs {expect_own}"
+    );
 }
