@@ -303,8 +303,11 @@ def packets_line(summary: Mapping[str, Any]) -> Text:
     p = summary["packets"]
     dropped: dict[str, int] = p["dropped"]
     reasons = ", ".join(f"{k} {v:,}" for k, v in dropped.items() if v)
+    # Striping trunks' control packets and retransmissions (absent when there are none).
+    made = f", created {p['created']:,}" if p.get("created") else ""
+    taken = f", consumed {p['consumed']:,}" if p.get("consumed") else ""
     line = Text(
-        f"packets (whole run): sent {p['sent']:,}, delivered {p['delivered']:,}, "
+        f"packets (whole run): sent {p['sent']:,}{made}, delivered {p['delivered']:,}{taken}, "
         f"dropped {sum(dropped.values()):,}{f' ({reasons})' if reasons else ''}, "
         f"in flight {p['in_flight']:,}; conservation "
     )
@@ -1113,6 +1116,15 @@ def reproduce(
             help="Fewer seeds and shorter runs (a smoke test; the tolerances are not checked).",
         ),
     ] = False,
+    runs: Annotated[
+        Path | None,
+        typer.Option(
+            "--runs",
+            metavar="DIR",
+            help="Keep and reuse the runs in DIR (default OUT/sweep): reproductions of one "
+            "scenario given the same DIR run it once.",
+        ),
+    ] = None,
 ) -> None:
     """Run a registered paper-figure reproduction: its sweep, its figure, and a table of our
     numbers beside the reference's. Exits 1 if a point is outside its stated tolerance."""
@@ -1134,7 +1146,7 @@ def reproduce(
     target = out_dir if out_dir is not None else Path("results") / "reproduce" / name
     bar = SweepProgress(enabled=True)
     with bar.bar:
-        rep = catalog.reproduce(name, target, jobs=jobs, quick=quick, progress=bar)
+        rep = catalog.reproduce(name, target, jobs=jobs, quick=quick, progress=bar, runs=runs)
     out.print(catalog.comparison_table(rep))
     if quick:
         out.print(

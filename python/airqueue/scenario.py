@@ -25,7 +25,7 @@ from .values import to_core_json
 SWEEP_SECTION = "sweep"
 
 #: The key that names the entries of each list section, for ``--set`` paths.
-NAME_KEYS = ("name", "dev")
+NAME_KEYS = ("name", "dev", "node")
 
 
 #: ``duration = 10s``: a number with a unit, not quoted (TOML reads only the number).
@@ -144,7 +144,8 @@ def _copy_of_counted(items: list[Any], name: str) -> str | None:
 
 def set_path(data: dict[str, Any], path: str, value: Any) -> None:
     """Sets ``value`` at a dotted ``path`` that addresses list entries by name (or ``dev``,
-    or index): ``links.bottleneck.rate``, ``qdiscs.router.bottleneck.limit``, ``flows.0.start``.
+    or index): ``links.bottleneck.rate``, ``qdiscs.router.bottleneck.limit``, ``flows.0.start``;
+    ``*`` addresses every entry (``flows.*.app.rate``, ``piconets.*.flow_control.buffer``).
     Missing tables along the way are created."""
     parts = path.split(".")
     if not path or any(p == "" for p in parts):
@@ -154,6 +155,15 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> None:
     walked: list[str] = []
     while i < len(parts):
         last = i == len(parts) - 1
+        if isinstance(node, list) and parts[i] == "*":
+            # Every entry of the list: `flows.*.app.rate` sets all flows' rates at once.
+            if last:
+                raise ScenarioError.single(
+                    f"--set {path}", "addresses whole entries; name one of their keys after *"
+                )
+            for entry in node:
+                set_path(entry, ".".join(parts[i + 1 :]), value)
+            return
         if isinstance(node, list):
             # Longest run of segments that names an entry (names like router.bottleneck).
             match = None

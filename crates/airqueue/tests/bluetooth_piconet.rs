@@ -296,6 +296,38 @@ fn token_bucket_long_run_rate_is_tb_and_drops_when_s_overflows() {
     assert!(drops(5) > drops(25), "S = 5 vs 25");
 }
 
+/// Thesis §3.1 and §6.1.1 ("too high tb will overload the baseband buffer L"; the
+/// "blocking probability" of L): two saturated slaves under 1-limited polling each drain
+/// one DH5 (339 B) per 12 slots, 361.6 kb/s. With tb = 600 kb/s above that, packets that
+/// hold a token find L (20) full and are lost (`l_drops`, their IP packets as
+/// `qdisc_overflow`), and the rate into L equals the drain (within 1 %); with tb = 200
+/// kb/s below it, L never blocks.
+#[test]
+fn token_rate_above_the_drain_blocks_the_baseband_buffer() {
+    let drain = 339.0 * 8.0 / (12.0 * SLOT_S);
+    for (tb, blocks) in [(600_000u64, true), (200_000, false)] {
+        let keys = format!(
+            "polling = \"1-limited\"\nslave_buffer = 20\nflow_control = {{ token_rate = \"{tb}bit\", buffer = 25 }}"
+        );
+        let flows = udp("u1", "s1", "m", 1472, "700kbit") + &udp("u2", "s2", "m", 1472, "700kbit");
+        let r = run(&piconet("60s", "5s", 2, &keys, &flows));
+        let row = slave(&r, "s1");
+        eprintln!(
+            "tb {tb}: into L {:.0} b/s, {} blocked at L, {} token drops",
+            row.f("token_rate_bps"),
+            row.u("l_drops"),
+            row.u("token_drops")
+        );
+        if blocks {
+            assert!(row.u("l_drops") > 0);
+            let into_l = row.f("token_rate_bps");
+            assert!((into_l / drain - 1.0).abs() < 0.01, "{into_l} vs {drain}");
+        } else {
+            assert_eq!(row.u("l_drops"), 0);
+        }
+    }
+}
+
 /// Thesis Tables 6.1/6.2 from simulation: over the Gilbert-Elliott channel with the
 /// §6.3 BERs, the simulated per-hop success of DH5 and DH3 packets, composed as the
 /// thesis composes them (4 DH5 + 1 DH3 + the ACK's DH3, over 2 and 4 hops), is within 2 %

@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..sweep import ProgressHook
-from . import closed_forms, hegde_2013, shieh_dfq, wang_2005, yip_kwok_2007
+from . import (
+    closed_forms,
+    hegde_2013,
+    shieh_dfq,
+    venugopal_2006,
+    wang_2005,
+    yip_kwok_2007,
+)
 from .closed_forms import MATHIS, MD1, MD1_LOADS
 from .core import (
     QUICK_NOTE,
@@ -31,7 +38,7 @@ from .core import run as _run
 from .shieh_dfq import DFQ_QDISCS
 
 #: The per-paper modules, in the order ``airqueue reproduce --list`` shows them.
-PAPERS = (closed_forms, shieh_dfq, wang_2005, hegde_2013, yip_kwok_2007)
+PAPERS = (closed_forms, shieh_dfq, wang_2005, hegde_2013, yip_kwok_2007, venugopal_2006)
 
 #: Every reproduction, by name.
 REGISTRY: Mapping[str, Reproduction] = {r.name: r for m in PAPERS for r in m.ENTRIES}
@@ -43,10 +50,12 @@ def reproduce(
     jobs: int | None = None,
     quick: bool = False,
     progress: ProgressHook | None = None,
+    runs: str | Path | None = None,
 ) -> ReproductionResult:
-    """Runs the reproduction ``name``'s sweep into ``out/sweep`` and writes
-    ``out/figure.png``, ``out/comparison.csv`` and ``out/reproduction.json``."""
-    return _run(REGISTRY[name], out, jobs=jobs, quick=quick, progress=progress)
+    """Runs the reproduction ``name``'s sweep into ``out/sweep`` (or the shared store
+    ``runs``) and writes ``out/figure.png``, ``out/comparison.csv`` and
+    ``out/reproduction.json``."""
+    return _run(REGISTRY[name], out, jobs=jobs, quick=quick, progress=progress, runs=runs)
 
 
 __all__ = [

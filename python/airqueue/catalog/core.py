@@ -1,7 +1,8 @@
 """The catalog's machinery: :class:`Reproduction` (a scenario, a sweep over one parameter
-with several seeds, our number from each run, the reference with a tolerance), running one
-(:func:`run`), comparing, plotting and the console table; and the helpers the per-paper
-modules share (shipped scenario files, goodput and completion readers, paper points)."""
+— or two, for a paper's surfaces — with several seeds, our number from each run, the
+reference with a tolerance), running one (:func:`run`), comparing, plotting and the console
+table; and the helpers the per-paper modules share (shipped scenario files, goodput and
+completion readers, paper points)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,20 @@ class Reproduction:
     #: progress)``), for figures that are families of curves whose findings are stated as
     #: checks (seed 000's NAP, ``yip_kwok_2007.py``); its table has one row per check.
     runner: Callable[..., ReproductionResult] | None = None
+    #: ``""``: the reference is a value, ours within ± ``tolerance`` of it. ``"upper"`` /
+    #: ``"lower"``: the reference is a bound (a problem the paper shows, stated as a
+    #: threshold): ours at most reference·(1 + tolerance) / at least reference·(1 -
+    #: tolerance).
+    bound: str = ""
+    #: A second swept path for a surface (the paper's 3-D plots): every combination of
+    #: ``values`` and ``values2`` runs; the figure draws our surface and one curve per
+    #: ``values2``. ``expected`` and ``checked`` are then unused: ``expected_xy`` gives the
+    #: reference at (x, y), NaN where the paper has no number (shown, not checked).
+    param2: str | None = None
+    values2: tuple[Any, ...] = ()
+    y_of: Callable[[Any], float] = float
+    y2_label: str = ""
+    expected_xy: Callable[[float, float], float] | None = None
 
 
 @dataclass
@@ -144,8 +159,20 @@ def as_list(v: Any) -> list[Any]:
 # ---------------------------------------------------------------------------------------
 
 
+def _within(rep: Reproduction, rel: float) -> bool:
+    """Whether a relative error ``rel`` (ours / reference - 1) meets the reproduction's
+    check: within ± tolerance, or on the right side of a bound."""
+    if rep.bound == "upper":
+        return bool(rel <= rep.tolerance)
+    if rep.bound == "lower":
+        return bool(rel >= -rep.tolerance)
+    return bool(abs(rel) <= rep.tolerance)
+
+
 def compare(rep: Reproduction, sw: SweepResult) -> pd.DataFrame:
     """Our mean (95 % CI over seeds) beside the reference at every grid point."""
+    if rep.param2 is not None:
+        return _compare_surface(rep, sw)
     rows = []
     for value, g in sw.runs.groupby(rep.param, sort=False):
         per_seed = np.array([rep.ours(r) for _, r in g.groupby("seed", sort=True)])
@@ -165,13 +192,86 @@ def compare(rep: Reproduction, sw: SweepResult) -> pd.DataFrame:
                 "seeds": n,
                 "rel_error": rel,
                 "tolerance": rep.tolerance if checked else math.nan,
-                "within": bool(abs(rel) <= rep.tolerance) if checked else None,
+                "within": _within(rep, rel) if checked else None,
             }
         )
     return pd.DataFrame(rows).sort_values("x", ignore_index=True)
 
 
+def _compare_surface(rep: Reproduction, sw: SweepResult) -> pd.DataFrame:
+    """:func:`compare` for a two-parameter reproduction: one row per (x, y)."""
+    assert rep.param2 is not None and rep.expected_xy is not None
+    rows = []
+    for (v1, v2), g in sw.runs.groupby([rep.param, rep.param2], sort=False):
+        per_seed = np.array([rep.ours(r) for _, r in g.groupby("seed", sort=True)])
+        n, mean, _, lo, hi = mean_ci(per_seed)
+        x, y = rep.x_of(v1), rep.y_of(v2)
+        ref = rep.expected_xy(x, y)
+        checked = not math.isnan(ref)
+        rel = mean / ref - 1 if checked and ref else math.nan
+        rows.append(
+            {
+                "x": x,
+                "y": y,
+                rep.param: v1,
+                rep.param2: v2,
+                "reference": ref,
+                "ours": mean,
+                "ci95_low": lo,
+                "ci95_high": hi,
+                "seeds": n,
+                "rel_error": rel,
+                "tolerance": rep.tolerance if checked else math.nan,
+                "within": bool(abs(rel) <= rep.tolerance) if checked else None,
+            }
+        )
+    return pd.DataFrame(rows).sort_values(["y", "x"], ignore_index=True)
+
+
+def _surface_figure(rep: Reproduction, table: pd.DataFrame) -> Any:
+    """Our surface over (x, y) as the paper draws it (left) and the same numbers as one
+    curve per y with 95 % CIs (right); the paper's numbers as black points."""
+    fig = plots.new_figure(12.5, 5.0)
+    ax3 = fig.add_subplot(1, 2, 1, projection="3d")
+    grid = table.pivot_table(index="y", columns="x", values="ours")
+    xs, ys = np.meshgrid(grid.columns.to_numpy(), grid.index.to_numpy())
+    ax3.plot_surface(xs, ys, grid.to_numpy(), cmap="viridis", alpha=0.85, edgecolor="grey")
+    refs = table[table["reference"].notna()]
+    if len(refs):
+        ax3.scatter(refs["x"], refs["y"], refs["reference"], color="black", s=25)
+    ax3.set_xlabel(rep.x_label)
+    ax3.set_ylabel(rep.y2_label)
+    ax3.set_zlabel(rep.y_label)
+    ax = fig.add_subplot(1, 2, 2)
+    for y, g in table.groupby("y", sort=True):
+        err = np.vstack([g["ours"] - g["ci95_low"], g["ci95_high"] - g["ours"]])
+        ax.errorbar(
+            g["x"],
+            g["ours"],
+            yerr=np.nan_to_num(err),
+            marker="o",
+            capsize=2,
+            label=f"{rep.y2_label} = {y:g}",
+        )
+    if len(refs):
+        ax.plot(
+            refs["x"],
+            refs["reference"],
+            "k*",
+            markersize=10,
+            label=rep.reference_label,
+        )
+    ax.set_xlabel(rep.x_label)
+    ax.set_ylabel(rep.y_label)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.suptitle(rep.title, x=0.02, ha="left", fontsize=10)
+    return fig
+
+
 def figure(rep: Reproduction, table: pd.DataFrame) -> Any:
+    if rep.param2 is not None:
+        return _surface_figure(rep, table)
     fig = plots.new_figure(7.5, 4.8)
     ax = fig.add_subplot()
     xs = table["x"].to_numpy()
@@ -213,18 +313,24 @@ def run(
     jobs: int | None = None,
     quick: bool = False,
     progress: ProgressHook | None = None,
+    runs: str | Path | None = None,
 ) -> ReproductionResult:
-    """Runs a reproduction's sweep into ``out/sweep`` and writes ``out/figure.png``,
-    ``out/comparison.csv`` and ``out/reproduction.json``."""
+    """Runs a reproduction's sweep into ``out/sweep`` (or ``runs``: a store shared by
+    several reproductions, so that those of one scenario run it once) and writes
+    ``out/figure.png``, ``out/comparison.csv`` and ``out/reproduction.json``; a reproduction
+    with a ``runner`` runs itself."""
     if rep.runner is not None:
         return rep.runner(rep, out, jobs=jobs, quick=quick, progress=progress)
     out_dir = Path(out)
+    grid = {rep.param: list(rep.values)}
+    if rep.param2 is not None:
+        grid[rep.param2] = list(rep.values2)
     sw = sweep(
         rep.scenario(quick),
-        grid={rep.param: list(rep.values)},
+        grid=grid,
         seeds=rep.quick_seeds if quick else rep.seeds,
         jobs=jobs,
-        out=out_dir / "sweep",
+        out=Path(runs) if runs is not None else out_dir / "sweep",
         progress=progress,
     )
     table = compare(rep, sw)
@@ -310,7 +416,8 @@ def verdict(res: ReproductionResult, within: Any) -> str:
         return "not checked (quick)"
     if within is None or (isinstance(within, float) and math.isnan(within)):
         return "not checked"
-    return f"ok (±{rep.tolerance:.0%})" if within else f"OUT (±{rep.tolerance:.0%})"
+    band = {"upper": "≤ ref. +", "lower": "≥ ref. -"}.get(rep.bound, "±")
+    return f"ok ({band}{rep.tolerance:.0%})" if within else f"OUT ({band}{rep.tolerance:.0%})"
 
 
 def comparison_table(res: ReproductionResult) -> Table:
@@ -328,15 +435,19 @@ def comparison_table(res: ReproductionResult) -> Table:
         title_justify="left",
         caption_justify="left",
     )
-    for col in (rep.x_label, "reference", "airqueue", "95 % CI", "error (% of ref.)", "verdict"):
+    surface = rep.param2 is not None
+    first = (rep.x_label, rep.y2_label) if surface else (rep.x_label,)
+    for col in (*first, "reference", "airqueue", "95 % CI", "error (% of ref.)", "verdict"):
         t.add_column(col, justify="right")
     for r in res.table.itertuples(index=False):
+        # A surface has the paper's number at a few points only: "—" elsewhere.
+        bare = surface and math.isnan(r.reference)
         t.add_row(
-            f"{r.x:g}",
-            f"{r.reference:.4g}",
+            *([f"{r.x:g}", f"{r.y:g}"] if surface else [f"{r.x:g}"]),
+            "—" if bare else f"{r.reference:.4g}",
             f"{r.ours:.4g}",
             f"{r.ci95_low:.4g} – {r.ci95_high:.4g}",
-            f"{r.rel_error:+.1%}",
+            "—" if bare else f"{r.rel_error:+.1%}",
             verdict(res, r.within),
         )
     return t

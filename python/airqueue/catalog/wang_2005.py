@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from .core import (
     Reproduction,
@@ -113,4 +117,189 @@ WANG_CONGESTION = Reproduction(
 )
 
 
-ENTRIES = (WANG_CHANNELS_REP, WANG_CONGESTION)
+#: Bit error rates of Figs. 23–25 and 43 (and BER 0, Figs. 12, 13, 42), and 2e-5 beyond.
+WANG_BERS = (0.0, 1e-6, 5e-6, 1e-5, 2e-5)
+#: The proposed method's three-channel TCP throughput at those BERs (Figs. 12, 24), Mb/s:
+#: what SRR (Figs. 13, 25) and JKM (Figs. 42, 43) fall below.
+WANG_PROPOSED_BY_BER = {0.0: 15.0, 1e-6: 14.7, 5e-6: 13.5, 1e-5: 12.0}
+
+
+def _ber_cells(ber: float) -> list[dict[str, Any]]:
+    """The three channels of ``ber-3ch.toml`` with ``ber`` on both trunk stations."""
+    cells = _striping_file("ber-3ch.toml")["cells"]
+    for c in cells:
+        c["stations"] = [{**st, "ber": ber} for st in c["stations"]]
+    return cells
+
+
+def _cells_ber(v: Any) -> float:
+    return float(as_list(v)[0]["stations"][0]["ber"])
+
+
+def _proposed_at(ber: float) -> float:
+    """The paper's points joined by straight lines; NaN beyond its last BER."""
+    xs, ys = zip(*sorted(WANG_PROPOSED_BY_BER.items()), strict=True)
+    if ber > xs[-1] * (1 + 1e-9):
+        return math.nan
+    return float(np.interp(ber, xs, ys))
+
+
+def _scheme_ber_scenario(file: str) -> Callable[[bool], dict[str, Any]]:
+    def build(quick: bool) -> dict[str, Any]:
+        data = _striping_file(file)
+        data["run"]["duration"] = "20s" if quick else "60s"
+        return data
+
+    return build
+
+
+def _scheme_ber(scheme: str, file: str, figs: str, why: str) -> Reproduction:
+    return Reproduction(
+        name=f"wang-striping-{scheme}-ber",
+        title=f"Striping Figs. {figs}: {scheme.upper()} on three 802.11b channels against BER",
+        reference=WANG_REFERENCE + "; the line is the proposed method's throughput (Figs. 12, "
+        f"24: 15, 14.7, 13.5, 12 Mb/s), which {scheme.upper()} falls below ({why}); the paper "
+        "gives no numbers of its own for these curves, so nothing is checked here (the Rust "
+        "tests check that it is lower)",
+        description=f"Greedy TCP over the three-channel trunk with the {scheme.upper()} scheme; "
+        "the BER of every channel swept.",
+        scenario=_scheme_ber_scenario(file),
+        param="cells",
+        values=tuple(_ber_cells(b) for b in WANG_BERS),
+        x_of=_cells_ber,
+        x_label="bit error rate BER",
+        y_label="TCP goodput (Mbit/s)",
+        ours=goodput_mbit("stcp"),
+        expected=_proposed_at,
+        tolerance=0.10,
+        checked=lambda x: False,
+        reference_label="Wang et al., proposed method (Figs. 12, 24)",
+        seeds=2,
+        quick_seeds=1,
+    )
+
+
+WANG_SRR_BER = _scheme_ber(
+    "srr", "srr-ber-3ch.toml", "13, 25", "marker packets; 14 Mb/s at most at BER 0"
+)
+WANG_JKM_BER = _scheme_ber("jkm", "jkm-ber-3ch.toml", "42, 43", "its many ACK packets")
+
+
+def _srr_congestion_scenario(quick: bool) -> dict[str, Any]:
+    data = _wang_congestion_scenario(quick)
+    data["trunks"][0]["scheme"] = "srr"
+    return data
+
+
+#: Fig. 22: SRR gets 6 Mb/s with one of its three channels shared (x = 12.5).
+WANG_SRR_FIG22 = {12.5: 6.0}
+
+WANG_SRR_CONGESTION = Reproduction(
+    name="wang-striping-srr-congestion",
+    title="Striping Fig. 22: SRR with congested channels (6 Mb/s where the proposed gets 12.5)",
+    reference=WANG_REFERENCE + "; Fig. 22: SRR 6 Mb/s with one of three channels shared with "
+    "a greedy TCP pair (checked, 15 %); the other points are shown (SRR shares bytes equally, "
+    "so the slowest member limits it)",
+    description="SRR trunks over channels 1, 5, 9 (each shared with a greedy TCP pair) and "
+    "free channels 11-13; x is the proposed method's ideal sum for the trunk's members.",
+    scenario=_srr_congestion_scenario,
+    param="trunks.trunk.members",
+    values=WANG_CONGESTION_TRUNKS,
+    x_of=lambda v: _wang_ideal_sum(tuple(as_list(v))),
+    x_label="ideal sum of the members' shares (Mbit/s)",
+    y_label="trunk TCP goodput with SRR (Mbit/s)",
+    ours=goodput_mbit("stcp"),
+    expected=lambda x: WANG_SRR_FIG22.get(x, math.nan),
+    tolerance=0.15,
+    checked=lambda x: x in WANG_SRR_FIG22,
+    reference_label="Wang et al., SRR (Fig. 22)",
+    seeds=2,
+    quick_seeds=1,
+)
+
+
+#: Offered loads of Fig. 36, kB/s (the paper's reach 650 kB/s, below one channel).
+WANG_LOW_LOADS_KBPS = (100, 200, 300, 400, 500, 600)
+
+
+def _low_load_interval(kbps: float) -> str:
+    return f"{round(1448 / (kbps * 1e3) * 1e9)}ns"
+
+
+def _low_load_scenario(quick: bool) -> dict[str, Any]:
+    data = _striping_file("low-load-3ch.toml")
+    data["run"]["duration"] = "20s" if quick else "60s"
+    return data
+
+
+WANG_LOW_LOAD = Reproduction(
+    name="wang-striping-low-load",
+    title="Striping Fig. 36: below one channel's capacity the trunk carries the offered load",
+    reference=WANG_REFERENCE + "; Fig. 36: with less offered than one channel carries, the "
+    "three-channel trunk's throughput is that of a single channel, i.e. the offered load",
+    description="A TCP connection writing 1448-B messages at constant intervals over the "
+    "three-channel trunk (channels 1, 5, 9, BER 0).",
+    scenario=_low_load_scenario,
+    param="flows.stcp.app.interval",
+    values=tuple(_low_load_interval(k) for k in WANG_LOW_LOADS_KBPS),
+    x_of=lambda v: 1448 / float(str(v).removesuffix("ns")) * 1e6,
+    x_label="offered load (kB/s)",
+    y_label="TCP goodput (kB/s)",
+    ours=lambda rows: goodput_mbit("stcp")(rows) * 1e3 / 8,
+    expected=lambda x: x,
+    tolerance=0.02,
+    checked=lambda x: True,
+    reference_label="offered load (Wang et al.: trunk = one channel)",
+    seeds=2,
+    quick_seeds=1,
+)
+
+
+#: Hop counts of Figs. 38–39.
+WANG_HOPS = (1, 2, 3, 4, 5)
+
+
+def _chain(file: str, per_hop: float, figs: str, channels: str) -> Reproduction:
+    def build(quick: bool) -> dict[str, Any]:
+        data = _striping_file(file)
+        data["run"]["duration"] = "20s" if quick else "60s"
+        return data
+
+    return Reproduction(
+        name=f"wang-striping-chain-{channels}",
+        title=f"Striping Fig. {figs}: TCP along an N-hop chain, {channels}",
+        reference=WANG_REFERENCE + f"; Fig. {figs}: about 1/N of one hop on an N-hop chain "
+        f"({per_hop:g} Mb/s / N; the paper's curve levels off near 1/7 for long chains, "
+        "through spatial reuse our cells do not model: each channel is one collision domain)",
+        description=f"Greedy TCP n0 -> nN along a five-hop chain ({channels}, each hop a "
+        "trunk); x is the number of hops to the receiver.",
+        scenario=build,
+        param="flows.stcp.to",
+        values=tuple(f"n{h}" for h in WANG_HOPS),
+        x_of=lambda v: float(str(v).removeprefix("n")),
+        x_label="hops N",
+        y_label="TCP goodput (Mbit/s)",
+        ours=goodput_mbit("stcp"),
+        expected=lambda n: per_hop / n,
+        tolerance=0.10,
+        checked=lambda n: True,
+        reference_label=f"Wang et al. (≈ {per_hop:g} Mb/s / N)",
+        seeds=2,
+        quick_seeds=1,
+    )
+
+
+WANG_CHAIN_1CH = _chain("chain-1ch.toml", 5.0, "38", "1ch")
+WANG_CHAIN_3CH = _chain("chain-3ch.toml", 15.0, "39", "3ch")
+
+
+ENTRIES = (
+    WANG_CHANNELS_REP,
+    WANG_CONGESTION,
+    WANG_SRR_BER,
+    WANG_SRR_CONGESTION,
+    WANG_JKM_BER,
+    WANG_LOW_LOAD,
+    WANG_CHAIN_1CH,
+    WANG_CHAIN_3CH,
+)

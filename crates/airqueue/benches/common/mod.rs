@@ -5,6 +5,10 @@ pub const DUMBBELL: &str = include_str!("../../../../scenarios/examples/dumbbell
 /// Seed 001's piconet: 2 slaves, TCP NewReno through the master, 480 s (issue 13 target:
 /// ≤ 0.1 s wall).
 pub const PICONET_2: &str = include_str!("../../../../scenarios/bluetooth-tcp/piconet-2-ppl.toml");
+/// Seed 001's scatternet: two piconets of one slave each joined by a walk-in bridge, TCP
+/// both ways across it, 480 s.
+pub const SCATTERNET_1: &str =
+    include_str!("../../../../scenarios/bluetooth-tcp/scatternet-1-ppl.toml");
 /// An 802.11b cell of 10 saturated stations (issue 12 target: `airqueue bench` ≥ 1 000×
 /// real time) and of 100 (events per frame flat in n): 10 Mbit offered in all, 20 s.
 pub const WIFI_SATURATED_10: &str =
@@ -115,6 +119,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("tcp_dumbbell_1gbit", dumbbell_1gbit(10)),
         ("tcp_dumbbell_1gbit_1000_flows", dumbbell_1gbit(1000)),
         ("bluetooth_piconet_2", PICONET_2.to_string()),
+        ("bluetooth_scatternet_1", SCATTERNET_1.to_string()),
         ("wifi_saturated_10", WIFI_SATURATED_10.to_string()),
         ("wifi_saturated_100", WIFI_SATURATED_100.to_string()),
     ]

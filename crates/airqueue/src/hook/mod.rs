@@ -16,7 +16,7 @@
 pub mod rtt_detector;
 
 use crate::engine::{EventQueue, SimTime, TimerId, Timers};
-use crate::packet::{DropReason, Location, PacketArena, PacketId};
+use crate::packet::{DropReason, Location, Packet, PacketArena, PacketId};
 use crate::sim::{Event, TimerOwner};
 use crate::topology::IfaceId;
 
@@ -29,6 +29,10 @@ pub enum HookVerdict {
     Hold,
     /// The packet is dropped for this reason.
     Drop(DropReason),
+    /// The packet ends here, taken by the hook: a control packet addressed to the layer
+    /// the hook stands for (a striping trunk's marker or ACK). The ledger counts it as
+    /// consumed.
+    Consume,
 }
 
 /// What a hook reports outside `on_arrival`'s verdict.
@@ -38,11 +42,19 @@ pub enum HookEffect {
     Release(PacketId),
     /// A held packet is dropped.
     Drop(PacketId, DropReason),
+    /// A held packet ends here, taken by the hook (see [`HookVerdict::Consume`]).
+    Consume(PacketId),
+    /// A packet the hook made ([`HookCtx::send_new`]: a trunk's ACK, NAK or
+    /// retransmission) leaves the node, routed as if its upper layer had sent it; the
+    /// ledger counts it as created.
+    Send(PacketId),
 }
 
 /// Everything a hook may touch during one call.
 pub struct HookCtx<'a> {
     pub now: SimTime,
+    /// The calling hook's index (the ledger location of what it holds).
+    pub(crate) hook: u32,
     /// The packets' headers (read them; do not free).
     pub packets: &'a mut PacketArena,
     pub(crate) events: &'a mut EventQueue<Event>,
@@ -68,6 +80,19 @@ impl HookCtx<'_> {
     /// Drops a held packet.
     pub fn drop_packet(&mut self, pkt: PacketId, reason: DropReason) {
         self.out.push(HookEffect::Drop(pkt, reason));
+    }
+
+    /// Ends a held packet here (a control packet the hook has read).
+    pub fn consume(&mut self, pkt: PacketId) {
+        self.out.push(HookEffect::Consume(pkt));
+    }
+
+    /// Makes a new packet and sends it from the hook's node (routed like a packet of its
+    /// upper layer). It enters the ledger as created.
+    pub fn send_new(&mut self, packet: Packet) -> PacketId {
+        let id = self.packets.alloc(packet, Location::Hook(self.hook));
+        self.out.push(HookEffect::Send(id));
+        id
     }
 }
 

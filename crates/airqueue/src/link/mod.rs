@@ -140,6 +140,8 @@ pub struct LinkChange {
     pub delay: Option<SimTime>,
     /// New impairment (replacing the whole previous one, as netem `change`).
     pub impairment: Option<crate::scenario::ImpairmentSpec>,
+    /// A station of a cell associates (`true`) or leaves (`false`): the node, and what.
+    pub associate: Option<(NodeId, bool)>,
 }
 
 /// Everything a medium may touch during one call.

@@ -25,7 +25,7 @@ const SUB_BUCKET_MASK: u64 = (1 << SUB_BUCKET_MAGNITUDE) - 1;
 const LEADING_ZERO_BASE: u32 = 64 - SUB_BUCKET_MAGNITUDE;
 
 /// Counts of nanosecond durations in HdrHistogram's buckets, for quantiles within 0.1 %.
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 pub struct DurationHistogram {
     /// Counts of the buckets `base ..base + counts.len()` (empty before the first value).
     counts: Vec<u64>,

@@ -3,9 +3,9 @@
 //! backlog` over the queue's whole life (ns-3's `QueueDisc` check), which the end-of-run
 //! conservation check reports when it fails.
 
+use super::DurationHistogram;
 use crate::engine::SimTime;
 use crate::packet::DropReason;
-use hdrhistogram::Histogram;
 
 /// Whole-life counters of a root qdisc (never reset), for the identity check.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,8 +41,9 @@ pub struct QueueStats {
     last_change: SimTime,
     cur_packets: u64,
     cur_bytes: u64,
-    /// Sojourn times of dequeued packets (3 significant digits), for percentiles.
-    sojourn_hist: Histogram<u64>,
+    /// Sojourn times of dequeued packets (HdrHistogram's buckets, 3 significant digits),
+    /// for percentiles; only the range of buckets seen is kept (`DurationHistogram`).
+    sojourn_hist: DurationHistogram,
     sojourn_min_ns: u64,
     sojourn_max_ns: u64,
     /// Whole-life counters (kept across resets).
@@ -67,7 +68,7 @@ impl Default for QueueStats {
             last_change: SimTime::ZERO,
             cur_packets: 0,
             cur_bytes: 0,
-            sojourn_hist: Histogram::new(3).expect("3 significant digits is valid"),
+            sojourn_hist: DurationHistogram::default(),
             sojourn_min_ns: u64::MAX,
             sojourn_max_ns: 0,
             ledger: QueueLedger::default(),
@@ -79,7 +80,7 @@ impl QueueStats {
     /// Starts a new measurement period at `now` with the current backlog.
     pub fn reset(&mut self, now: SimTime) {
         let (p, b) = (self.cur_packets, self.cur_bytes);
-        let mut hist = std::mem::replace(&mut self.sojourn_hist, Histogram::new(3).unwrap());
+        let mut hist = std::mem::take(&mut self.sojourn_hist);
         hist.reset();
         *self = QueueStats {
             since: now,
@@ -141,9 +142,7 @@ impl QueueStats {
         self.sojourn_sum_ns += sojourn.0 as u128;
         self.sojourn_min_ns = self.sojourn_min_ns.min(sojourn.0);
         self.sojourn_max_ns = self.sojourn_max_ns.max(sojourn.0);
-        if self.sojourn_hist.record(sojourn.0.max(1)).is_err() {
-            self.sojourn_hist.saturating_record(sojourn.0);
-        }
+        self.sojourn_hist.record(sojourn.0);
         self.ledger.dequeued += 1;
     }
 

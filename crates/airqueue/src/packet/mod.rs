@@ -107,12 +107,44 @@ pub struct Packet {
     pub tcp: TcpHeader,
     /// ICMP message type (RFC 792) of an ICMP packet: 8 echo request, 0 echo reply.
     pub icmp_type: u8,
-    /// Sequence number stamped by a striping trunk (0 when not striped).
+    /// Sequence number stamped by a striping trunk (0 when not striped); for a trunk
+    /// control packet, the number it carries (an SRR marker's round, a JKM ACK's last
+    /// in-order sequence number, a JKM NAK's missing one).
     pub trunk_seq: u64,
+    /// What the packet is to a striping trunk: user data (the default), a trunk-level
+    /// retransmission of user data (JKM), or a control packet the trunk made (an SRR
+    /// marker, a JKM ACK or NAK), which is no user data and no flow's.
+    pub trunk_ctl: TrunkCtl,
     /// When the source created the packet.
     pub created: SimTime,
     /// When the packet entered its current queue (sojourn time for AQMs).
     pub enqueued: SimTime,
+}
+
+/// A packet's role on a striping trunk (seed 004, `crate::stripe`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum TrunkCtl {
+    /// User data (what every application sends).
+    #[default]
+    Data,
+    /// A copy of user data the trunk sender sent again on a JKM NAK (§5).
+    Retransmission,
+    /// An SRR marker carrying the sender's round number in `trunk_seq` (§2.1).
+    Marker,
+    /// A JKM positive acknowledgment: every packet up to `trunk_seq` arrived (§5).
+    Ack,
+    /// A JKM negative acknowledgment: packet `trunk_seq` is missing, send it again (§5).
+    Nak,
+}
+
+impl TrunkCtl {
+    /// A control packet a trunk made (marker, ACK, NAK): it counts on no flow and ends at
+    /// the peer's trunk (consumed) unless dropped on the way.
+    #[inline]
+    pub fn is_control(self) -> bool {
+        matches!(self, TrunkCtl::Marker | TrunkCtl::Ack | TrunkCtl::Nak)
+    }
 }
 
 impl Packet {

@@ -33,9 +33,12 @@
 //! basic access for ACKs, one back-off, no collisions), on the PHY the box is configured
 //! with (`standard`, `short_preamble`).
 //!
-//! **C\*** (eq. 1) = 1 / Σ φ_i/C_i over the *active* stations (those with packets through
-//! the box in the last interval: the paper's m_i count stations with transfers), φ the
-//! normalized weights; with time weights this is eq. 3.
+//! **C\*** (eq. 1) = 1 / Σ φ_i/C_i over the stations *associated* as of the last poll
+//! answer (§III-C.1.c step 3: the AP is polled for "the most current information about
+//! STA association. If there is any change, then C* is recomputed"; eqs. 2–3 count the
+//! m_i stations associated at each rate), φ the normalized weights; with time weights
+//! this is eq. 3. A station joining or leaving (`[[at]]` `station`) reaches C* only
+//! through the next poll.
 //!
 //! **Service-rate adaptation** (§III-C.1.c), every `interval` (1 s): if the measured
 //! throughput equals C, C ← min(C*, C + Δ), else C ← C − Δ (Δ = `delta`, 0.1 Mb/s). The
@@ -624,14 +627,15 @@ impl Adwiser {
         }
     }
 
-    /// The weight of A-WLAN queue `key` (a rate class weighs its active stations' sum, eq. 2).
+    /// The weight of A-WLAN queue `key` (a rate class weighs the sum of its associated
+    /// stations', eq. 2: m_i·C_i).
     fn wlan_weight(&self, key: u32) -> f64 {
         match self.queues {
             AdwiserQueues::Station => self.station_weight(key),
             AdwiserQueues::Rate => {
                 let w: f64 = self
-                    .active
-                    .keys()
+                    .counted()
+                    .iter()
                     .filter(|a| self.wlan_key(**a) == key)
                     .map(|a| self.station_weight(*a))
                     .sum();
@@ -645,7 +649,13 @@ impl Adwiser {
     }
 
     /// Polls, poll answers and measurement ticks due by `now`, in time order.
-    fn advance(&mut self, ctx: &QdiscCtx) {
+    ///
+    /// `can_poll`: whether the caller can reach the AP's driver. The simulation gives a
+    /// qdisc the links only when it dequeues (the interface asks for a packet), so a poll
+    /// falling due during an enqueue waits for the dequeue that follows it at the same
+    /// instant; reading the table without the links would give an empty table, and C*
+    /// would fall to the lowest rate's C_i.
+    fn advance(&mut self, ctx: &QdiscCtx, can_poll: bool) {
         let now = ctx.now;
         if self.next_poll.is_none() {
             self.next_poll = Some(now);
@@ -655,7 +665,7 @@ impl Adwiser {
             let ans = self.answer.as_ref().map_or(SimTime::MAX, |a| a.0);
             let tick = self.next_tick;
             let t = poll.min(ans).min(tick);
-            if t > now {
+            if t > now || (t == poll && !can_poll) {
                 break;
             }
             if ans == t {
@@ -707,15 +717,24 @@ impl Adwiser {
         }
     }
 
-    /// C* over the active stations (all associated ones before any traffic).
-    fn compute_c_star(&self) -> f64 {
-        let active: Vec<u32> = if self.active.is_empty() {
-            self.table.keys().copied().collect()
-        } else {
+    /// The stations C* and the rate classes' weights count: those associated as of the
+    /// last poll answer (§III-C.1.c step 3: "the AP continues to be polled ... If there is
+    /// any change, then C* is recomputed"; eqs. 2–3 count the m_i stations associated at
+    /// each rate), in address order; before the first answer, those seen sending.
+    fn counted(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = if self.table.is_empty() {
             self.active.keys().copied().collect()
+        } else {
+            self.table.keys().copied().collect()
         };
+        v.sort_unstable();
+        v
+    }
+
+    /// C* (eq. 1) over the associated stations.
+    fn compute_c_star(&self) -> f64 {
         c_star(
-            active
+            self.counted()
                 .iter()
                 .map(|&a| (self.station_weight(a), self.station_c(a))),
         )
@@ -810,7 +829,7 @@ impl Qdisc for Adwiser {
             self.fifo_bytes += wire as u64;
             return Verdict::Queued;
         }
-        self.advance(ctx);
+        self.advance(ctx, false);
         let now = ctx.now;
         let p = ctx.packets.get(pkt);
         if self.voice.as_ref().is_some_and(|m| m.matches(p)) {
@@ -894,7 +913,7 @@ impl Qdisc for Adwiser {
             return Some(pkt);
         }
         if !self.bypass {
-            self.advance(ctx);
+            self.advance(ctx, true);
         }
         let now = ctx.now;
         match self.pick(now)? {
@@ -929,7 +948,7 @@ impl Qdisc for Adwiser {
             return Some(pkt);
         }
         if !self.bypass {
-            self.advance(ctx);
+            self.advance(ctx, true);
         }
         match self.pick(ctx.now)? {
             Src::Voice => self.voice_q.front().copied(),

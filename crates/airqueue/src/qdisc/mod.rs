@@ -345,6 +345,11 @@ pub trait Qdisc: Send {
     fn next_wakeup(&self, _now: SimTime) -> Option<SimTime> {
         None
     }
+    /// Packets the discipline made itself over the run and sent or holds (a striping
+    /// trunk's SRR markers; the conservation check adds them to what entered).
+    fn created(&self) -> u64 {
+        0
+    }
     /// Whether `dequeue` and `peek` honour `ctx.member` (return only the asking member's
     /// packets). Disciplines that do not are served head-of-line through [`dequeue_for`].
     fn serves_members(&self) -> bool {

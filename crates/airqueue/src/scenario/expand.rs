@@ -72,6 +72,7 @@ pub fn expand(mut s: Scenario) -> Result<Scenario, ScenarioError> {
             copy.name = copy_name(&f.name, i);
             copy.from = f.from.replace("{i}", &i.to_string());
             copy.to = f.to.replace("{i}", &i.to_string());
+            copy.answers = f.answers.as_ref().map(|a| a.replace("{i}", &i.to_string()));
             copy.start =
                 Duration(f.start.0 + crate::engine::SimTime(f.start_spacing.0 .0 * i as u64));
             copy.start_spacing = Duration::default();

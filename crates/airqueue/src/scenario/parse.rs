@@ -5,14 +5,14 @@ use super::error::ScenarioError;
 use super::kind_enum::problem_from_serde;
 use super::markers::{is_under, take_invalid};
 use super::spec::{
-    AtSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, PiconetSpec, QdiscConf, QdiscSpec, RouteSpec,
-    RunSpec, Scenario, SegmentSpec, TrunkSpec, VirtualDevSpec,
+    AtSpec, BridgeSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, PiconetSpec, QdiscConf, QdiscSpec,
+    RouteSpec, RunSpec, Scenario, SegmentSpec, TrunkSpec, VirtualDevSpec,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Top-level keys of the format.
-const SECTIONS: [&str; 14] = [
+const SECTIONS: [&str; 15] = [
     "description",
     "run",
     "nodes",
@@ -20,6 +20,7 @@ const SECTIONS: [&str; 14] = [
     "segments",
     "cells",
     "piconets",
+    "bridges",
     "spectrum",
     "virtual_devs",
     "trunks",
@@ -35,7 +36,7 @@ fn section_entry_key(section: &str) -> Option<&'static str> {
     match section {
         "run" | "description" => None,
         "qdiscs" => Some("dev"),
-        "routes" => Some("node"),
+        "routes" | "bridges" => Some("node"),
         "at" => Some(""),
         _ => Some("name"),
     }
@@ -292,6 +293,13 @@ pub fn parse_partial(value: Value) -> Partial {
         &mut errs,
         parse_entry::<PiconetSpec>,
     );
+    let bridges = parse_section(
+        &mut root,
+        "bridges",
+        "node",
+        &mut errs,
+        parse_entry::<BridgeSpec>,
+    );
     let spectrum: Option<super::spec::SpectrumSpec> = match root.remove("spectrum") {
         None => None,
         Some(v) if !v.is_object() => {
@@ -353,6 +361,7 @@ pub fn parse_partial(value: Value) -> Partial {
             segments,
             cells,
             piconets,
+            bridges,
             spectrum,
             virtual_devs,
             trunks,

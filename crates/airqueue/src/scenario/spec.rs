@@ -38,6 +38,10 @@ pub struct Scenario {
     /// polling, L2CAP segmentation and flow control, IP over BNEP (see docs/bluetooth.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub piconets: Vec<PiconetSpec>,
+    /// Scatternet bridges: a node that is a slave in two piconets and walks between them
+    /// (the thesis's walk-in slave/slave bridge, seed 001 §2.3.2, §3.1.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bridges: Vec<BridgeSpec>,
     /// The shared 2.4 GHz spectrum: piconets and 802.11b/g cells whose radios hear each
     /// other and interfere by time and frequency overlap (Golmie et al.; seed 000 §5.4).
     /// Without it every medium has the air to itself.
@@ -88,6 +92,34 @@ pub struct AtSpec {
     /// Stop, start or restart a flow's application.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<FlowChangeSpec>,
+    /// A station of an 802.11 cell leaves (disassociates) or joins (associates again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub station: Option<StationChangeSpec>,
+}
+
+/// A station of an infrastructure cell leaving or (re)joining its AP (seed 002 Fig. 16:
+/// the number of stations at each rate changes every 20 min). A station that left is
+/// missing from the AP's association table (what a box polling the AP learns, e.g.
+/// ADWISER's SNMP module), and frames for it or from it find no peer (dropped as
+/// `no_route`); frames already in a driver buffer still go. Its flows are the scenario's
+/// business: stop them at the same instant (`flow = { …, action = "stop" }`).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StationChangeSpec {
+    /// The cell's name.
+    pub cell: String,
+    /// The station's node (one of the cell's stations, not its AP).
+    pub node: String,
+    /// `leave` (disassociate) or `join` (associate again).
+    pub action: StationAction,
+}
+
+/// What a station does in a timeline entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StationAction {
+    Leave,
+    Join,
 }
 
 /// A change of a link (both directions). Keys left out keep their value.
@@ -583,12 +615,83 @@ pub struct PiconetSpec {
     /// the thesis's IPL); perfect when absent (the thesis's PPL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<crate::channel::ChannelConf>,
+    /// How a `gilbert_elliott` link's state meets a packet: "per-bit" (each state applies
+    /// to its share of the packet's bits; the default) or "per-packet" (the state when
+    /// the packet reaches its receiver sets the whole packet's error rate, as the thesis's
+    /// simulator does, §4.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_state: Option<String>,
     /// On a shared `spectrum`: "none" (plain 79-channel hopping, the default), "afh"
     /// (adaptive frequency hopping: channels whose packet error rate over 2 s exceeds
     /// one half leave the hop set, at least 20 stay; Bluetooth Core 1.2) or "bias" (the
     /// master does not poll on hops classified bad; the hop set stays 79 channels).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coexistence: Option<String>,
+}
+
+/// A walk-in slave/slave bridge joining two piconets into a scatternet (thesis, seed 001,
+/// §2.3.2, §3.1.1, §3.2.3): the node is listed among the slaves of both piconets, has one
+/// radio and stays one piconet cycle in each in turn, starting in the first. Each master
+/// polls it E-limited with `limit` = M_b frames (after an opening POLL that finds whether
+/// it is there); its buffer in each piconet holds `buffer` baseband packets. See
+/// docs/bluetooth.md.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BridgeSpec {
+    /// The bridge's node, a slave in both piconets.
+    pub node: String,
+    /// The two piconets it joins; it starts in the first.
+    pub piconets: Vec<String>,
+    /// M_b, frames per visit after the opening POLL; default n·M in each piconet (n its
+    /// other active slaves, M its `limit`; the thesis's choice, Table 3.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The bridge's buffer in each piconet, baseband packets; default M_b (Table 3.1:
+    /// "bridge buffer size = n·M") plus the baseband packets of one MTU-sized IP packet
+    /// less one: our bridge forwards whole IP packets, the thesis's relays baseband
+    /// packets, and one visit of M_b frames may complete that much.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub buffer: Option<u32>,
+    /// Where the second piconet's slot clock stands against the first's, below 1.25 ms
+    /// (2T): the bridge waits up to this long for the other master's next frame (§2.1.1's
+    /// clock synchronisation delay, 0 to 2T). Default: drawn uniformly from the run's seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_offset: Option<Duration>,
+}
+
+impl BridgeSpec {
+    /// M_b in piconet `p`: `limit`, else n·M (n the other active slaves, M the
+    /// piconet's frames per visit); `None`: unbounded (an exhaustive piconet).
+    pub fn m_b(&self, p: &PiconetSpec) -> Option<u32> {
+        if let Some(l) = self.limit {
+            return Some(l);
+        }
+        let m = match p.polling.as_str() {
+            "1-limited" => 1,
+            "exhaustive" => return None,
+            _ => p.limit?,
+        };
+        Some(
+            (p.slaves.len() as u32)
+                .saturating_sub(1)
+                .max(1)
+                .saturating_mul(m),
+        )
+    }
+
+    /// The bridge's buffer in piconet `p`, baseband packets, where an MTU-sized IP packet
+    /// is `segs` of them: `buffer`, else M_b + segs − 1 — the thesis's M_b (Table 3.1)
+    /// plus the rest of one IP packet, since our bridge forwards whole IP packets (it
+    /// reassembles) where the thesis's relays baseband packets one by one: what one visit
+    /// of M_b frames completes then fits (see docs/bluetooth.md).
+    pub fn buffer_in(&self, p: &PiconetSpec, segs: u32) -> Option<u32> {
+        self.buffer.or_else(|| {
+            self.m_b(p)
+                .map(|m| m.saturating_add(segs.saturating_sub(1)))
+        })
+    }
 }
 
 /// The shared 2.4 GHz spectrum (Golmie, Van Dyck, Soltanian 2001): every member's
@@ -1122,6 +1225,13 @@ pub struct FlowSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 65535))]
     pub port: Option<u16>,
+    /// The answering half of a call (UDP sources): the name of the flow whose first packet,
+    /// arriving at this flow's `from`, makes it start (a phone answering; with `count`,
+    /// `{i}` is replaced as in `name`). It sends from that arrival, or from its `start` if
+    /// that is later, until its `stop`; if no packet of that flow ever arrives (a call the
+    /// network refused, e.g. ADWISER's admission control, seed 002 Fig. 21), it never sends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<String>,
 }
 
 crate::kind_enum! {
@@ -1528,6 +1638,23 @@ pub struct VoiceSpec {
     /// Header inside the UDP payload: "rtp" (12 B, default) or "crtp" (compressed RTP, 2 B).
     #[serde(default)]
     pub header: VoiceHeader,
+    /// When the first packet leaves: "aligned" (default: at `start`, so calls started
+    /// together send in step) or "random" (at a uniformly random offset within one packet
+    /// interval after `start`: independent phones are not in step, and calls started on
+    /// whole seconds would otherwise all send in the same instant every 20 ms and collide).
+    #[serde(default)]
+    pub phase: VoicePhase,
+}
+
+/// The phase of a voice source's packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VoicePhase {
+    /// The first packet at the flow's `start`.
+    #[default]
+    Aligned,
+    /// The first packet at `start` + U[0, interval) (its own random stream).
+    Random,
 }
 
 fn default_voice_frames() -> u32 {

@@ -3,8 +3,8 @@
 
 use super::error::ScenarioError;
 use super::spec::{
-    AppSpec, CbrSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec, PoissonSpec,
-    Scenario, SlotSpec, TcpVariant, TransportSpec,
+    AppSpec, CbrSpec, FlowSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec,
+    PoissonSpec, Scenario, SlotSpec, TcpVariant, TransportSpec,
 };
 use crate::engine::SimTime;
 use std::collections::{HashMap, HashSet};
@@ -284,10 +284,43 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             );
         }
         check_app(&label, f, &mut errs);
+        if let Some(a) = &f.answers {
+            check_answers(&label, f, a, s, &mut errs);
+        }
     }
     unique("flows", s.flows.iter().map(|f| f.name.as_str()), &mut errs);
     check_timeline(s, &devs, &mut errs);
     errs.into_result()
+}
+
+/// `answers`: a UDP flow answering another UDP flow that arrives at its `from`.
+fn check_answers(label: &str, f: &FlowSpec, a: &str, s: &Scenario, errs: &mut ScenarioError) {
+    let path = format!("{label}.answers");
+    let udp = |g: &FlowSpec| {
+        matches!(g.transport, TransportSpec::Udp(_)) && !matches!(g.app, AppSpec::Ping(_))
+    };
+    if !udp(f) {
+        errs.push(
+            path.clone(),
+            "only a UDP source answers (the answering half of a call); remove `answers`",
+        );
+    }
+    match s.flows.iter().find(|g| g.name == a) {
+        None => errs.push(path, format!("\"{a}\" is not a flow")),
+        Some(g) if g.name == f.name => errs.push(path, "a flow cannot answer itself"),
+        Some(g) if !udp(g) => errs.push(
+            path,
+            format!("\"{a}\" is not a UDP source; a flow answers the first packet of a UDP flow"),
+        ),
+        Some(g) if g.to != f.from => errs.push(
+            path,
+            format!(
+                "\"{a}\" goes to \"{}\", not to this flow's `from` (\"{}\"); the answering side is where the call arrives",
+                g.to, f.from
+            ),
+        ),
+        Some(_) => {}
+    }
 }
 
 /// Checks the `[[at]]` timeline: each entry before the end of the run, with exactly one
@@ -306,14 +339,48 @@ fn check_timeline(s: &Scenario, devs: &HashMap<String, &str>, errs: &mut Scenari
                 ),
             );
         }
-        let given = a.link.is_some() as u32 + a.qdisc.is_some() as u32 + a.flow.is_some() as u32;
+        let given = a.link.is_some() as u32
+            + a.qdisc.is_some() as u32
+            + a.flow.is_some() as u32
+            + a.station.is_some() as u32;
         if given != 1 {
             errs.push(
                 label.clone(),
                 format!(
-                    "gives {given} changes; give exactly one of `link = {{ … }}`, `qdisc = {{ … }}`, `flow = {{ … }}` per [[at]] entry"
+                    "gives {given} changes; give exactly one of `link = {{ … }}`, `qdisc = {{ … }}`, `flow = {{ … }}`, `station = {{ … }}` per [[at]] entry"
                 ),
             );
+        }
+        if let Some(st) = &a.station {
+            let path = format!("{label}.station");
+            match s.cells.iter().find(|c| c.name == st.cell) {
+                None => {
+                    let names: Vec<&str> = s.cells.iter().map(|c| c.name.as_str()).collect();
+                    errs.push(
+                        format!("{path}.cell"),
+                        format!(
+                            "\"{}\" is not a cell; cells are: {}",
+                            st.cell,
+                            names.join(", ")
+                        ),
+                    );
+                }
+                Some(c) if c.mode == super::spec::CellMode::Adhoc => errs.push(
+                    format!("{path}.cell"),
+                    format!(
+                        "\"{}\" is an ad hoc cell; only stations of an infrastructure cell associate with an AP",
+                        st.cell
+                    ),
+                ),
+                Some(c) if !c.stations.iter().any(|m| m.node == st.node) => errs.push(
+                    format!("{path}.node"),
+                    format!(
+                        "\"{}\" is not a station of cell \"{}\" (its AP cannot leave); give one of its stations",
+                        st.node, st.cell
+                    ),
+                ),
+                Some(_) => {}
+            }
         }
         if let Some(l) = &a.link {
             let path = format!("{label}.link");
@@ -1004,6 +1071,23 @@ fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
                 );
             }
         }
+        match p.channel_state.as_deref() {
+            None | Some("per-bit") => {}
+            Some("per-packet")
+                if p.channel
+                    .as_ref()
+                    .is_some_and(|c| c.gilbert_elliott.is_some()) => {}
+            Some("per-packet") => errs.push(
+                format!("{label}.channel_state"),
+                "is for a `gilbert_elliott` channel; add one or remove channel_state",
+            ),
+            Some(other) => errs.push(
+                format!("{label}.channel_state"),
+                format!(
+                    "\"{other}\" is not a channel state mode; use \"per-bit\" or \"per-packet\""
+                ),
+            ),
+        }
         if let Some(c) = &p.channel {
             let path = format!("{label}.channel");
             c.check(&path, errs);
@@ -1023,18 +1107,137 @@ fn check_piconets(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError)
     }
     let all = s.piconets.iter().map(|p| p.name.as_str());
     unique("piconets", all, errs);
-    // A node is a member of at most one piconet here (scatternet bridges are not yet
-    // modelled).
+    // A node is a member of one piconet, except a bridge's node (a slave in the two it
+    // joins).
     let mut member: HashMap<&str, &str> = HashMap::new();
     for p in &s.piconets {
         for n in std::iter::once(&p.master).chain(&p.slaves) {
+            let bridged = s
+                .bridges
+                .iter()
+                .any(|b| b.node == *n && b.piconets.contains(&p.name));
             if let Some(other) = member.insert(n.as_str(), p.name.as_str()) {
-                if other != p.name {
+                if other != p.name && !bridged {
                     errs.push(
                         format!("piconets.{}.slaves", p.name),
-                        format!("\"{n}\" is also in piconet \"{other}\"; scatternet bridges are not supported yet"),
+                        format!("\"{n}\" is also in piconet \"{other}\"; a node in two piconets is a scatternet bridge: declare it in [[bridges]] (node = \"{n}\", piconets = [\"{other}\", \"{}\"])", p.name),
                     );
                 }
+            }
+        }
+    }
+    check_bridges(s, errs);
+}
+
+/// Checks `bridges` (scatternets, thesis §2.3.2, §3.1.1): a bridge joins two distinct
+/// piconets in which its node is a slave; a piconet has at most one bridge and a node
+/// bridges once; the piconets poll E-limited (1-limited, exhaustive) and are on no shared
+/// spectrum; M_b and the buffer are at least 1 (the buffer holds an MTU-sized IP packet),
+/// and an exhaustive piconet needs them set; `clock_offset` is below 2T (1.25 ms).
+fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
+    use crate::link::bluetooth::{PacketType, Sar, TypeSet};
+    let mut bridged: HashMap<&str, &str> = HashMap::new();
+    let mut nodes_seen = HashSet::new();
+    for b in &s.bridges {
+        let label = format!("bridges.{}", b.node);
+        if !nodes_seen.insert(b.node.as_str()) {
+            errs.push(
+                format!("{label}.node"),
+                "is listed twice; a node bridges one pair of piconets",
+            );
+        }
+        if b.piconets.len() != 2 || b.piconets[0] == b.piconets[1] {
+            errs.push(
+                format!("{label}.piconets"),
+                "must name two different piconets, e.g. [\"p1\", \"p2\"] (the thesis's slave/slave bridge joins two)",
+            );
+        }
+        if b.limit == Some(0) {
+            errs.push(
+                format!("{label}.limit"),
+                "must be at least 1 frame (M_b; default n·M)",
+            );
+        }
+        if b.buffer == Some(0) {
+            errs.push(
+                format!("{label}.buffer"),
+                "must be at least 1 baseband packet (default M_b)",
+            );
+        }
+        if let Some(c) = b.clock_offset {
+            if c.0 >= crate::link::bluetooth::polling::IDLE_FRAME {
+                errs.push(
+                    format!("{label}.clock_offset"),
+                    "must be below 1.25ms (two slots, the master clocks' period of even slots)",
+                );
+            }
+        }
+        let mut named = HashSet::new();
+        for name in b.piconets.iter().filter(|n| named.insert(n.as_str())) {
+            let Some(p) = s.piconets.iter().find(|p| p.name == *name) else {
+                errs.push(
+                    format!("{label}.piconets"),
+                    format!("\"{name}\" is no piconet; name one of [[piconets]]"),
+                );
+                continue;
+            };
+            let path = format!("piconets.{name}");
+            if !p.slaves.contains(&b.node) {
+                errs.push(
+                    format!("{path}.slaves"),
+                    format!(
+                        "must list the bridge \"{}\" (a slave/slave bridge is a slave in both piconets)",
+                        b.node
+                    ),
+                );
+            }
+            if let Some(other) = bridged.insert(name.as_str(), b.node.as_str()) {
+                errs.push(
+                    format!("{label}.piconets"),
+                    format!(
+                        "piconet \"{name}\" already has bridge \"{other}\"; one bridge per piconet"
+                    ),
+                );
+            }
+            if p.polling == "lwrr" {
+                errs.push(
+                    format!("{path}.polling"),
+                    "a piconet with a walk-in bridge polls \"e-limited\", \"1-limited\" or \"exhaustive\" (thesis §3.1.1); lwrr is not supported with bridges",
+                );
+            }
+            if p.coexistence.is_some()
+                || s.spectrum
+                    .as_ref()
+                    .is_some_and(|sp| sp.members.contains(name))
+            {
+                errs.push(
+                    format!("{path}.coexistence"),
+                    "a piconet with a bridge cannot be on the shared spectrum yet; remove it from spectrum.members",
+                );
+            }
+            let types: Vec<PacketType> = p
+                .packet_types
+                .iter()
+                .filter_map(|t| PacketType::parse(t))
+                .collect();
+            let set = TypeSet::of(&types);
+            let segs = match (Sar::parse(&p.sar), set.is_empty()) {
+                (Some(sar), false) => sar.count(p.mtu + p.overhead, set),
+                _ => 1,
+            };
+            match b.buffer_in(p, segs) {
+                None => errs.push(
+                    format!("{label}.buffer"),
+                    format!("piconet \"{name}\" polls exhaustively, so M_b = n·M is unbounded; set `limit` and `buffer`"),
+                ),
+                // A zero `limit` is reported above; its default buffer would be too.
+                Some(buf) if b.limit != Some(0) && buf > 0 && segs > buf => {
+                    errs.push(
+                        format!("{label}.buffer"),
+                        format!("{buf} baseband packets in piconet \"{name}\" cannot hold one {}-byte IP packet ({segs} packets); set `buffer` to at least {segs}", p.mtu),
+                    );
+                }
+                Some(_) => {}
             }
         }
     }
@@ -1331,8 +1534,8 @@ fn check_virtual_devs<'a>(
 }
 
 /// Checks `trunks`: two different existing nodes, members that join both, each interface in
-/// one trunk at most and in no virtual device, no qdisc of its own on a member, a scheme
-/// that exists.
+/// one trunk at most and in no virtual device, no qdisc of its own on a member, sizes and
+/// intervals the schemes can use.
 fn check_trunks(
     s: &Scenario,
     devs: &HashMap<String, &str>,
@@ -1359,19 +1562,26 @@ fn check_trunks(
                 format!("joins \"{a}\" to itself; a trunk needs two different nodes"),
             );
         }
-        match t.scheme {
-            crate::stripe::Scheme::Proposed => {}
-            crate::stripe::Scheme::Srr | crate::stripe::Scheme::Jkm => errs.push(
-                format!("{label}.scheme"),
-                format!(
-                    "\"{}\" is not implemented yet; use \"proposed\" (seed 004 §3)",
-                    if t.scheme == crate::stripe::Scheme::Srr {
-                        "srr"
-                    } else {
-                        "jkm"
-                    }
-                ),
-            ),
+        if t.control_bytes.0 < 20 || t.control_bytes.0 > 1500 {
+            errs.push(
+                format!("{label}.control_bytes"),
+                "must be an IP packet of 20 to 1500 bytes, e.g. 40",
+            );
+        }
+        if t.ack_every == 0 {
+            errs.push(
+                format!("{label}.ack_every"),
+                "must be at least 1 (a positive ACK after every n data packets)",
+            );
+        }
+        if t.nak_interval.time() == SimTime::ZERO {
+            errs.push(
+                format!("{label}.nak_interval"),
+                "must be above 0, e.g. \"20ms\"",
+            );
+        }
+        if t.scheme == crate::stripe::Scheme::Srr && t.quantum.0 > u64::from(u32::MAX) {
+            errs.push(format!("{label}.quantum"), "must be below 4 GB, e.g. 3000");
         }
         if t.members.is_empty() {
             errs.push(

@@ -19,9 +19,10 @@ use crate::qdisc::classify::NameTable;
 use crate::qdisc::{self, BuildCtx, DevInfo, DropSink, Qdisc};
 use crate::scenario::{
     AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PingSpec,
-    PoissonSpec, Scenario, ScenarioError, TransportSpec, VideoSpec, VoiceSpec,
+    PoissonSpec, Scenario, ScenarioError, TransportSpec, VideoSpec, VoicePhase, VoiceSpec,
 };
 use crate::topology::{Hop, IfaceId, Node, PortRef, Routes};
+use rand::Rng;
 use std::collections::HashMap;
 
 /// First IPv4 address handed out (10.0.0.1).
@@ -213,10 +214,18 @@ impl Simulation {
             place.push(((first_cell + g) as u32, offset as u32));
         }
 
-        // Piconets are media of their own, after the cell media.
+        // Piconets are media of their own, after the cell media; piconets joined by a
+        // bridge share one (a scatternet), their ports in piconet order.
         let first_piconet = first_cell + s.cells.len();
-        for k in 0..s.piconets.len() {
-            place.push(((first_cell + cell_media.len() + k) as u32, 0));
+        let piconet_groups = piconet_groups(s);
+        for (k, g) in piconet_groups.iter().enumerate() {
+            let offset: usize = piconet_groups[..k]
+                .iter()
+                .zip(&plans[first_piconet..])
+                .filter(|(h, _)| *h == g)
+                .map(|(_, p)| p.ends.len())
+                .sum();
+            place.push(((first_cell + cell_media.len() + g) as u32, offset as u32));
         }
 
         // The names `match` tables may use.
@@ -396,7 +405,20 @@ impl Simulation {
                     ifaces[m.0 as usize].tx_root = r;
                 }
                 let peer_id = node_index[t.between[peer].as_str()];
-                let q = Box::new(crate::stripe::trunk::TrunkSender::new(t.limit, peer_id));
+                // The receiver of what `node` sends sits on the peer.
+                let peer_members: Vec<IfaceId> = t
+                    .members
+                    .iter()
+                    .map(|m| iface_index[format!("{}.{m}", t.between[peer]).as_str()])
+                    .collect();
+                let (q, receiver) = trunk_direction(
+                    t,
+                    me,
+                    (node_index[node.as_str()], peer_id),
+                    &members,
+                    peer_members,
+                );
+                trunk_receivers.extend(receiver);
                 let wakeup = timers.add();
                 timer_owners.push(TimerOwner::Root(r));
                 let port = ports[members[0].0 as usize];
@@ -411,21 +433,6 @@ impl Simulation {
                 );
                 root.round_robin = Some(0);
                 roots.push(root);
-                // The receiver of what `node` sends sits on the peer.
-                let peer_members: Vec<IfaceId> = t
-                    .members
-                    .iter()
-                    .map(|m| iface_index[format!("{}.{m}", t.between[peer]).as_str()])
-                    .collect();
-                trunk_receivers.push((
-                    peer_id,
-                    crate::stripe::resequencer::Resequencer::new(
-                        &t.name,
-                        &t.between[peer],
-                        peer_members,
-                        t.timer_conf(),
-                    ),
-                ));
             }
         }
         for (dev, _) in &opts.qdisc_overrides {
@@ -495,18 +502,42 @@ impl Simulation {
             }
             media.push(AnyMedium::Dyn(Box::new(cell)));
         }
-        for (k, p) in s.piconets.iter().enumerate() {
-            let mut piconet = crate::link::bluetooth::Piconet::new(
-                p.name.clone(),
-                piconet_conf(p, s.run.warmup.time()),
-                &plans[first_piconet + k].ends,
-                seed,
-                &p.slaves,
-            );
-            if let Some(a) = air.as_mut().and_then(|sp| sp.piconet(p)) {
-                piconet.attach_air(a);
+        let groups = piconet_groups.iter().copied().max().map_or(0, |g| g + 1);
+        for g in 0..groups {
+            let mut members = Vec::new();
+            for (k, p) in s.piconets.iter().enumerate() {
+                if piconet_groups[k] != g {
+                    continue;
+                }
+                let mut piconet = crate::link::bluetooth::Piconet::new(
+                    p.name.clone(),
+                    piconet_conf(p, s.run.warmup.time()),
+                    &plans[first_piconet + k].ends,
+                    seed,
+                    &p.slaves,
+                );
+                if let Some(a) = air.as_mut().and_then(|sp| sp.piconet(p)) {
+                    piconet.attach_air(a);
+                }
+                members.push((p, piconet));
             }
-            media.push(AnyMedium::Dyn(Box::new(piconet)));
+            let bridge = s
+                .bridges
+                .iter()
+                .find(|b| members.iter().any(|(p, _)| b.piconets.contains(&p.name)));
+            match bridge {
+                None => {
+                    for (_, piconet) in members {
+                        media.push(AnyMedium::Dyn(Box::new(piconet)));
+                    }
+                }
+                Some(b) => media.push(AnyMedium::Dyn(Box::new(build_scatternet(
+                    b,
+                    members,
+                    seed,
+                    s.run.warmup.time(),
+                )))),
+            }
         }
         for (name, factory) in std::mem::take(&mut opts.media) {
             match media.iter().position(|m| m.get().name() == name) {
@@ -551,9 +582,9 @@ impl Simulation {
             hooks.push(HookRt { node, hook });
         }
 
-        // Trunk receivers, in trunk order (a→b's on b, then b→a's on a).
-        for (node, hook) in trunk_receivers {
-            let mut hook: Box<dyn NodeHook> = Box::new(hook);
+        // Trunk receivers, in trunk order (a→b's on b, then b→a's on a; a JKM sender's
+        // ACK hook after its direction's receiver).
+        for (node, mut hook) in trunk_receivers {
             let h = hooks.len() as u32;
             hook.attach(&mut HookBuild {
                 hook: h,
@@ -738,7 +769,20 @@ impl Simulation {
                 rx_bytes_at_last_sample: 0,
                 app_event: None,
                 app_paused: false,
+                answerers: Vec::new(),
+                awaiting_call: false,
             });
+        }
+        // `answers`: the answering half of a call waits for the first packet of its call.
+        for (i, f) in s.flows.iter().enumerate() {
+            if let Some(k) = f
+                .answers
+                .as_ref()
+                .and_then(|a| flow_names.iter().position(|n| n == a))
+            {
+                flows[k].answerers.push(i as u32);
+                flows[i].awaiting_call = true;
+            }
         }
         let timeline = super::timeline::build_timeline(
             s,
@@ -815,6 +859,9 @@ impl Simulation {
             self.with_medium(m as u32, |md, cx| md.get_mut().start(cx));
         }
         for i in 0..self.flows.len() {
+            if self.flows[i].awaiting_call {
+                continue; // starts when its call arrives
+            }
             let first = match &mut self.flows[i].endpoint {
                 Endpoint::Udp(source) => source.first(),
                 Endpoint::Ping(source) => source.first(),
@@ -931,6 +978,8 @@ fn endpoint_of(
     let udp_headers = IPV4_HEADER_BYTES + UDP_HEADER_BYTES;
     match &f.transport {
         TransportSpec::Udp(_) => {
+            // A voice source's offset of its first packet (`phase = "random"`).
+            let mut phase = SimTime::ZERO;
             let (pattern, size, key) = match &f.app {
                 AppSpec::Cbr(CbrSpec {
                     size,
@@ -973,8 +1022,13 @@ fn endpoint_of(
                     codec,
                     frames_per_packet,
                     header,
+                    phase: voice_phase,
                 }) => {
                     let (size, interval) = voice_packets(*codec, *frames_per_packet, *header);
+                    if *voice_phase == VoicePhase::Random {
+                        let mut r = stream(seed, &format!("flow:{}:phase", f.name));
+                        phase = SimTime(r.random_range(0..interval.0.max(1)));
+                    }
                     (Pattern::Cbr { interval }, size, "app.frames_per_packet")
                 }
                 AppSpec::Video(VideoSpec {
@@ -1013,7 +1067,7 @@ fn endpoint_of(
             }
             Some(Endpoint::Udp(UdpSource::new(
                 size,
-                start,
+                start + phase,
                 stop,
                 pattern,
                 rng(),
@@ -1226,6 +1280,72 @@ fn build_cell(
     Cell::shared(phy, conf, &refs, seed, stats_from)
 }
 
+/// Which medium each piconet is in, counted from the first piconet medium: a piconet
+/// alone is one; the piconets a bridge joins share the first one's.
+fn piconet_groups(s: &crate::scenario::Scenario) -> Vec<usize> {
+    let mut group: Vec<usize> = Vec::with_capacity(s.piconets.len());
+    let mut next = 0;
+    for p in &s.piconets {
+        let joined = s
+            .bridges
+            .iter()
+            .filter(|b| b.piconets.contains(&p.name))
+            .flat_map(|b| b.piconets.iter())
+            .filter_map(|q| s.piconets.iter().position(|x| x.name == *q))
+            .find(|&q| q < group.len());
+        match joined {
+            Some(q) => group.push(group[q]),
+            None => {
+                group.push(next);
+                next += 1;
+            }
+        }
+    }
+    group
+}
+
+/// A scatternet from its bridge and its piconets (scenario order): each piconet learns
+/// which slave is the bridge, its M_b and buffer; the bridge starts in its first piconet,
+/// and its second piconet's clock runs `clock_offset` behind (default: uniform in
+/// [0, 2T) from stream `bridge:<node>:clock`, microsecond steps).
+fn build_scatternet(
+    b: &crate::scenario::BridgeSpec,
+    members: Vec<(
+        &crate::scenario::PiconetSpec,
+        crate::link::bluetooth::Piconet,
+    )>,
+    seed: u64,
+    warmup: SimTime,
+) -> crate::link::bluetooth::Scatternet {
+    use crate::link::bluetooth::{polling::IDLE_FRAME, Scatternet, WalkIn};
+    use rand::RngCore;
+    let offset = b.clock_offset.map_or_else(
+        || {
+            let us = crate::engine::stream(seed, &format!("bridge:{}:clock", b.node)).next_u64()
+                % (IDLE_FRAME.0 / 1000);
+            SimTime(us * 1000)
+        },
+        |d| d.0,
+    );
+    let mut names = Vec::new();
+    let mut piconets = Vec::new();
+    for (p, mut piconet) in members {
+        let j = p.slaves.iter().position(|n| *n == b.node).unwrap_or(0);
+        let m_b = b.m_b(p).unwrap_or(u32::MAX);
+        let conf = piconet_conf(p, warmup);
+        let segs = conf.sar.count(conf.mtu + conf.overhead, conf.types);
+        let buffer = b.buffer_in(p, segs).unwrap_or(u32::MAX);
+        let first = b.piconets.first() == Some(&p.name);
+        piconet.set_bridge(WalkIn::new(j, m_b.saturating_add(1), buffer, first, warmup));
+        if !first {
+            piconet.set_clock_phase(offset);
+        }
+        names.push(p.name.clone());
+        piconets.push(piconet);
+    }
+    Scatternet::new(piconets, names, b.node.clone())
+}
+
 /// The medium parameters of a validated `[[piconets]]` entry.
 fn piconet_conf(
     p: &crate::scenario::PiconetSpec,
@@ -1241,6 +1361,9 @@ fn piconet_conf(
         .collect();
     let channel = match &p.channel {
         Some(c) => match (&c.gilbert_elliott, c.ber) {
+            (Some(ge), _) if p.channel_state.as_deref() == Some("per-packet") => {
+                ChannelKind::GilbertElliottPerPacket(ge.params())
+            }
             (Some(ge), _) => ChannelKind::GilbertElliott(ge.params()),
             (None, Some(b)) => ChannelKind::Ber(b.0),
             (None, None) => ChannelKind::Perfect,
@@ -1264,5 +1387,92 @@ fn piconet_conf(
         arq: p.arq,
         channel,
         warmup,
+    }
+}
+
+/// One direction of trunk `t`, from `t.between[me]` to the other end (node ids `ends`):
+/// the sender (the root qdisc of the trunk device over `members`) and the hooks it needs
+/// (its receiver on the peer, over `peer_members`; for JKM also the ACK hook beside the
+/// sender), by scheme.
+#[allow(clippy::type_complexity)]
+fn trunk_direction(
+    t: &crate::stripe::TrunkSpec,
+    me: usize,
+    ends: (NodeId, NodeId),
+    members: &[IfaceId],
+    peer_members: Vec<IfaceId>,
+) -> (Box<dyn Qdisc>, Vec<(NodeId, Box<dyn NodeHook>)>) {
+    use crate::stripe::{jkm, resequencer, srr, trunk, ControlCounts, Scheme};
+    use std::sync::{Arc, Mutex};
+    let (from, to) = ends;
+    let (node, peer) = (&t.between[me], &t.between[1 - me]);
+    let counts = Arc::new(ControlCounts::default());
+    match t.scheme {
+        Scheme::Proposed => (
+            Box::new(trunk::TrunkSender::new(t.limit, to)),
+            vec![(
+                to,
+                Box::new(resequencer::Resequencer::new(
+                    &t.name,
+                    peer,
+                    peer_members,
+                    t.timer_conf(),
+                )) as Box<dyn NodeHook>,
+            )],
+        ),
+        Scheme::Srr => (
+            Box::new(srr::SrrSender::new(
+                t.limit,
+                to,
+                members.iter().map(|m| m.0).collect(),
+                t.quantum.0 as u32,
+                t.control_bytes.0 as u32,
+                counts.clone(),
+            )),
+            vec![(
+                to,
+                Box::new(srr::SrrReceiver::new(
+                    &t.name,
+                    peer,
+                    peer_members,
+                    t.quantum.0 as u32,
+                    counts,
+                )) as Box<dyn NodeHook>,
+            )],
+        ),
+        Scheme::Jkm => {
+            let board: jkm::JkmShared = Arc::new(Mutex::new(jkm::JkmBoard::default()));
+            let conf = jkm::JkmConf {
+                ack_every: t.ack_every,
+                nak_interval: t.nak_interval.time(),
+                control_bytes: t.control_bytes.0 as u32,
+            };
+            (
+                Box::new(trunk::TrunkSender::with_jkm(t.limit, to, board.clone())),
+                vec![
+                    (
+                        to,
+                        Box::new(jkm::JkmReceiver::new(
+                            &t.name,
+                            peer,
+                            from,
+                            peer_members,
+                            conf,
+                            counts.clone(),
+                        )) as Box<dyn NodeHook>,
+                    ),
+                    (
+                        from,
+                        Box::new(jkm::JkmAckHook::new(
+                            &t.name,
+                            node,
+                            members.to_vec(),
+                            board,
+                            counts,
+                        )),
+                    ),
+                ],
+            )
+        }
     }
 }

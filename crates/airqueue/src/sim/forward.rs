@@ -38,6 +38,7 @@ impl Simulation {
                 HookVerdict::Pass => {}
                 HookVerdict::Hold => return,
                 HookVerdict::Drop(reason) => return self.drop_packet(pkt, reason, None),
+                HookVerdict::Consume => return self.consume(pkt),
             }
         }
         self.arrived(node, pkt);
@@ -54,6 +55,7 @@ impl Simulation {
         {
             let mut cx = HookCtx {
                 now: self.now,
+                hook: h,
                 packets: &mut self.packets,
                 events: &mut self.events,
                 timers: &mut self.timers,
@@ -73,6 +75,12 @@ impl Simulation {
                     self.arrived(node, pkt);
                 }
                 HookEffect::Drop(pkt, reason) => self.drop_packet(pkt, reason, None),
+                HookEffect::Consume(pkt) => self.consume(pkt),
+                HookEffect::Send(pkt) => {
+                    self.ledger.created += 1;
+                    self.packets.set_location(pkt, Location::Node(node.0));
+                    self.forward(node, pkt);
+                }
             }
         }
         self.hook_fx.truncate(start);
@@ -137,14 +145,29 @@ impl Simulation {
         let delay = self.now - p.created;
         let (flow, payload) = (p.flow, p.payload_bytes);
         self.flows[flow.0 as usize].stats.on_receive(payload, delay);
+        if !self.flows[flow.0 as usize].answerers.is_empty() {
+            // The call's first packet arrived: the other side answers (once).
+            for a in std::mem::take(&mut self.flows[flow.0 as usize].answerers) {
+                self.answer_call(a as usize);
+            }
+        }
         self.ledger.delivered += 1;
         self.packets.free(pkt);
     }
 
-    /// Drops a packet for `reason`; `queue` is the root queue whose qdisc dropped it.
+    /// A control packet (a trunk's marker, ACK or NAK) ends at the hook that read it.
+    fn consume(&mut self, pkt: PacketId) {
+        self.ledger.consumed += 1;
+        self.packets.free(pkt);
+    }
+
+    /// Drops a packet for `reason`; `queue` is the root queue whose qdisc dropped it. A
+    /// trunk's control packet is no flow's: it counts in the ledger and the queue only.
     pub(super) fn drop_packet(&mut self, pkt: PacketId, reason: DropReason, queue: Option<RootId>) {
-        let flow = self.packets.get(pkt).flow;
-        self.flows[flow.0 as usize].stats.on_drop(reason);
+        let p = self.packets.get(pkt);
+        if !p.trunk_ctl.is_control() {
+            self.flows[p.flow.0 as usize].stats.on_drop(reason);
+        }
         if let Some(r) = queue {
             self.roots[r as usize].stats.on_drop(reason);
         }

@@ -130,6 +130,10 @@ pub struct FlowRt {
     app_event: Option<EventId>,
     /// Stopped by the timeline.
     app_paused: bool,
+    /// Flows that answer this one (`answers`): they start at its first arrival.
+    answerers: Vec<u32>,
+    /// Waiting for the first packet of the flow it answers (sends nothing until then).
+    awaiting_call: bool,
 }
 
 /// The transport end of a flow.

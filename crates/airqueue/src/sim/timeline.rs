@@ -14,10 +14,11 @@
 use super::{Endpoint, Event, RootId, Simulation};
 use crate::engine::SimTime;
 use crate::link::{AnyMedium, LinkChange};
-use crate::packet::{DropReason, Location, PacketId};
+use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::qdisc::classify::NameTable;
 use crate::qdisc::{self, BuildCtx, ClassReport, Qdisc};
-use crate::scenario::{FlowAction, QdiscConf, Scenario, ScenarioError};
+use crate::scenario::{FlowAction, QdiscConf, Scenario, ScenarioError, StationAction};
+use crate::topology::IfaceId;
 use serde::Serialize;
 
 /// What one timeline entry does, resolved.
@@ -45,7 +46,7 @@ pub(super) enum Change {
 pub struct TimelineRecord {
     /// When it applied, in seconds of simulated time.
     pub at_seconds: f64,
-    /// `link`, `qdisc` or `flow`.
+    /// `link`, `qdisc`, `flow` or `station`.
     pub kind: &'static str,
     /// The link, device or flow it changed.
     pub target: String,
@@ -94,6 +95,7 @@ pub(super) fn build_timeline(
                 rate_bps: l.rate.map(|r| r.bps()),
                 delay: l.delay.map(|d| d.time()),
                 impairment: l.impairment.clone(),
+                associate: None,
             };
             if let Err(e) = media[m].get().check_change(&change) {
                 errs.push(path, e);
@@ -253,6 +255,41 @@ pub(super) fn build_timeline(
                 }
                 _ => {} // reported by validation
             }
+        }
+        if let Some(st) = &a.station {
+            let path = format!("{label}.station");
+            let iface = format!("{}.{}", st.node, st.cell);
+            let (Some(node), Some(ifc)) = (
+                names.nodes.iter().position(|n| n.0 == st.node),
+                names.ifaces.iter().position(|n| *n == iface),
+            ) else {
+                continue; // reported by validation
+            };
+            let Some(m) = media
+                .iter()
+                .position(|m| m.get().port_of(IfaceId(ifc as u32)).is_some())
+            else {
+                continue;
+            };
+            let join = st.action == StationAction::Join;
+            let change = LinkChange {
+                associate: Some((NodeId(node as u32), join)),
+                ..LinkChange::default()
+            };
+            if let Err(e) = media[m].get().check_change(&change) {
+                errs.push(path, e);
+                continue;
+            }
+            let what = if join { "join" } else { "leave" };
+            t.records
+                .push(record(at, "station", &iface, what.to_string()));
+            t.entries.push((
+                at,
+                Change::Link {
+                    medium: m as u32,
+                    change,
+                },
+            ));
         }
         if let Some(f) = &a.flow {
             let Some(k) = flow_names.iter().position(|n| *n == f.name) else {
@@ -421,6 +458,28 @@ impl Simulation {
                     flow.app_event = Some(self.events.schedule(t, Event::AppSend(f as u32)));
                 }
             }
+        }
+    }
+
+    /// Flow `f` answers its call (`answers`): its source starts now, or at its `start` if
+    /// that is later, until its `stop`.
+    pub(super) fn answer_call(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        if !std::mem::take(&mut flow.awaiting_call) || flow.app_event.is_some() {
+            return;
+        }
+        let from = now.max(flow.start);
+        if from >= flow.stop {
+            return;
+        }
+        let Endpoint::Udp(source) = &mut flow.endpoint else {
+            return; // validated: UDP sources only
+        };
+        source.start = from;
+        source.stop = flow.stop;
+        if let Some(t) = source.first() {
+            flow.app_event = Some(self.events.schedule(t, Event::AppSend(f as u32)));
         }
     }
 

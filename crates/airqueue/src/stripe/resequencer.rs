@@ -31,49 +31,16 @@
 //! untouched. Queued packets are counted by `held` (the ledger's `Hook` location) until the
 //! run ends.
 
-use super::TimerConf;
+use super::{push_row, receiver_row, Cell, Spread, TimerConf};
 use crate::engine::{SimTime, TimerId};
 use crate::hook::{HookBuild, HookCtx, HookVerdict, NodeHook};
-use crate::metrics::{Column, Table};
+use crate::metrics::Table;
 use crate::packet::{DropReason, PacketId};
 use crate::topology::IfaceId;
 use std::collections::VecDeque;
 
 const REORDER: u32 = 0;
 const ADJUST: u32 = 1;
-
-/// Running mean and variance (Welford) with extremes, in seconds.
-#[derive(Clone, Debug, Default)]
-struct Spread {
-    n: u64,
-    mean: f64,
-    m2: f64,
-    min: f64,
-    max: f64,
-}
-
-impl Spread {
-    fn record(&mut self, x: f64) {
-        if self.n == 0 {
-            self.min = x;
-            self.max = x;
-        }
-        self.n += 1;
-        let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
-        self.min = self.min.min(x);
-        self.max = self.max.max(x);
-    }
-    /// Sample standard deviation (NaN below two values).
-    fn stdev(&self) -> f64 {
-        if self.n < 2 {
-            f64::NAN
-        } else {
-            (self.m2 / (self.n - 1) as f64).sqrt()
-        }
-    }
-}
 
 /// What one receiver counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -187,42 +154,6 @@ impl Resequencer {
         }
         cx.arm(self.adjust, cx.now + self.conf.adjust_interval);
     }
-
-    /// Appends one row to table `name` of `out` (created on first use).
-    fn push_row(out: &mut Vec<(String, Table)>, name: &str, row: Vec<(&str, Cell)>) {
-        let k = match out.iter().position(|(n, _)| n == name) {
-            Some(k) => k,
-            None => {
-                let mut t = Table::default();
-                for (c, v) in &row {
-                    t.columns.push((
-                        c.to_string(),
-                        match v {
-                            Cell::U(_) => Column::U64(Vec::new()),
-                            Cell::F(_) => Column::F64(Vec::new()),
-                            Cell::S(_) => Column::Str(Vec::new()),
-                        },
-                    ));
-                }
-                out.push((name.to_string(), t));
-                out.len() - 1
-            }
-        };
-        for ((_, col), (_, v)) in out[k].1.columns.iter_mut().zip(row) {
-            match (col, v) {
-                (Column::U64(c), Cell::U(x)) => c.push(x),
-                (Column::F64(c), Cell::F(x)) => c.push(x),
-                (Column::Str(c), Cell::S(x)) => c.push(x),
-                _ => unreachable!("trunk table columns keep their types"),
-            }
-        }
-    }
-}
-
-enum Cell {
-    U(u64),
-    F(f64),
-    S(String),
 }
 
 impl NodeHook for Resequencer {
@@ -236,8 +167,9 @@ impl NodeHook for Resequencer {
     }
 
     fn on_arrival(&mut self, pkt: PacketId, iface: IfaceId, cx: &mut HookCtx<'_>) -> HookVerdict {
-        let s = cx.packets.get(pkt).trunk_seq;
-        if s == 0 || !self.members.contains(&iface) {
+        let p = cx.packets.get(pkt);
+        let s = p.trunk_seq;
+        if s == 0 || p.trunk_ctl.is_control() || !self.members.contains(&iface) {
             return HookVerdict::Pass;
         }
         let n = self.last;
@@ -316,30 +248,22 @@ impl NodeHook for Resequencer {
 
     fn report(&self, out: &mut Vec<(String, Table)>) {
         let c = &self.counts;
-        let l = &self.latency;
-        let nan_if_empty = |x: f64| if l.n == 0 { f64::NAN } else { x };
-        Self::push_row(
+        receiver_row(
             out,
-            "trunk_receivers",
-            vec![
-                ("trunk", Cell::S(self.trunk.clone())),
-                ("node", Cell::S(self.node.clone())),
-                ("in_order", Cell::U(c.in_order)),
-                ("queued", Cell::U(c.queued)),
-                ("late", Cell::U(c.late)),
-                ("duplicates", Cell::U(c.duplicates)),
-                ("timer_expiries", Cell::U(c.expiries)),
-                ("held_at_end", Cell::U(self.held)),
-                ("timeout_ms", Cell::F(self.timeout.as_secs_f64() * 1e3)),
-                ("latency_count", Cell::U(l.n)),
-                ("latency_min_s", Cell::F(nan_if_empty(l.min))),
-                ("latency_max_s", Cell::F(nan_if_empty(l.max))),
-                ("latency_mean_s", Cell::F(nan_if_empty(l.mean))),
-                ("latency_stdev_s", Cell::F(l.stdev())),
+            (&self.trunk, &self.node),
+            [
+                c.in_order,
+                c.queued,
+                c.late,
+                c.duplicates,
+                c.expiries,
+                self.held,
             ],
+            self.timeout.as_secs_f64() * 1e3,
+            &self.latency,
         );
         for &(t, v) in &self.series {
-            Self::push_row(
+            push_row(
                 out,
                 "trunk_timeout",
                 vec![
@@ -405,6 +329,7 @@ mod tests {
         fn cx(&mut self) -> HookCtx<'_> {
             HookCtx {
                 now: self.now,
+                hook: 0,
                 packets: &mut self.packets,
                 events: &mut self.events,
                 timers: &mut self.timers,
@@ -432,7 +357,7 @@ mod tests {
             out.iter()
                 .map(|e| match e {
                     HookEffect::Release(p) => self.packets.get(*p).trunk_seq,
-                    HookEffect::Drop(..) => panic!("unexpected drop"),
+                    e => panic!("unexpected {e:?}"),
                 })
                 .collect()
         }

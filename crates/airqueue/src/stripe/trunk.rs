@@ -17,9 +17,15 @@
 //!
 //! A packet routed out of a member for another node than the peer (a shared medium with
 //! other stations) is no trunk packet: it keeps its sequence number 0 and waits for its own
-//! member.
+//! member. Neither is a trunk's control packet (a JKM ACK or NAK going back to the peer):
+//! it keeps the number it carries and takes the next idle member.
+//!
+//! Under `scheme = "jkm"` (§5, `jkm.rs`) the sender also keeps a copy of each data packet
+//! it numbers until the peer acknowledges it, and a retransmission made on a NAK goes
+//! ahead of the queue, keeping its number.
 
-use crate::packet::{DropReason, NodeId, PacketId};
+use super::jkm::JkmShared;
+use crate::packet::{DropReason, NodeId, PacketId, TrunkCtl};
 use crate::qdisc::{Qdisc, QdiscCtx, Verdict};
 use std::collections::VecDeque;
 
@@ -30,6 +36,9 @@ pub struct TrunkSender {
     queue: VecDeque<PacketId>,
     backlog: u64,
     next_seq: u64,
+    /// JKM: the copies kept for retransmission, and the retransmissions waiting.
+    jkm: Option<JkmShared>,
+    retx: VecDeque<PacketId>,
 }
 
 impl TrunkSender {
@@ -41,6 +50,16 @@ impl TrunkSender {
             queue: VecDeque::with_capacity(limit.min(4096) as usize),
             backlog: 0,
             next_seq: 1,
+            jkm: None,
+            retx: VecDeque::new(),
+        }
+    }
+
+    /// A JKM sender (§5): as [`TrunkSender::new`], keeping copies on `board`.
+    pub fn with_jkm(limit: u32, peer: NodeId, board: JkmShared) -> Self {
+        TrunkSender {
+            jkm: Some(board),
+            ..TrunkSender::new(limit, peer)
         }
     }
 
@@ -61,6 +80,11 @@ impl Qdisc for TrunkSender {
     }
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+        if ctx.packets.get(pkt).trunk_ctl == TrunkCtl::Retransmission {
+            self.backlog += ctx.len_of(pkt) as u64;
+            self.retx.push_back(pkt);
+            return Verdict::Queued;
+        }
         if self.queue.len() < self.limit as usize {
             self.backlog += ctx.len_of(pkt) as u64;
             self.queue.push_back(pkt);
@@ -72,23 +96,39 @@ impl Qdisc for TrunkSender {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let i = self.first_for(ctx)?;
-        let pkt = self.queue.remove(i)?;
+        let pkt = match self.retx.pop_front() {
+            Some(p) => p,
+            None => {
+                let i = self.first_for(ctx)?;
+                self.queue.remove(i)?
+            }
+        };
         self.backlog -= ctx.len_of(pkt) as u64;
         let peer = self.peer;
         let member = ctx.member;
         let p = ctx.packets.get_mut(pkt);
         if p.next_hop == peer {
-            p.trunk_seq = self.next_seq;
-            self.next_seq += 1;
             if let Some(m) = member {
                 p.out_iface = m;
+            }
+            if p.trunk_ctl == TrunkCtl::Data {
+                p.trunk_seq = self.next_seq;
+                self.next_seq += 1;
+                if let Some(board) = &self.jkm {
+                    board
+                        .lock()
+                        .expect("the JKM board is never poisoned")
+                        .record(p.trunk_seq, p);
+                }
             }
         }
         Some(pkt)
     }
 
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        if let Some(&p) = self.retx.front() {
+            return Some(p);
+        }
         self.first_for(ctx).map(|i| self.queue[i])
     }
 
@@ -97,7 +137,7 @@ impl Qdisc for TrunkSender {
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.retx.len()
     }
 
     fn backlog_bytes(&self) -> u64 {

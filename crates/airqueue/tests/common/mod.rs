@@ -253,7 +253,9 @@ pub fn instants_before(start: u64, interval: u64, end: u64) -> u64 {
 }
 
 /// Asserts packet conservation as the run reports it: the summary flag, the check itself,
-/// no error line, and sent + duplicated = delivered + Σ dropped + in flight recomputed here.
+/// no error line, and sent + duplicated + created = delivered + consumed + Σ dropped + in
+/// flight recomputed here (created and consumed: a striping trunk's control packets and
+/// retransmissions).
 pub fn assert_conserved(r: &RunResults) {
     let p = &r.summary.packets;
     let dropped: u64 = p.dropped.values().sum();
@@ -263,8 +265,8 @@ pub fn assert_conserved(r: &RunResults) {
         "conservation not ok: {p:?}"
     );
     assert_eq!(
-        p.sent + p.duplicated,
-        p.delivered + dropped + p.in_flight,
+        p.sent + p.duplicated + p.created,
+        p.delivered + p.consumed + dropped + p.in_flight,
         "{p:?}"
     );
     let json = r.summary.to_json();

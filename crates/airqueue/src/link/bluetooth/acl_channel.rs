@@ -5,7 +5,12 @@
 //! - perfect (the thesis's PPL): nothing is lost;
 //! - a constant bit error rate;
 //! - the continuous-time Gilbert-Elliott chain of [`crate::channel::gilbert_elliott`]
-//!   (the thesis's IPL), evaluated lazily.
+//!   (the thesis's IPL), evaluated lazily: each state applies to its share of a packet's
+//!   bits (`channel_state = "per-bit"`), or — as the thesis's simulator does, §4.2 — the
+//!   state when the packet reaches its receiver sets the error rate of the whole packet
+//!   (`"per-packet"`; then the per-hop success is exactly Tables 5.2/6.2's closed form
+//!   `(1 − PER_G)·P_g + (1 − PER_B)·P_b`, while per bit a packet that straddles a change
+//!   of state fares worse than that average).
 //!
 //! A DH packet is lost with probability `1 − (1 − BER)^bits` over its payload bits
 //! ([`PacketType::error_bits`], thesis §4.2.1); a DM packet's 2/3 FEC corrects one bit
@@ -25,6 +30,8 @@ pub enum ChannelKind {
     Perfect,
     Ber(f64),
     GilbertElliott(GilbertElliottParams),
+    /// The chain, its state at the packet's arrival deciding the whole packet (§4.2).
+    GilbertElliottPerPacket(GilbertElliottParams),
 }
 
 /// One link's channel state.
@@ -38,11 +45,9 @@ impl AclChannel {
     /// The channel of link `name`, with streams `<name>:ge` and `<name>:draw`.
     pub fn new(kind: ChannelKind, seed: u64, name: &str) -> Self {
         let ge = match kind {
-            ChannelKind::GilbertElliott(p) => Some(GilbertElliott::new(
-                p,
-                stream(seed, &format!("{name}:ge")),
-                SimTime::ZERO,
-            )),
+            ChannelKind::GilbertElliott(p) | ChannelKind::GilbertElliottPerPacket(p) => Some(
+                GilbertElliott::new(p, stream(seed, &format!("{name}:ge")), SimTime::ZERO),
+            ),
             _ => None,
         };
         AclChannel {
@@ -69,6 +74,18 @@ impl AclChannel {
                 .as_mut()
                 .expect("a chain")
                 .lost(t0, t1, ty.error_bits()),
+            ChannelKind::GilbertElliottPerPacket(p) => {
+                let b = match self.ge.as_mut().expect("a chain").state_at(t1) {
+                    crate::channel::GeState::Good => p.ber_good,
+                    crate::channel::GeState::Bad => p.ber_bad,
+                };
+                if ty.fec_2_3() {
+                    self.fec_lost(b, ty)
+                } else {
+                    let s = (1.0 - b).powf(ty.error_bits() as f64);
+                    self.rng.random::<f64>() >= s
+                }
+            }
             ChannelKind::Ber(b) => self.fec_lost(b, ty),
             ChannelKind::GilbertElliott(p) => {
                 let b = match self.ge.as_mut().expect("a chain").state_at(t0) {

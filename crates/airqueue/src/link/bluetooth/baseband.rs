@@ -193,14 +193,11 @@ impl TypeSet {
         self.0 & (1 << t as u8) != 0
     }
 
-    /// The allowed types, smallest payload first.
+    /// The allowed types, smallest payload first ([`ACL_TYPES`] is in that order, a test
+    /// checks it), without allocating: segmentation asks for every baseband packet.
+    #[inline]
     pub fn by_payload(self) -> impl Iterator<Item = PacketType> {
-        let mut v: Vec<PacketType> = ACL_TYPES
-            .into_iter()
-            .filter(|&t| self.contains(t))
-            .collect();
-        v.sort_by_key(|t| t.payload());
-        v.into_iter()
+        ACL_TYPES.into_iter().filter(move |&t| self.contains(t))
     }
 
     /// The allowed type with the largest payload.
@@ -216,6 +213,17 @@ impl TypeSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `TypeSet::by_payload` relies on it: the ACL types ascend by payload.
+    #[test]
+    fn acl_types_ascend_by_payload() {
+        assert!(ACL_TYPES
+            .windows(2)
+            .all(|w| w[0].payload() < w[1].payload()));
+        let set = TypeSet::of(&[PacketType::Dh5, PacketType::Dm1, PacketType::Dh3]);
+        let v: Vec<PacketType> = set.by_payload().collect();
+        assert_eq!(v, [PacketType::Dm1, PacketType::Dh3, PacketType::Dh5]);
+    }
 
     /// Bluetooth Core 1.2 Vol. 2 Part B Table 6.9 (and thesis Table 2.1's payloads): the
     /// maximum rates follow from slot arithmetic.

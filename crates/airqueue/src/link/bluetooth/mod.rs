@@ -10,7 +10,8 @@
 //!   classification (AFH, BIAS);
 //! - [`acl_channel`]: each master–slave link's channel (perfect, BER, Gilbert-Elliott);
 //! - [`coexist`]: a piconet on the shared spectrum, AFH and BIAS;
-//! - [`piconet`]: the medium. See `docs/bluetooth.md`.
+//! - [`piconet`]: the medium. See `docs/bluetooth.md`;
+//! - [`scatternet`]: piconets joined by a walk-in slave/slave bridge.
 
 pub mod acl_channel;
 pub mod baseband;
@@ -19,6 +20,7 @@ pub mod hopping;
 pub mod piconet;
 pub mod polling;
 pub mod sar;
+pub mod scatternet;
 pub mod token_bucket;
 
 pub use acl_channel::ChannelKind;
@@ -26,3 +28,4 @@ pub use baseband::{PacketType, TypeSet, SLOT};
 pub use piconet::{FlowControl, Piconet, PiconetConf};
 pub use polling::Polling;
 pub use sar::Sar;
+pub use scatternet::{Scatternet, WalkIn};

@@ -16,8 +16,10 @@
 //!
 //! **Slave.** An IP packet is segmented; with flow control, the baseband packets enter the
 //! token buffer S (a baseband packet that finds S full is rejected, and its IP packet is
-//! lost at reassembly, counted as `qdisc_overflow`), pass into the baseband buffer L when
-//! the token bucket ([`TokenBucket`]) allows and L has room, and wait in L to be polled
+//! lost at reassembly, counted as `qdisc_overflow`), pass towards the baseband buffer L
+//! when the token bucket ([`TokenBucket`]) gives them a token — one that then finds L full
+//! is blocked and lost the same way (§3.1: "too high tb will overload the baseband buffer
+//! L"; §6.1.1, §6.2.1: the "blocking probability" of L) — and wait in L to be polled
 //! (§3.1, Fig. 1.1(b)). The port is then always ready, as the thesis's L2CAP accepts every
 //! SDU. Without flow control the segments go straight into L, and the port is ready while
 //! L has room for an SDU of the MTU (a driver stopping its queue).
@@ -71,6 +73,7 @@ use super::baseband::{max_asymmetric_bps, PacketType, TypeSet, ACL_TYPES, SLOT};
 use super::coexist::PiconetAir;
 use super::polling::{frames_until_data, visits_of, Polling, Weights, IDLE_FRAME};
 use super::sar::Sar;
+use super::scatternet::WalkIn;
 use super::token_bucket::TokenBucket;
 use crate::engine::{SimTime, TimerId};
 use crate::link::{LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour, PendingEvents};
@@ -193,6 +196,8 @@ struct Stats {
     token_drops: u64,
     /// Baseband packets that passed the token bucket into L.
     token_passed: u64,
+    /// Baseband packets that passed the token bucket and found L full (blocked, lost).
+    l_drops: u64,
     token_passed_bytes: u64,
     /// Data slots used by the master's and the slave's packets.
     down_slots: u64,
@@ -211,6 +216,8 @@ struct Link {
     s: VecDeque<Seg>,
     /// Baseband buffer L.
     l: VecDeque<Seg>,
+    /// L's capacity, baseband packets (a walk-in bridge's buffer M_b for the bridge).
+    cap: u32,
     bucket: Option<TokenBucket>,
     channel: AclChannel,
     /// EWMA of intact receptions at the master / at the slave.
@@ -274,6 +281,12 @@ pub struct Piconet {
     idle_reg: Option<IdleReg>,
     /// The slave missed the current frame's POLL and stays silent.
     silent: bool,
+    /// A walk-in bridge among its slaves (a scatternet), if any.
+    bridge: Option<WalkIn>,
+    /// The current frame addresses the bridge while it is away (no answer comes).
+    frame_absent: bool,
+    /// Where its slot clock starts (a scatternet's second piconet runs on its own clock).
+    clock_phase: SimTime,
 }
 
 impl Piconet {
@@ -301,6 +314,7 @@ impl Piconet {
                 down_ips: 0,
                 s: VecDeque::new(),
                 l: VecDeque::with_capacity(conf.slave_buffer as usize),
+                cap: conf.slave_buffer,
                 bucket: conf
                     .flow
                     .map(|f| TokenBucket::new(f.rate_bps, f.depth_bytes)),
@@ -348,7 +362,53 @@ impl Piconet {
             idle_air: VecDeque::new(),
             idle_reg: None,
             silent: false,
+            bridge: None,
+            frame_absent: false,
+            clock_phase: SimTime::ZERO,
         }
+    }
+
+    /// Makes slave `bridge.j` a walk-in bridge (see [`super::scatternet`]): no flow
+    /// control, a buffer of `bridge.buffer` baseband packets, polled only while present.
+    pub fn set_bridge(&mut self, bridge: WalkIn) {
+        let link = &mut self.links[bridge.j];
+        link.bucket = None;
+        link.cap = bridge.buffer;
+        self.bridge = Some(bridge);
+    }
+
+    /// This piconet's slot clock starts `phase` after the run (a master's free-running
+    /// clock; the bridge waits for it when it walks in).
+    pub fn set_clock_phase(&mut self, phase: SimTime) {
+        self.clock_phase = phase;
+    }
+
+    pub(super) fn set_timer(&mut self, timer: TimerId) {
+        self.timer = timer;
+    }
+
+    pub(super) fn bridge(&self) -> Option<&WalkIn> {
+        self.bridge.as_ref()
+    }
+
+    /// The instant the bridge left this piconet, once (the scatternet moves it on).
+    pub(super) fn take_departure(&mut self) -> Option<SimTime> {
+        self.bridge.as_mut().and_then(|b| b.left.take())
+    }
+
+    /// The bridge walks in at `at` (frames that start then or later may poll it); the
+    /// plan is made again as for an arrival.
+    pub(super) fn bridge_arrives(&mut self, at: SimTime, cx: &mut LinkCtx<'_>) {
+        if let Some(b) = self.bridge.as_mut() {
+            b.arrive(at);
+        }
+        self.replan(cx);
+    }
+
+    /// The bridge's slave index, if `j` is the bridge.
+    #[inline]
+    fn is_bridge(&self, j: usize) -> bool {
+        self.bridge.as_ref().is_some_and(|b| b.j == j)
     }
 
     /// Puts the piconet's radios on a shared spectrum: its packets hop, are registered
@@ -381,36 +441,58 @@ impl Piconet {
     /// Whether slave `j`'s port can take an SDU (no flow control: room in L for an MTU).
     fn slave_ready(&self, j: usize) -> bool {
         self.conf.flow.is_some()
-            || self.links[j].l.len() as u32 + self.max_segs <= self.conf.slave_buffer
+            || self.is_bridge(j)
+            || self.links[j].l.len() as u32 + self.max_segs <= self.links[j].cap
     }
 
     /// Moves baseband packets of slave `j` from S into L as the token bucket allowed up to
     /// `now` (see [`TokenBucket`]: exact, because L and S change only at calls that come
     /// here first).
-    fn refill(&mut self, j: usize, now: SimTime) {
-        let cap = self.conf.slave_buffer as usize;
+    fn refill(&mut self, j: usize, now: SimTime, cx: &mut LinkCtx<'_>) {
         let counting = self.counting(now);
-        let link = &mut self.links[j];
-        let Some(bucket) = link.bucket.as_mut() else {
-            return;
-        };
-        while let Some(&head) = link.s.front() {
-            if link.l.len() >= cap {
-                break;
-            }
+        loop {
+            let link = &mut self.links[j];
+            let cap = link.cap as usize;
+            let Some(bucket) = link.bucket.as_mut() else {
+                return;
+            };
+            let Some(&head) = link.s.front() else {
+                bucket.advance(now);
+                return;
+            };
             let at = bucket.ready_at(u32::from(head.bytes));
             if at > now {
-                break;
+                bucket.advance(now);
+                return;
             }
             bucket.take(u32::from(head.bytes), at);
             link.s.pop_front();
-            link.l.push_back(head);
-            if counting {
-                link.stats.token_passed += 1;
-                link.stats.token_passed_bytes += u64::from(head.bytes);
+            if link.l.len() < cap {
+                link.l.push_back(head);
+                if counting {
+                    link.stats.token_passed += 1;
+                    link.stats.token_passed_bytes += u64::from(head.bytes);
+                }
+            } else {
+                // It holds its token but L is full: blocked (thesis §3.1, §6.1.1: "too
+                // high tb will overload the baseband buffer L").
+                if counting {
+                    link.stats.l_drops += 1;
+                }
+                self.blocked(head, cx);
             }
         }
-        bucket.advance(now);
+    }
+
+    /// A baseband packet of a slave's IP packet is lost before the air (L was full): the
+    /// IP packet cannot be reassembled (`qdisc_overflow`).
+    fn blocked(&mut self, seg: Seg, cx: &mut LinkCtx<'_>) {
+        let rec = &mut self.ips[seg.ip as usize];
+        rec.queued -= 1;
+        if rec.fate.is_none() {
+            rec.fate = Some(DropReason::QdiscOverflow);
+        }
+        self.received(seg, true, cx);
     }
 
     /// The earliest frame start at which slave `j` has something to exchange, without new
@@ -418,11 +500,20 @@ impl Piconet {
     /// before the head of S may pass the token bucket (it would answer a POLL then).
     fn data_from(&self, j: usize, t: SimTime) -> SimTime {
         let link = &self.links[j];
+        if let Some(b) = self.bridge.as_ref().filter(|b| b.j == j) {
+            // The bridge exchanges only while present (it has no token bucket).
+            let has = !link.down.is_empty() || !link.l.is_empty();
+            return if has && b.arrival() != SimTime::MAX {
+                t.max(b.arrival())
+            } else {
+                SimTime::MAX
+            };
+        }
         if !link.down.is_empty() || !link.l.is_empty() {
             return t;
         }
         match (link.s.front(), link.bucket.as_ref()) {
-            (Some(head), Some(b)) if (link.l.len() as u32) < self.conf.slave_buffer => {
+            (Some(head), Some(b)) if (link.l.len() as u32) < link.cap => {
                 let at = b.ready_at(u32::from(head.bytes));
                 if at == SimTime::MAX {
                     at
@@ -470,6 +561,17 @@ impl Piconet {
             let c0 = (cursor as usize + skip as usize) % n;
             for j in 0..n {
                 self.links[j].stats.poll_null += visits_of(j, c0, n, k - skip);
+            }
+            if let Some(b) = self.bridge.as_mut() {
+                // Frames that addressed the bridge while it was away went unanswered.
+                let away = b.arrival().saturating_sub(since).0.div_ceil(IDLE_FRAME.0);
+                let upto_away = away.min(k);
+                if upto_away > skip {
+                    let absent = visits_of(b.j, c0, n, upto_away - skip);
+                    self.links[b.j].stats.poll_null -= absent;
+                    b.absent_polls += absent;
+                }
+                b.count_idle_visits(since, cont, k);
             }
             self.cursor = ((cursor as u64 + k) % n as u64) as u32;
         }
@@ -532,6 +634,11 @@ impl Piconet {
     fn plan(&mut self, t: SimTime, cx: &mut LinkCtx<'_>) {
         let cursor = self.cursor as usize;
         let cont = self.visit > 0;
+        let n = self.n() as u32;
+        if let (Some(b), false) = (self.bridge.as_mut(), cont) {
+            // A new visit would start at t: a bridge that has stayed one cycle leaves.
+            b.depart_if_done(t, n);
+        }
         for j in 0..self.n() {
             let d = self.data_from(j, t);
             self.data_from[j] = d;
@@ -549,6 +656,18 @@ impl Piconet {
                     Some((tf, Some((c, w))))
                 }
             }
+        };
+        // A present bridge leaves after its cycle even if nothing happens until then: the
+        // timer fires at that frame boundary at the latest (always after t).
+        let leave = self
+            .bridge
+            .as_ref()
+            .and_then(|b| b.departure_frame(t, cont, n))
+            .map(|f| t + SimTime(f * IDLE_FRAME.0));
+        let next = match (next, leave) {
+            (Some((tf, _)), Some(h)) if h < tf => Some((h, None)),
+            (None, Some(h)) => Some((h, None)),
+            (next, _) => next,
         };
         match next {
             Some((tf, lwrr)) if tf == t && t == cx.now => {
@@ -678,7 +797,28 @@ impl Piconet {
                 return;
             }
         }
-        let down = if self.conf.arq {
+        let counting = self.counting(cx.now);
+        // The walk-in bridge (thesis §4.1.2): the master opens each visit with a POLL;
+        // an absent bridge does not answer (two slots lost, the visit ends).
+        let mut presence_poll = false;
+        self.frame_absent = false;
+        if let Some(b) = self.bridge.as_mut() {
+            if self.visit == 0 {
+                b.visit_started(cx.now);
+            }
+            if b.j == j {
+                presence_poll = self.visit == 0;
+                if !b.present(cx.now) {
+                    self.frame_absent = true;
+                    if counting {
+                        b.absent_polls += 1;
+                    }
+                }
+            }
+        }
+        let down = if presence_poll {
+            None
+        } else if self.conf.arq {
             self.links[j].down.front().copied()
         } else {
             let d = self.links[j].down.pop_front();
@@ -689,7 +829,7 @@ impl Piconet {
         };
         self.visit += 1;
         self.frame_down = down.is_some();
-        if self.counting(cx.now) {
+        if counting && !self.frame_absent {
             self.links[j].stats.data_frames += 1;
         }
         let ty = down.map_or(PacketType::Poll, |s| s.ty);
@@ -754,8 +894,15 @@ impl Piconet {
     fn slave_turn(&mut self, t0: SimTime, down: Option<Seg>, cx: &mut LinkCtx<'_>) {
         let j = self.cursor as usize;
         let now = cx.now;
-        let counting = self.counting(now);
         self.silent = false;
+        if self.frame_absent {
+            // Nobody answers; the master listens through the slave's slot.
+            self.last_answer_data = false;
+            self.phase = Phase::Slave { t1: now, up: None };
+            cx.arm(self.timer, now + PacketType::Null.duration());
+            return;
+        }
+        let counting = self.counting(now);
         if let (None, Some(air)) = (down, self.air.as_mut()) {
             // The master's POLL: a slave that misses it does not answer (§8.6).
             let ch = air.master_channel();
@@ -792,7 +939,7 @@ impl Piconet {
                 self.received(seg, lost, cx);
             }
         }
-        self.refill(j, now);
+        self.refill(j, now, cx);
         if self.silent {
             // Nothing on the air in the slave's slot; its data waits for the next poll.
             self.last_answer_data = false;
@@ -807,7 +954,7 @@ impl Piconet {
             let u = self.links[j].l.pop_front();
             if let Some(seg) = u {
                 self.ips[seg.ip as usize].queued -= 1;
-                self.refill(j, now);
+                self.refill(j, now, cx);
             }
             u
         };
@@ -862,7 +1009,7 @@ impl Piconet {
                     let was_ready = self.slave_ready(j);
                     self.links[j].l.pop_front();
                     self.ips[seg.ip as usize].queued -= 1;
-                    self.refill(j, now);
+                    self.refill(j, now, cx);
                     self.received(seg, false, cx);
                     if !was_ready && self.slave_ready(j) {
                         cx.emit(LinkEffect::Ready(self.ports[j + 1]));
@@ -878,11 +1025,17 @@ impl Piconet {
             self.weights.restore(j, mp);
         }
         let waiting = !self.links[j].down.is_empty();
-        if !self
-            .conf
-            .polling
-            .stay(self.visit, waiting, self.last_answer_data)
-        {
+        let stay = match self.bridge.as_ref().filter(|b| b.j == j) {
+            // The bridge's visit: up to M_b frames after the presence POLL, E-limited.
+            Some(b) => {
+                !self.frame_absent && self.visit < b.limit && (waiting || self.last_answer_data)
+            }
+            None => self
+                .conf
+                .polling
+                .stay(self.visit, waiting, self.last_answer_data),
+        };
+        if !stay {
             self.cursor = ((j + 1) % self.n()) as u32;
             self.visit = 0;
             self.last_answer_data = false;
@@ -892,7 +1045,7 @@ impl Piconet {
 
     /// Something arrived while idle: the idle frames before the next frame boundary
     /// happened; plan again from there.
-    fn replan(&mut self, cx: &mut LinkCtx<'_>) {
+    pub(super) fn replan(&mut self, cx: &mut LinkCtx<'_>) {
         if let Phase::Idle {
             since,
             cursor,
@@ -970,9 +1123,25 @@ impl Piconet {
         let now = cx.now;
         let counting = self.counting(now);
         let mut admitted = 0u16;
-        match self.conf.flow {
+        let bridge = self.bridge.as_mut().filter(|b| b.j == j);
+        if let Some(b) = bridge {
+            // The bridge's buffer holds M_b baseband packets; an IP packet that does not
+            // fit whole is lost (thesis §3.2.3: "finite buffer").
+            if self.links[j].l.len() + n as usize > self.links[j].cap as usize {
+                if counting {
+                    b.buffer_drops += 1;
+                }
+                self.free_ips.push(ip);
+                cx.emit(LinkEffect::Drop {
+                    pkt,
+                    reason: DropReason::QdiscOverflow,
+                });
+                return;
+            }
+        }
+        match self.conf.flow.filter(|_| !self.is_bridge(j)) {
             Some(f) => {
-                self.refill(j, now);
+                self.refill(j, now, cx);
                 for k in 0..n as usize {
                     let (ty, bytes) = self.scratch[k];
                     let link = &mut self.links[j];
@@ -983,7 +1152,7 @@ impl Piconet {
                             bytes: bytes as u16,
                         });
                         admitted += 1;
-                        self.refill(j, now);
+                        self.refill(j, now, cx);
                     } else if counting {
                         link.stats.token_drops += 1;
                     }
@@ -1083,6 +1252,7 @@ impl Piconet {
             ("up_slots", col_u(&|s| s.up_slots)),
             ("token_drops", col_u(&|s| s.token_drops)),
             ("token_passed", col_u(&|s| s.token_passed)),
+            ("l_drops", col_u(&|s| s.l_drops)),
             (
                 "token_rate_bps",
                 Column::F64(
@@ -1164,13 +1334,14 @@ impl Medium for Piconet {
 
     fn start(&mut self, cx: &mut LinkCtx<'_>) {
         self.phase = Phase::Idle {
-            since: cx.now,
+            since: cx.now + self.clock_phase,
             cursor: 0,
             cont: false,
         };
         if self.air.is_some() {
-            // The idle POLL/NULL cycle is on the air from the start.
-            self.plan(cx.now, cx);
+            // The idle POLL/NULL cycle is on the air from the start (a piconet on the
+            // spectrum has no bridge and runs on the scenario's clock).
+            self.plan(cx.now + self.clock_phase, cx);
         }
     }
 

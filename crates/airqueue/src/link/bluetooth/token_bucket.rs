@@ -3,9 +3,9 @@
 //!
 //! Tokens arrive at rate `tb` (bit/s) into a bucket of `depth` bytes (the thesis's "token
 //! buffer capacity", 3 KB in Table 3.1). A baseband packet waiting in the token buffer S
-//! may pass into the baseband buffer L when the bucket holds tokens for its payload
-//! (bytes × 8 bits) and L has room; it then consumes them. Over a long busy period the
-//! rate into L is therefore `tb`, with bursts up to `depth`.
+//! leaves for the baseband buffer L when the bucket holds tokens for its payload (bytes ×
+//! 8 bits) and consumes them (the piconet drops it if L is full). Over a long busy period
+//! the rate out of S is therefore `tb`, with bursts up to `depth`.
 //!
 //! **Lazy evaluation.** Like the Gilbert-Elliott channel, the bucket schedules no events:
 //! it remembers its level at the instant it was last looked at and computes the level at

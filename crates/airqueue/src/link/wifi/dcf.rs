@@ -85,7 +85,7 @@ use super::phy::{Phy, CTS_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
 use super::txq::{ApQueues, TxqConf};
 use crate::channel::{BitErrorModel, BitErrors};
 use crate::engine::{stream, SimRng, SimTime, TimerId};
-use crate::link::{LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour};
+use crate::link::{LinkChange, LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour};
 use crate::metrics::{Column, Table};
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
@@ -322,6 +322,9 @@ pub struct Cell {
     rates: Vec<u32>,
     /// Its radios on a shared spectrum (Bluetooth coexistence), if attached.
     coex: Option<Box<CellAir>>,
+    /// Per port: whether the station is associated (a timeline `station` change; the AP
+    /// and IBSS members always are).
+    associated: Vec<bool>,
 }
 
 /// Air time of a 1500-B frame exchange (DIFS, mean back-off, DATA, SIFS, ACK) at each of
@@ -552,6 +555,7 @@ impl Cell {
             fns,
             rates,
             coex: None,
+            associated: vec![true; ports.len()],
         }
     }
 
@@ -1396,6 +1400,14 @@ impl Medium for Cell {
             (k.next_hop, k.dscp, k.priority)
         };
         match self.peer_of(port, next_hop) {
+            Some(q) if !(self.associated[port] && self.associated[q]) => {
+                // A station that left has no peer (the AP no longer knows it).
+                cx.emit(LinkEffect::Drop {
+                    pkt,
+                    reason: DropReason::NoRoute,
+                });
+                return;
+            }
             None => {
                 cx.emit(LinkEffect::Drop {
                     pkt,
@@ -1492,6 +1504,9 @@ impl Medium for Cell {
     /// the rest when they dequeue.
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         let q = self.peer_of(port, neighbour)?;
+        if !(self.associated[port] && self.associated[q]) {
+            return None; // not in the AP's association table
+        }
         Some(LinkView {
             neighbour,
             rate_bps: self.rate(port, q) as u64 * 1000,
@@ -1513,6 +1528,36 @@ impl Medium for Cell {
                 self.sta[port].len as u32
             },
         })
+    }
+
+    /// A cell takes one kind of change: a station leaving or joining its AP.
+    fn check_change(&self, change: &LinkChange) -> Result<(), String> {
+        if change.rate_bps.is_some() || change.delay.is_some() || change.impairment.is_some() {
+            return Err(format!(
+                "cell \"{}\": an 802.11 cell takes no rate, delay or impairment changes (give stations `rate`, `snr_changes`); only `station` joins and leaves",
+                self.name
+            ));
+        }
+        match change.associate {
+            Some((node, _)) => match self.nodes.iter().position(|&n| n == node) {
+                Some(p) if self.ap_of[p] != NO_AP && !self.is_ap(p) => Ok(()),
+                _ => Err(format!(
+                    "cell \"{}\": only a station of an infrastructure cell joins or leaves",
+                    self.name
+                )),
+            },
+            None => Ok(()),
+        }
+    }
+
+    fn apply(&mut self, change: &LinkChange, _cx: &mut LinkCtx<'_>) -> Result<(), String> {
+        self.check_change(change)?;
+        if let Some((node, join)) = change.associate {
+            if let Some(p) = self.nodes.iter().position(|&n| n == node) {
+                self.associated[p] = join;
+            }
+        }
+        Ok(())
     }
 
     fn held(&self, out: &mut Vec<(Location, u64)>) {
