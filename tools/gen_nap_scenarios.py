@@ -66,7 +66,8 @@ delay = "100us"
 PICONET = """
 # Table 1: the NAP is the Bluetooth master (BNEP, PAN profile), DH5 only (§4.1: 723 kbit/s,
 # "about 90.375 kbytes/s"); the clients are its slaves. The master's baseband buffer is
-# kept small so that packets wait in the NAP's qdisc, where the paper schedules them.
+# kept small so that packets wait in the NAP's qdiscs (imq0's, then bnep0's own; CAWN's).
+# POLL/NULL packets are on the air too (docs/bluetooth.md, Coexistence).
 # Baseband ARQ on, as on any Bluetooth ACL link (Core v1.1 Part B §5.3: a DH packet is
 # sent again until acknowledged; the default flush timeout is infinite).
 [[piconets]]
@@ -180,10 +181,15 @@ transport = {{ kind = "tcp", variant = "newreno" }}
 """
 
 IMQ = """
-# §2.1: IMQ — one qdisc at imq0 in front of both interfaces.
+# §2.1: IMQ — one qdisc at imq0 in front of both interfaces, as McHardy's IMQ runs it:
+# each packet diverted to imq0 is enqueued, imq0's qdisc is then dequeued until it gives
+# nothing (one dequeue path for both radios), and each packet is re-injected into its real
+# device's own queue (pfifo, txqueuelen 1000) to wait for the driver
+# (docs/qdiscs/virtual-devices.md, "IMQ mode").
 [[virtual_devs]]
 name = "nap.imq0"
 members = ["nap.wlan", "nap.bt"]
+dequeue = "imq"
 """
 
 SCHEDULERS: dict[str, tuple[str, str]] = {
@@ -247,6 +253,8 @@ perturb = "10s"
 dev = "nap.imq0"
 kind = "cif-q"
 variant = "simple"
+# §2.5: "the data rate of each flow of traffic as the Channel State Information".
+csi = "rate"
 """,
     ),
     "cif-complete": (
@@ -257,6 +265,8 @@ variant = "simple"
 dev = "nap.imq0"
 kind = "cif-q"
 variant = "complete"
+# §2.5: "the data rate of each flow of traffic as the Channel State Information".
+csi = "rate"
 """,
     ),
     "btwn": (

@@ -187,3 +187,159 @@ fn members_only_interfere_when_listed() {
     let (_, _, per) = bt_per(&r);
     assert!(per < 0.1, "{per}");
 }
+
+/// POLL and NULL on the air (Core v1.1 Vol. 2 Part B §4.4.1: access code + header,
+/// 126 µs). An idle piconet (no traffic: the closed-form POLL/NULL cycle, a frame every
+/// 1.25 ms) beside a saturated 802.11b cell on channel 6 at 11 Mb/s. Geometry (x axis):
+/// station at 0, its AP at −0.2 m, the slave at 0.5 m, the master at 1 m — the WLAN's
+/// own signal is 25–30 dB above the Bluetooth radios at the AP (so its frames survive and
+/// its back-off stays at CWmin), while at the slave the station's frames arrive at
+/// SIR ≈ −0.6 dB (the AP's ACKs +2.3 dB; straddling hops 3 dB better), which destroys a
+/// POLL. Closed form (the overlap model of the module docs): a POLL is lost iff its hop
+/// overlaps channel 6 (23/79, straddlers included) and a WLAN frame is on the air during
+/// it: P_t = 1 − E[(G − 126 µs)⁺]/E[cycle], G = DIFS + back-off = 50 + 20k µs, k uniform
+/// on 0…31 (CWmin 31), cycle = DIFS + back-off + DATA 1310 µs (1500-B IP, long preamble,
+/// §16.2.3.5) + SIFS 10 + ACK 248 µs = 1928 µs on average; E[(20k − 76)⁺] = 239.75 µs,
+/// P_t = 0.8757, PER = 23/79 · P_t = 0.2549. Tolerance 3 σ + 0.01 (a POLL overlapping a
+/// frame by a few µs may survive). The slave answers exactly the POLLs it heard. Beside
+/// the AP of the first test's
+/// geometry, the idle piconet's POLL/NULLs also cost the WLAN goodput (it interfered
+/// with nothing before they were on the air).
+#[test]
+fn an_idle_piconets_poll_null_cycle_is_on_the_air() {
+    let s = "[run]\nduration = \"40s\"\nwarmup = \"10s\"\n\
+         [[nodes]]\nname = \"m\"\n[[nodes]]\nname = \"s1\"\n\
+         [[nodes]]\nname = \"ap\"\n[[nodes]]\nname = \"sta\"\n\
+         [[piconets]]\nname = \"bt\"\nmaster = \"m\"\nslaves = [\"s1\"]\npacket_types = [\"DH5\"]\n\
+         [[cells]]\nname = \"wlan\"\nstandard = \"802.11b\"\nap = \"ap\"\nchannel = 6\n\
+         stations = [{ node = \"sta\" }]\n\
+         [[flows]]\nname = \"wlan\"\nfrom = \"sta\"\nto = \"ap\"\n\
+         app = { kind = \"cbr\", size = 1472, rate = \"10Mbit\" }\n\
+         [spectrum]\nmembers = [\"bt\", \"wlan\"]\n\
+         positions = { sta = [0, 0], ap = [-0.2, 0], s1 = [0.5, 0], m = [1, 0] }\n";
+    let r = run(s);
+    let (polls, polls_lost) = (air(&r, "polls"), air(&r, "polls_interfered"));
+    let (nulls, nulls_lost) = (air(&r, "nulls"), air(&r, "nulls_interfered"));
+    let per = polls_lost as f64 / polls as f64;
+    let pt = 1.0 - 239.75 / 1928.0;
+    let want = 23.0 / 79.0 * pt;
+    let sd = (want * (1.0 - want) / polls as f64).sqrt();
+    let frames = table(&r, "piconet_links").u64s("poll_null_frames")[0];
+    eprintln!(
+        "idle POLL/NULL: {frames} frames; POLL PER {per:.4} ({polls_lost} of {polls}) vs \
+         23/79·P_t = {want:.4} (σ {sd:.4}); NULL lost {nulls_lost} of {nulls}"
+    );
+    // 30 s of frames every 1.25 ms, all idle (±1 at the window edges).
+    assert!(frames.abs_diff(24_000) <= 1, "{frames}");
+    assert!(
+        polls.abs_diff(frames) <= 20,
+        "a POLL per frame: {polls} of {frames}"
+    );
+    assert!((per - want).abs() <= 3.0 * sd + 0.01, "{per} vs {want}");
+    assert_eq!(nulls, polls - polls_lost, "a NULL per POLL heard");
+    assert!(nulls_lost > 0);
+
+    // Beside the first test's WLAN (its AP 1.1 m from both Bluetooth radios): an idle
+    // piconet now costs the WLAN goodput.
+    let idle_bt = run(&scenario(None, true, true, "40s").replace(
+        "[[flows]]\nname = \"bt\"\nfrom = \"m\"\nto = \"s1\"\n\
+              app = { kind = \"cbr\", size = 1321, rate = \"1Mbit\" }\n",
+        "",
+    ));
+    assert!(table(&idle_bt, "piconet_links").u64s("down_sent")[0] == 0);
+    let wlan_alone = run(&scenario(None, true, false, "40s"));
+    let g_alone = flow(&wlan_alone, "wlan").f("goodput_bps");
+    let g_idle = flow(&idle_bt, "wlan").f("goodput_bps");
+    eprintln!(
+        "WLAN goodput alone {:.3} Mb/s, beside an idle piconet {:.3} Mb/s",
+        g_alone / 1e6,
+        g_idle / 1e6
+    );
+    assert!(g_idle < 0.95 * g_alone, "{g_idle} vs {g_alone}");
+}
+
+/// A pfifo that records the link quality its interface's driver reports towards the
+/// packet's next hop at every dequeue (what a qdisc such as `cif-q` with
+/// `csi = "link_quality"` reads).
+struct QualityProbe {
+    inner: airqueue::qdisc::Pfifo,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<f64>>>,
+}
+
+impl airqueue::qdisc::Qdisc for QualityProbe {
+    fn kind(&self) -> &'static str {
+        "quality_probe"
+    }
+    fn enqueue(
+        &mut self,
+        pkt: airqueue::packet::PacketId,
+        ctx: &mut airqueue::qdisc::QdiscCtx,
+    ) -> airqueue::qdisc::Verdict {
+        self.inner.enqueue(pkt, ctx)
+    }
+    fn dequeue(
+        &mut self,
+        ctx: &mut airqueue::qdisc::QdiscCtx,
+    ) -> Option<airqueue::packet::PacketId> {
+        let p = self.inner.dequeue(ctx)?;
+        let hop = ctx.packets.get(p).next_hop;
+        if let Some(q) = ctx.link(hop).and_then(|v| v.quality) {
+            self.seen.lock().unwrap().push(q);
+        }
+        Some(p)
+    }
+    fn peek(&mut self, ctx: &mut airqueue::qdisc::QdiscCtx) -> Option<airqueue::packet::PacketId> {
+        self.inner.peek(ctx)
+    }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn backlog_bytes(&self) -> u64 {
+        self.inner.backlog_bytes()
+    }
+}
+
+/// HCI `Read_Link_Quality` follows the POLL/NULL exchanges (Core v1.1 Vol. 2 Part E
+/// §4.7.13: the quality of the link as the controller measures it; here the EWMA, weight
+/// 1/16, of the answers the master receives intact — NULLs, and a missing answer when
+/// the slave missed its POLL). The idle piconet of the previous test, with one 100-B
+/// packet from the master every second (the slave never sends data): the master's link
+/// quality towards the slave, read at each of those packets' dequeue, must exist (before
+/// this round nothing refreshed an idle link's estimate: no data ever came back) and its
+/// mean over the 30 readings must be the fraction of frames whose answer arrived, from the
+/// `piconet_air` counts, within 0.06 (the EWMA's standard deviation at p ≈ 0.57 is 0.09
+/// per reading, 0.016 for the mean of 30; the probe's data frame adds one answer per second).
+#[test]
+fn the_masters_link_quality_follows_the_poll_null_answers() {
+    let s = "[run]\nduration = \"40s\"\nwarmup = \"10s\"\n\
+         [[nodes]]\nname = \"m\"\n[[nodes]]\nname = \"s1\"\n\
+         [[nodes]]\nname = \"ap\"\n[[nodes]]\nname = \"sta\"\n\
+         [[piconets]]\nname = \"bt\"\nmaster = \"m\"\nslaves = [\"s1\"]\npacket_types = [\"DH5\"]\n\
+         [[cells]]\nname = \"wlan\"\nstandard = \"802.11b\"\nap = \"ap\"\nchannel = 6\n\
+         stations = [{ node = \"sta\" }]\n\
+         [[flows]]\nname = \"wlan\"\nfrom = \"sta\"\nto = \"ap\"\n\
+         app = { kind = \"cbr\", size = 1472, rate = \"10Mbit\" }\n\
+         [[flows]]\nname = \"probe\"\nfrom = \"m\"\nto = \"s1\"\nstart = \"10.5s\"\n\
+         app = { kind = \"cbr\", size = 72, interval = \"1s\" }\n\
+         [spectrum]\nmembers = [\"bt\", \"wlan\"]\n\
+         positions = { sta = [0, 0], ap = [-0.2, 0], s1 = [0.5, 0], m = [1, 0] }\n";
+    let sc = load_toml_str(s).unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let probe = QualityProbe {
+        inner: airqueue::qdisc::Pfifo::new(1000),
+        seen: seen.clone(),
+    };
+    let r = run_with_qdisc(&sc, "m.bt", Box::new(probe));
+    assert_conserved(&r);
+    let seen = seen.lock().unwrap().clone();
+    let polls = air(&r, "polls") as f64;
+    let answered = (air(&r, "nulls") - air(&r, "nulls_interfered")) as f64;
+    let want = answered / polls;
+    let mean = seen.iter().sum::<f64>() / seen.len() as f64;
+    eprintln!(
+        "master's link quality: mean {mean:.3} over {} readings vs answers received {want:.3}",
+        seen.len()
+    );
+    assert!(seen.len() >= 29, "{} readings", seen.len());
+    assert!((mean - want).abs() <= 0.06, "{mean} vs {want}");
+}

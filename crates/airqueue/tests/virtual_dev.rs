@@ -648,3 +648,98 @@ fn tbf_on_a_virtual_device_spends_one_bucket_in_arrival_order() {
     assert!((wlan / 3.2e6 - 1.0).abs() < 0.01, "wlan {wlan}");
     assert!((bt / 0.8e6 - 1.0).abs() < 0.01, "bt {bt}");
 }
+
+/// Reference: Linux IMQ (McHardy's patch, `drivers/net/imq.c`): `imq_nf_queue` enqueues
+/// into imq0's qdisc and then runs `qdisc_restart` until the qdisc returns nothing;
+/// `imq_dev_xmit` never stops the queue and re-injects every packet (`nf_reinject`) to
+/// continue to the real device's own qdisc. So with a work-conserving root on imq0
+/// (`dequeue = "imq"`), imq0 is a pass-through: it never holds a packet after a call or
+/// drops one, and the members' own pfifos (limit 1000, the txqueuelen) hold the
+/// backlog. Constructed: fq_codel at imq0; UDP at 20 Mbit/s into the 10 Mbit wlan member
+/// (1500-B datagrams, T = 1.2 ms each) and a sparse 200-B flow beside it. Closed form: the
+/// wlan pfifo (L = 1000) stays full — the bulk flow refills a freed place within 0.6 ms —
+/// so a sparse packet gets in just after a dequeue, behind L − 1 datagrams and one that
+/// has just started: (L − 1)·T + 0.6…1.2 ms, 1199.4–1200.0 ms (median within 2 % of
+/// 1199.7), where the per-member pull of the default mode gives it
+/// fq_codel's sparse-flow treatment (p99 < 5 ms: one datagram on the wire, 1.2 ms). The
+/// fq_codel on imq0 drops nothing in IMQ mode; the wlan pfifo drops the overflow. A
+/// `[[qdiscs]]` entry on a member is that member's own qdisc (a pfifo of L = 10: 11.4–12.0
+/// ms, within 5 % of 11.7).
+#[test]
+fn imq_mode_drains_imq0_into_the_members_own_fifos() {
+    let s = ScenarioToml::new("12s")
+        .warmup("4s")
+        .nodes(&["server", "nap", "sta1", "sta2"])
+        .link("uplink", "server", "nap", "1Gbit", "1ms", "")
+        .link("wlan", "nap", "sta1", "10Mbit", "1ms", "")
+        .link("bt", "nap", "sta2", "1Mbit", "5ms", "")
+        .qdisc("nap.imq0", "kind = \"fq_codel\"")
+        .flow("bulk", "server", "sta1", &cbr_rate(1472, "20Mbit"), "")
+        .flow("sparse", "server", "sta1", &cbr_interval(172, "20ms"), "")
+        .flow("to_sta2", "server", "sta2", &cbr_rate(1472, "5Mbit"), "");
+    let base = 2.0
+        + (serialization_ns(200, 1_000_000_000) + serialization_ns(200, 10_000_000)) as f64 / 1e6;
+    let load_with = |imq: bool, extra: &str| {
+        let text = format!(
+            "{}\n[[virtual_devs]]\nname = \"nap.imq0\"\nmembers = [\"nap.wlan\", \"nap.bt\"]\n{}{extra}",
+            s.toml(),
+            if imq { "dequeue = \"imq\"\n" } else { "" }
+        );
+        let sc = airqueue::scenario::load_toml_str(&text)
+            .unwrap_or_else(|e| panic!("scenario does not load: {e}\n{text}"));
+        let r = run_scenario(&sc, BuildOptions::default());
+        assert_conserved(&r);
+        r
+    };
+    let load = |imq: bool| load_with(imq, "");
+    let pulled = load(false);
+    let p99_pull = flow(&pulled, "sparse").f("delay_p99_ms") - base;
+    let imq = load(true);
+    let sparse = flow(&imq, "sparse");
+    let p50_imq = sparse.f("delay_p50_ms") - base;
+    let q = queue(&imq, "nap.imq0");
+    let wlan = queue(&imq, "nap.wlan");
+    let bt = queue(&imq, "nap.bt");
+    let t = serialization_ns(1500, 10_000_000) as f64 / 1e6;
+    let expect = 999.0 * t + 0.9;
+    eprintln!(
+        "sparse flow queueing: pull p99 {p99_pull:.3} ms; imq p50 {p50_imq:.1} ms (closed form {expect:.1}); \
+         imq0 drops {} backlog {}; wlan pfifo drops {}, bt pfifo drops {}",
+        q.u("drops"),
+        q.u("backlog_end_packets"),
+        wlan.u("drops"),
+        bt.u("drops"),
+    );
+    assert!(p99_pull < 5.0, "pull mode p99 {p99_pull} ms");
+    assert!(
+        (p50_imq / expect - 1.0).abs() < 0.02,
+        "imq p50 {p50_imq} vs {expect}"
+    );
+    assert_eq!(q.u("drops"), 0, "imq0 holds nothing to drop");
+    assert_eq!(q.u("backlog_end_packets"), 0);
+    assert!(wlan.u("drops") > 0 && bt.u("drops") > 0);
+    let kind = match imq.queues.column("kind") {
+        Some(airqueue::metrics::Column::Str(k)) => k[wlan.index].clone(),
+        _ => panic!("no kind column"),
+    };
+    assert_eq!(kind, "pfifo", "the member's own default qdisc");
+    // Both members still run at their line rates (10 and 1 Mbit/s of IP datagrams).
+    let g = flow(&imq, "bulk").f("goodput_bps") * IP_PER_PAYLOAD
+        + flow(&imq, "sparse").f("goodput_bps") * 200.0 / 172.0;
+    assert!((g / 10e6 - 1.0).abs() < 0.01, "wlan {g}");
+    let gb = flow(&imq, "to_sta2").f("goodput_bps") * IP_PER_PAYLOAD;
+    assert!((gb / 1e6 - 1.0).abs() < 0.01, "bt {gb}");
+    // In IMQ mode a member keeps a qdisc of its own (Linux: `tc qdisc add dev wlan0 …`):
+    // a pfifo of 10 there, and the sparse packet waits 9·T + 0.6…1.2 ms.
+    let own = load_with(
+        true,
+        "\n[[qdiscs]]\ndev = \"nap.wlan\"\nkind = \"pfifo\"\nlimit = 10\n",
+    );
+    let p50_own = flow(&own, "sparse").f("delay_p50_ms") - base;
+    let expect_own = 9.0 * t + 0.9;
+    eprintln!("with a pfifo of 10 on nap.wlan: p50 {p50_own:.2} ms (closed form {expect_own:.2})");
+    assert!(
+        (p50_own / expect_own - 1.0).abs() < 0.05,
+        "{p50_own} vs {expect_own}"
+    );
+}

@@ -145,6 +145,13 @@ impl Spectrum {
         self.on_air.push(tx);
     }
 
+    /// Forgets the transmissions of `sources` that start at or after `from` (registered
+    /// ahead of time, then called off).
+    pub fn retract(&mut self, sources: &[u32], from: SimTime) {
+        self.on_air
+            .retain(|t| t.start < from || !sources.contains(&t.source));
+    }
+
     /// Forgets transmissions that ended at or before `before`.
     pub fn prune(&mut self, before: SimTime) {
         self.on_air.retain(|t| t.end > before);

@@ -94,6 +94,13 @@ impl Air {
         });
     }
 
+    /// Forgets this medium's transmissions (any of its ports) that start at or after
+    /// `from`: ones registered ahead of time that will not happen after all.
+    pub fn retract_all(&self, from: SimTime) {
+        let sources: Vec<u32> = self.ports.iter().map(|p| p.source).collect();
+        self.spectrum.borrow_mut().retract(&sources, from);
+    }
+
     /// Received power of port `from`'s signal at port `to`, mW.
     pub fn signal_mw(&self, from: usize, to: usize) -> f64 {
         let (a, b) = (self.ports[from], self.ports[to]);

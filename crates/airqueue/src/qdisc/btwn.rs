@@ -45,7 +45,12 @@
 //! IMQ does: its dequeue hands the chosen packet to the other interface's own queue at
 //! once and the next dequeue serves the asker, so the rule orders packets but never holds
 //! one interface idle behind the other's transmission. On a real interface (both sides'
-//! packets on one device, as in the unit tests) the rule picks the packet directly.
+//! packets on one device, as in the unit tests) the rule picks the packet directly, and
+//! so it does on a virtual device in IMQ mode (`dequeue = "imq"`, the kernel's IMQ:
+//! imq0 is dequeued for no member, each packet re-injected into its interface's own
+//! queue); there the "no dequeue for one packet time" stops imq0's single dequeue path —
+//! both interfaces' packets wait at imq0 — while the radios keep sending what their own
+//! queues hold.
 
 use super::jiffy_flows::JiffyFlows;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};

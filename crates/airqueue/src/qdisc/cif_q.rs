@@ -11,12 +11,31 @@
 //! reference service minus real service, in bytes: > 0 lagging, < 0 leading, and
 //! Σ lag_i = 0 at all times (every transfer moves l bytes from one session to another).
 //!
-//! A session *can send* when it has a packet, the channel to that packet's next hop is good
-//! and (on a virtual device) the packet leaves by the asking member. The channel is the
-//! two-state model of CIF-Q (§2.5 of seed 000): *good* when the driver's link quality
-//! towards the next hop ([`crate::link::LinkView::quality`], the delivery probability its
-//! ACK history estimates) is at least `good_quality` (*choice*: 0.5); no quality (a wire)
-//! is good.
+//! A session *can send* when it has a packet, its channel is good and (on a virtual device
+//! asked per member) the packet leaves by the asking member. The channel is the two-state
+//! model of CIF-Q, good or bad, and where the state comes from is `csi`:
+//!
+//! - **`csi = "rate"`** (the default; seed 000 §2.5: CIFQ "uses the data rate of each flow
+//!   of traffic as the Channel State Information for that flow"). The paper gives no rule
+//!   that turns a rate into good/bad; *choice*: the paper's own neighbouring definition,
+//!   BoTh-WiN's interference detection (§3.1, Algorithm 2 lines 30–41, Fig. 6), per
+//!   session instead of per interface. Every `sample_period` (100 ms, BoTh-WiN's "not so
+//!   frequent" sampling) each session's rate is sampled: the bytes it was served since the
+//!   last sample over the time since. Its moving average is the mean of the last
+//!   `ma_window` (10) samples, this one included. A sample below the average adds one to
+//!   the session's count, one at or above it resets the count to 0, and the channel is
+//!   *bad* while the count exceeds `threshold` (3: "three consecutive samples … lower than
+//!   the MA" confirm a persistent drop, §3.1). A session held for a bad channel is served
+//!   nothing, so its samples are 0: once its average has decayed to 0 (`ma_window`
+//!   samples) the next sample is no longer below it and the channel is good again — the
+//!   rate CSI cannot tell a held flow from an idle one, so it probes again. Samples are
+//!   taken at the first call (enqueue, dequeue, peek) after a period has passed, as
+//!   BoTh-WiN samples in its dequeue; while packets wait and nothing can be sent, the
+//!   qdisc asks to be woken at the next sample (the watchdog a Linux qdisc arms).
+//! - **`csi = "link_quality"`**: *good* when the driver's link quality towards the
+//!   packet's next hop ([`crate::link::LinkView::quality`], the delivery probability its
+//!   ACK history estimates, or HCI `Read_Link_Quality` on a piconet) is at least
+//!   `good_quality` (*choice*: 0.5); no quality (a wire) is good.
 //!
 //! 1. i not leading and can send: i sends.
 //! 2. i leading and some lagging session can send: CIF-Simple gives the slot up always (no
@@ -37,10 +56,18 @@
 //! spread over A in proportion to the weights, so Σ lag stays 0. A leading session whose
 //! queue empties stays in A until its lead is consumed (its turns go to others by case 3).
 //!
-//! **Virtual time advance.** Seed 000 §5.1 says CIF-Simple advances by l/r_i and
-//! CIF-Complete by l, r_i being "the rate of flow i"; both here advance by l/r_i with r_i
-//! the configured weight (CIF-Q's reserved rate), which with the default weight 1 is l,
-//! the seed's CIF-Complete rule. *Not modelled*: a weight measured from the flow's rate.
+//! **Virtual time advance.** Seed 000 §5.1: CIF-Complete's "virtual time advances by the
+//! length of the packet sent l", CIF-Simple's "with l/r_i", r_i "the rate of the flow i",
+//! and CIF-Simple "chooses the flow to dequeue by finding the lowest value of
+//! lag_i/r_i … Thus, a flow with high bandwidth can gain its network share more easily".
+//! With `csi = "rate"`, CIF-Simple does exactly that with r_i the session's measured rate
+//! (its moving average, bytes/s): `v_i += l/r_i`, and a slot given up goes to the lagging
+//! session with the lowest `lag_j/r_j`. *Choice*: r_i is floored at one MTU (the
+//! device's) per sample period, the smallest rate the sampling resolves, so that a
+//! session with no measured rate yet (or a held one) still has finite tags.
+//! CIF-Complete, and both variants with `csi = "link_quality"`, advance by l/r_i with r_i
+//! the configured weight (CIF-Q's reserved rate; 1 by default, so l) and CIF-Simple's
+//! compensation goes to the largest `lag_j/r_j` (the most behind first).
 //!
 //! **On a virtual device** the reference system is one STFQ over the sessions of all
 //! members (seed 000 runs CIF at imq0 as if WLAN and Bluetooth were one channel, which is
@@ -53,8 +80,9 @@
 
 use super::fair_classes::{FairClassConf, FairClasses};
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::engine::SimTime;
 use crate::packet::{NodeId, PacketId};
-use crate::scenario::ScenarioError;
+use crate::scenario::{Duration, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -71,6 +99,20 @@ pub enum CifVariant {
     Complete,
 }
 
+/// Where a session's channel state comes from.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CifCsi {
+    /// The session's measured data rate against its moving average (seed 000 §2.5).
+    #[default]
+    Rate,
+    /// The driver's link quality towards the packet's next hop (≥ `good_quality`).
+    LinkQuality,
+}
+
+/// Most samples the rate moving average may span.
+const MAX_WINDOW: usize = 64;
+
 /// Parameters of `cif-q`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -83,8 +125,22 @@ pub struct CifQConf {
     /// `variant = "simple"` (which has α = 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
-    /// The channel to a next hop is *good* when the driver's link quality (delivery
-    /// probability) is at least this, 0 to 1. Default 0.5.
+    /// Channel state information: `"rate"` (the session's measured data rate against its
+    /// moving average, seed 000 §2.5; the default) or `"link_quality"` (the driver's).
+    #[serde(default)]
+    pub csi: CifCsi,
+    /// `csi = "rate"`: rate sampling period. Default 100 ms.
+    #[serde(default = "default_period")]
+    pub sample_period: Duration,
+    /// `csi = "rate"`: samples in the moving average, 1 to 64. Default 10.
+    #[serde(default = "default_window")]
+    pub ma_window: u32,
+    /// `csi = "rate"`: the channel is bad while more than this many consecutive samples
+    /// were below the moving average. Default 3.
+    #[serde(default = "default_threshold")]
+    pub threshold: u32,
+    /// `csi = "link_quality"`: the channel to a next hop is *good* when the driver's link
+    /// quality (delivery probability) is at least this, 0 to 1. Default 0.5.
     #[serde(default = "default_good_quality")]
     pub good_quality: f64,
     /// Weighted sessions; absent: one session per flow (5-tuple), weight 1.
@@ -101,6 +157,68 @@ pub struct CifQConf {
 
 fn default_good_quality() -> f64 {
     0.5
+}
+fn default_period() -> Duration {
+    Duration(SimTime::from_millis(100))
+}
+fn default_window() -> u32 {
+    10
+}
+fn default_threshold() -> u32 {
+    3
+}
+
+/// A session's rate measurement (`csi = "rate"`): BoTh-WiN's per-interface
+/// `struct btwn_flow_data` (seed 000 §3.1) kept per session.
+#[derive(Clone)]
+struct RateCsi {
+    /// Bytes served since the last sample.
+    bytes: u64,
+    /// The last samples, bytes/s (ring of `window`).
+    hist: [u64; MAX_WINDOW],
+    n: usize,
+    pos: usize,
+    /// Consecutive samples below the moving average.
+    below: u32,
+}
+
+impl Default for RateCsi {
+    fn default() -> Self {
+        RateCsi {
+            bytes: 0,
+            hist: [0; MAX_WINDOW],
+            n: 0,
+            pos: 0,
+            below: 0,
+        }
+    }
+}
+
+impl RateCsi {
+    /// Takes a sample over `dt_ns` (> 0): the rate, then the count against the average.
+    fn sample(&mut self, dt_ns: u64, window: usize) {
+        let rate = (self.bytes as u128 * 1_000_000_000 / dt_ns as u128) as u64;
+        self.bytes = 0;
+        self.hist[self.pos] = rate;
+        self.pos = (self.pos + 1) % window;
+        self.n = (self.n + 1).min(window);
+        let sum: u64 = self.hist[..self.n].iter().sum();
+        // rate < sum / n, exactly.
+        if (rate as u128) * (self.n as u128) < sum as u128 {
+            self.below += 1;
+        } else {
+            self.below = 0;
+        }
+    }
+
+    /// The moving average, bytes/s (0 before the first sample).
+    fn average(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.hist[..self.n].iter().sum::<u64>() as f64 / self.n as f64
+        }
+    }
 }
 
 /// One session's state.
@@ -120,6 +238,8 @@ struct Session {
     /// CIF-Complete: compensation tag.
     g: f64,
     active: bool,
+    /// Rate CSI (`csi = "rate"`).
+    csi: RateCsi,
 }
 
 /// What the next slot does: the reference owner `i`, the sender `j`, its packet.
@@ -145,7 +265,15 @@ enum Via {
 pub struct CifQ {
     variant: CifVariant,
     alpha: f64,
+    csi: CifCsi,
     good_quality: f64,
+    period: SimTime,
+    window: usize,
+    threshold: u32,
+    /// The last rate sample's time.
+    last_sample: SimTime,
+    /// CIF-Simple with rate CSI: r_i is the measured rate, floored at this (bytes/s).
+    min_rate: f64,
     classes: FairClasses,
     sessions: Vec<Session>,
     qlen: usize,
@@ -181,10 +309,26 @@ impl CifQ {
                 format!("{} is not a delivery probability in 0…1", c.good_quality),
             );
         }
+        if c.sample_period.0 == SimTime::ZERO {
+            errs.push(
+                format!("{p}.sample_period"),
+                "must be positive, e.g. \"100ms\"",
+            );
+        }
+        if !(1..=MAX_WINDOW as u32).contains(&c.ma_window) {
+            errs.push(format!("{p}.ma_window"), "must be 1 to 64 samples");
+        }
+        let period = c.sample_period.0.max(SimTime(1));
         CifQ {
             variant: c.variant,
             alpha,
+            csi: c.csi,
             good_quality: c.good_quality,
+            period,
+            window: (c.ma_window as usize).clamp(1, MAX_WINDOW),
+            threshold: c.threshold,
+            last_sample: SimTime::ZERO,
+            min_rate: b.dev.mtu.max(1) as f64 / period.as_secs_f64(),
             classes: FairClasses::from_conf(&c.classes, c.default.as_deref(), c.limit, 0, b, errs),
             sessions: Vec::new(),
             qlen: 0,
@@ -204,15 +348,61 @@ impl CifQ {
         self.sessions.get(i).map_or(0.0, |s| s.lag)
     }
 
+    /// Whether session `i`'s rate channel state is good (`csi = "rate"`).
+    pub fn rate_channel_good(&self, i: usize) -> bool {
+        self.sessions
+            .get(i)
+            .is_none_or(|s| s.csi.below <= self.threshold)
+    }
+
+    /// Session `i`'s measured rate (moving average), bytes/s.
+    pub fn measured_rate(&self, i: usize) -> f64 {
+        self.sessions.get(i).map_or(0.0, |s| s.csi.average())
+    }
+
     fn channel_good(&self, j: usize, out: u32, next_hop: NodeId, ctx: &QdiscCtx) -> bool {
         #[cfg(test)]
         if self.forced_bad.get(j).copied().unwrap_or(false) {
             return false;
         }
-        let _ = j;
-        match ctx.link_of(out, next_hop).and_then(|v| v.quality) {
-            Some(q) => q >= self.good_quality,
-            None => true,
+        match self.csi {
+            CifCsi::Rate => self.rate_channel_good(j),
+            CifCsi::LinkQuality => match ctx.link_of(out, next_hop).and_then(|v| v.quality) {
+                Some(q) => q >= self.good_quality,
+                None => true,
+            },
+        }
+    }
+
+    /// `csi = "rate"`: samples every session's rate if a period has passed since the last
+    /// sample (module docs).
+    fn sample_rates(&mut self, now: SimTime) {
+        if self.csi != CifCsi::Rate {
+            return;
+        }
+        let dt = now.saturating_sub(self.last_sample).as_nanos();
+        if dt < self.period.as_nanos() {
+            return;
+        }
+        self.last_sample = now;
+        let window = self.window;
+        for s in &mut self.sessions {
+            s.csi.sample(dt, window);
+        }
+    }
+
+    /// Whether CIF-Simple's rules use the measured rate as r_i.
+    fn measured_r(&self) -> bool {
+        self.csi == CifCsi::Rate && self.variant == CifVariant::Simple
+    }
+
+    /// r_i for the virtual time and CIF-Simple's compensation: the measured rate (floored)
+    /// for CIF-Simple with rate CSI, else the configured weight.
+    fn r_of(&self, s: &Session) -> f64 {
+        if self.measured_r() {
+            s.csi.average().max(self.min_rate)
+        } else {
+            s.r
         }
     }
 
@@ -298,6 +488,8 @@ impl CifQ {
             }
             // Smaller key wins.
             let key = match (self.variant, lagging) {
+                // Seed 000 §5.1: "the lowest value of lag_i/r_i", r_i the flow's rate.
+                (CifVariant::Simple, true) if self.measured_r() => s.lag / self.r_of(s),
                 (CifVariant::Simple, true) => -s.lag / s.r,
                 (CifVariant::Complete, true) => s.g,
                 (CifVariant::Simple, false) => s.v,
@@ -313,12 +505,14 @@ impl CifQ {
     /// Carries out a slot: tags, lags, departures.
     fn apply(&mut self, s: Slot) {
         let l = s.len as f64;
+        let ri = self.r_of(&self.sessions[s.i]);
+        self.sessions[s.j].csi.bytes += s.len as u64;
         let si = &mut self.sessions[s.i];
         let was_leading = si.lag < 0.0;
         if s.kept {
             si.c += l / si.r;
         }
-        si.v += l / si.r;
+        si.v += l / ri;
         if s.j == s.i && !s.kept {
             // A turn outside the degradation regime: no credit is saved for later.
             si.c = self.alpha * si.v;
@@ -399,6 +593,7 @@ impl Qdisc for CifQ {
     }
 
     fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+        self.sample_rates(ctx.now);
         let Some(a) = self.classes.admit(pkt, ctx) else {
             return Verdict::Dropped;
         };
@@ -420,6 +615,7 @@ impl Qdisc for CifQ {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.sample_rates(ctx.now);
         let s = self.decide(ctx)?;
         self.apply(s);
         self.classes.left(s.j);
@@ -429,7 +625,15 @@ impl Qdisc for CifQ {
     }
 
     fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
+        self.sample_rates(ctx.now);
         self.decide(ctx).map(|s| s.pkt)
+    }
+
+    /// With rate CSI, packets that no session can send wait for the next sample, when a
+    /// channel state may change.
+    fn next_wakeup(&self, now: SimTime) -> Option<SimTime> {
+        (self.csi == CifCsi::Rate && self.qlen > 0)
+            .then(|| (self.last_sample + self.period).max(now))
     }
 
     fn serves_members(&self) -> bool {
@@ -601,6 +805,109 @@ mod tests {
                 (leader - want).abs() <= 2,
                 "{conf}: the leader sent {leader} of 100, α·50 = {want}"
             );
+        }
+    }
+
+    /// Reference: the rate CSI rule as documented (seed 000 §2.5 "the data rate of each
+    /// flow … as the Channel State Information", with BoTh-WiN's detection, §3.1 and
+    /// Algorithm 2 lines 30–41: 100 ms samples, a moving average of 10, bad after the
+    /// fourth consecutive sample below it). Constructed: CIF-Simple on one interface,
+    /// dequeued every 1 ms; session 1 always backlogged, session 0 fed one 1000-B packet
+    /// every 2 ms (its fair half) until 1.0 s, nothing until 1.5 s, then again. Exact
+    /// expectations: session 0's samples at 1.1–1.4 s are 0, so from the sample at 1.4 s
+    /// (fourth below the average) its channel is bad and it is held from 1.5 s although
+    /// it has packets; its samples stay 0 (held), its average reaches 0 with the tenth
+    /// zero sample (2.0 s), which is then no longer below it: good again at 2.0 s, when
+    /// it is served at once; the slots it owned while held went to session 1, so it
+    /// lags then (> 0), and CIF-Simple's compensation pays that back within the next
+    /// 100 ms (lag ≤ one packet at 2.1 s). Σ lag = 0 throughout (1e-6 B).
+    #[test]
+    fn rate_csi_turns_bad_after_four_low_samples_and_recovers_when_the_average_decays() {
+        let mut h = Harness::new();
+        let mut q = cif(&h, "kind = \"cif-q\"\nvariant = \"simple\"\nlimit = 5000");
+        assert_eq!(q.csi, CifCsi::Rate);
+        // Session 0 is flow 0 (its first packet comes first), session 1 flow 1.
+        let p = pkt(&mut h, 0, 1000);
+        h.enqueue(&mut q, p);
+        for _ in 0..3000 {
+            let p = pkt(&mut h, 1, 1000);
+            h.enqueue(&mut q, p);
+        }
+        let mut first_bad = None;
+        let mut first_good_again = None;
+        let mut held_with_packets = 0;
+        let mut lag_at_recovery = 0.0;
+        for ms in 0..2100u64 {
+            h.now = SimTime::from_millis(ms);
+            let feeding = !(1000..1500).contains(&ms);
+            if feeding && ms % 2 == 0 && ms > 0 {
+                let p = pkt(&mut h, 0, 1000);
+                h.enqueue(&mut q, p);
+            }
+            let lag_before = q.lag(0);
+            let Some(p) = h.dequeue(&mut q) else {
+                panic!(
+                    "nothing at {ms} ms: good {} {}, below {} {}, avg {:.0} {:.0}, q {} {}",
+                    q.rate_channel_good(0),
+                    q.rate_channel_good(1),
+                    q.sessions[0].csi.below,
+                    q.sessions[1].csi.below,
+                    q.measured_rate(0),
+                    q.measured_rate(1),
+                    q.sessions[0].queue.len(),
+                    q.sessions[1].queue.len()
+                );
+            };
+            let flow = h.packets.get(p).flow.0;
+            let good = q.rate_channel_good(0);
+            if !good && first_bad.is_none() {
+                first_bad = Some(ms);
+            }
+            if good && first_bad.is_some() && first_good_again.is_none() {
+                first_good_again = Some(ms);
+                assert_eq!(flow, 0, "served at once when good again");
+                lag_at_recovery = lag_before;
+            }
+            if !good && !q.sessions[0].queue.is_empty() {
+                held_with_packets += 1;
+                assert_eq!(flow, 1, "a bad session sent at {ms} ms");
+            }
+            assert!(q.lag_sum().abs() < 1e-6, "Σ lag {}", q.lag_sum());
+        }
+        assert_eq!(first_bad, Some(1400), "bad from the fourth zero sample");
+        assert_eq!(first_good_again, Some(2000), "good when the average is 0");
+        assert_eq!(held_with_packets, 500, "held from 1.5 s to 2.0 s");
+        assert!(lag_at_recovery > 0.0, "it lagged: {lag_at_recovery}");
+        assert!(q.lag(0) <= 1000.0, "lag paid back: {}", q.lag(0));
+    }
+
+    /// Reference: seed 000 §5.1, CIF-Simple "advances the value of the virtual time with
+    /// l/r_i" with r_i "the rate of the flow i", so that "a flow with high bandwidth can
+    /// gain its network share more easily". Two backlogged sessions whose measured rates
+    /// are 10:1 (forced samples): over 1100 reference turns the fast one owns the reference
+    /// 10 times as often (1000 vs 100, ±1), where CIF-Complete (v += l) alternates.
+    #[test]
+    fn cif_simple_advances_virtual_time_by_the_measured_rate() {
+        for (v, want) in [("simple", 1000), ("complete", 550)] {
+            let mut h = Harness::new();
+            let mut q = cif(&h, &format!("kind = \"cif-q\"\nvariant = \"{v}\""));
+            for _ in 0..2000 {
+                for f in 0..2 {
+                    let p = pkt(&mut h, f, 1000);
+                    h.enqueue(&mut q, p);
+                }
+            }
+            for (j, rate) in [(0, 1_000_000u64), (1, 100_000)] {
+                let c = &mut q.sessions[j].csi;
+                c.hist[0] = rate;
+                c.n = 1;
+            }
+            let mut served = [0i64; 2];
+            for _ in 0..1100 {
+                let p = h.dequeue(&mut q).unwrap();
+                served[h.packets.get(p).flow.0 as usize] += 1;
+            }
+            assert!((served[0] - want).abs() <= 1, "{v}: {served:?}");
         }
     }
 

@@ -1119,6 +1119,31 @@ pub struct VirtualDevSpec {
     pub name: String,
     /// The member interfaces, `<node>.<link>` each, e.g. ["nap.wlan", "nap.bt"].
     pub members: Vec<String>,
+    /// How packets leave the virtual device's qdisc: `"member"` (the default: each idle
+    /// member asks it for a packet for itself; the members have no queue of their own) or
+    /// `"imq"` (Linux IMQ: one dequeue path drains the qdisc whenever a packet arrives or
+    /// its wake-up fires, and re-injects each packet into its member's own root qdisc —
+    /// a `[[qdiscs]]` entry on the member, else pfifo with the txqueuelen 1000 — where it
+    /// waits for the driver). docs/qdiscs/virtual-devices.md.
+    #[serde(default, skip_serializing_if = "VdevDequeue::is_member")]
+    pub dequeue: VdevDequeue,
+}
+
+/// How a virtual device's qdisc is dequeued ([`VirtualDevSpec::dequeue`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum VdevDequeue {
+    /// Each idle member pulls its own next packet.
+    #[default]
+    Member,
+    /// Linux IMQ: drained by one dequeue path into the members' own queues.
+    Imq,
+}
+
+impl VdevDequeue {
+    pub fn is_member(&self) -> bool {
+        *self == VdevDequeue::Member
+    }
 }
 
 /// A queueing discipline on an egress interface, as `tc qdisc add dev <dev> root <kind> …`.

@@ -166,11 +166,16 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     for q in &s.qdiscs {
         let label = format!("qdiscs.{}", q.display_name());
         let is_virtual = s.virtual_devs.iter().any(|v| v.name == q.dev);
-        if let Some(v) = member_of.get(q.dev.as_str()) {
+        let imq_member = member_of.get(q.dev.as_str()).is_some_and(|v| {
+            s.virtual_devs
+                .iter()
+                .any(|d| d.name == *v && d.dequeue == crate::scenario::spec::VdevDequeue::Imq)
+        });
+        if let (Some(v), false) = (member_of.get(q.dev.as_str()), imq_member) {
             errs.push(
                 format!("{label}.dev"),
                 format!(
-                    "\"{}\" is a member of virtual device \"{v}\", whose qdisc schedules its packets; attach the qdisc to \"{v}\" (or remove the member)",
+                    "\"{}\" is a member of virtual device \"{v}\", whose qdisc schedules its packets; attach the qdisc to \"{v}\" (or remove the member, or give \"{v}\" dequeue = \"imq\", where members keep queues of their own)",
                     q.dev
                 ),
             );

@@ -247,6 +247,13 @@ impl Simulation {
             .enumerate()
             .flat_map(|(v, d)| d.members.iter().map(move |m| (m.as_str(), v)))
             .collect();
+        // Members of an IMQ-mode virtual device keep a root queue of their own (the real
+        // device's qdisc the IMQ device re-injects into).
+        let imq_member = |name: &str| {
+            member_of
+                .get(name)
+                .is_some_and(|&v| s.virtual_devs[v].dequeue == crate::scenario::VdevDequeue::Imq)
+        };
         // Trunk members (`<node>.<medium>` at both ends) feed their trunk's device.
         let trunk_member: std::collections::HashSet<String> = s
             .trunks
@@ -280,7 +287,8 @@ impl Simulation {
                     psched_mtu: plan.mtu + plan.overhead,
                     link_header: plan.link_header,
                 };
-                let root = if member_of.contains_key(dev.name.as_str())
+                let root = if (member_of.contains_key(dev.name.as_str())
+                    && !imq_member(dev.name.as_str()))
                     || trunk_member.contains(dev.name.as_str())
                 {
                     RootId::MAX // set with the virtual devices and trunks below
@@ -308,7 +316,12 @@ impl Simulation {
                     ));
                     r
                 };
-                ifaces.push(Interface { dev, node, root });
+                ifaces.push(Interface {
+                    dev,
+                    node,
+                    root,
+                    tx_root: root,
+                });
             }
         }
         let iface_index: HashMap<&str, IfaceId> = dev_names
@@ -337,8 +350,13 @@ impl Simulation {
                 stab: stab_of(&qdisc_of, &spec.name),
             };
             let r = roots.len() as RootId;
+            let imq = spec.dequeue == crate::scenario::VdevDequeue::Imq;
             for m in &members {
-                ifaces[m.0 as usize].root = r;
+                let i = &mut ifaces[m.0 as usize];
+                i.root = r;
+                if !imq {
+                    i.tx_root = r;
+                }
             }
             let (name, q) = root_qdisc(
                 &dev,
@@ -351,7 +369,9 @@ impl Simulation {
             let wakeup = timers.add();
             timer_owners.push(TimerOwner::Root(r));
             let port = ports[members[0].0 as usize];
-            roots.push(RootQueue::new(dev, name, q, members, true, port, wakeup));
+            let mut root = RootQueue::new(dev, name, q, members, true, port, wakeup);
+            root.imq = imq;
+            roots.push(root);
         }
         // Trunks (seed 004): at each end a device over the node's member interfaces whose
         // root qdisc is the trunk sender, asked by idle members in round-robin order; the
@@ -382,6 +402,7 @@ impl Simulation {
                 let r = roots.len() as RootId;
                 for m in &members {
                     ifaces[m.0 as usize].root = r;
+                    ifaces[m.0 as usize].tx_root = r;
                 }
                 let peer_id = node_index[t.between[peer].as_str()];
                 // The receiver of what `node` sends sits on the peer.

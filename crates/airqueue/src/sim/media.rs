@@ -121,11 +121,11 @@ impl Simulation {
                 }
             }
             LinkEffect::Ready(iface) => {
-                let r = self.ifaces[iface.0 as usize].root;
+                let r = self.ifaces[iface.0 as usize].tx_root;
                 self.member_ready(r, iface);
             }
             LinkEffect::ViewChanged(iface) => {
-                let r = self.ifaces[iface.0 as usize].root;
+                let r = self.ifaces[iface.0 as usize].tx_root;
                 self.link_changed(r, iface);
             }
         }

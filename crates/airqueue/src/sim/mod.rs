@@ -95,8 +95,11 @@ pub struct Interface {
     /// Name `<node>.<medium>`, rate, MTU: what a qdisc on it sees.
     pub dev: DevInfo,
     pub node: NodeId,
-    /// The root queue its packets wait in (its own, or its virtual device's).
+    /// The root queue routing puts its packets into (its own, or its virtual device's).
     pub root: RootId,
+    /// The root queue its port takes packets from: `root`, except for a member of an
+    /// IMQ-mode virtual device, whose own queue the device re-injects into.
+    pub tx_root: RootId,
 }
 
 /// A flow at run time.

@@ -18,8 +18,19 @@
 //! shaping below the members' rates (as seed 000's HTB and TBF setups do). Pulling
 //! instead models IMQ with member queues of zero length, which is what schedulers that
 //! act at the IMQ dequeue (BoTh-WiN's "no dequeue for one packet time") assume: the
-//! decision the qdisc makes is the order on the air. To model the second queue, give the
-//! members their own traffic instead of a virtual device.
+//! decision the qdisc makes is the order on the air.
+//!
+//! **IMQ mode** (`dequeue = "imq"`, [`RootQueue::imq`]) is the kernel's behaviour: the
+//! IMQ patch's `imq_nf_queue` enqueues a diverted packet into imq0's qdisc and then runs
+//! `while (!netif_queue_stopped(dev) && qdisc_restart(dev) < 0);` — one dequeue path,
+//! asked without regard to any member, until the qdisc returns nothing; `imq_dev_xmit`
+//! never stops the queue and hands each packet back to netfilter (`nf_reinject`), from
+//! where it continues to the real device's `dev_queue_xmit` and waits in that device's
+//! own qdisc for the driver. A qdisc that returns nothing while it holds packets is run
+//! again at the next packet diverted to imq0 or when its watchdog fires
+//! (`next_wakeup`). Here: [`Simulation::kick`] of an IMQ root drains it (no member in
+//! the context), enqueuing each packet into its member's own root queue
+//! (`Interface::tx_root`), whose port pulls as any real interface's does.
 //!
 //! A virtual device is a row of the queues table (rate = sum of the members' rates); its
 //! members have no qdisc of their own and are not. The wake-up is a timer slot: a pending
@@ -45,6 +56,9 @@ pub struct RootQueue {
     pub members: Vec<IfaceId>,
     /// A virtual device (members ask for themselves) rather than a real interface.
     pub virtual_dev: bool,
+    /// A virtual device in IMQ mode: drained by one dequeue path into the members' own
+    /// root queues (module docs).
+    pub imq: bool,
     /// A real interface's port (its only member's), looked up once.
     pub(super) port: PortRef,
     pub(super) wakeup: TimerId,
@@ -73,6 +87,7 @@ impl RootQueue {
             qdisc,
             members,
             virtual_dev,
+            imq: false,
             port,
             wakeup,
             round_robin: None,
@@ -113,6 +128,9 @@ impl Simulation {
         let q = &self.roots[r as usize];
         if !q.virtual_dev {
             return self.kick_interface(r);
+        }
+        if q.imq {
+            return self.kick_imq(r);
         }
         let members = q.members.len();
         loop {
@@ -183,8 +201,33 @@ impl Simulation {
         }
     }
 
-    /// One dequeue of root `r` (a virtual device: on behalf of member `m`), with the
-    /// statistics it implies.
+    /// [`kick`](Self::kick) for an IMQ-mode virtual device: its qdisc is dequeued (for no
+    /// member in particular) until it returns nothing, and each packet is re-injected
+    /// into its member's own root queue (`imq_nf_queue`'s `qdisc_restart` loop,
+    /// `imq_dev_xmit` → `nf_reinject` → `dev_queue_xmit`). If packets are left, the
+    /// qdisc's wake-up is armed (its watchdog).
+    fn kick_imq(&mut self, r: RootId) {
+        loop {
+            let got = self.dequeue_for_member(r, None);
+            self.flush_drops(r);
+            match got {
+                Some(pkt) => {
+                    let out = self.packets.get(pkt).out_iface;
+                    let own = self.ifaces[out as usize].tx_root;
+                    debug_assert_ne!(own, r, "an IMQ member has its own root");
+                    self.packets.get_mut(pkt).enqueued = self.now;
+                    self.enqueue(own, pkt);
+                }
+                None => {
+                    self.arm_wakeup(r);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// One dequeue of root `r` (a virtual device: on behalf of member `m`; an IMQ-mode
+    /// device for none), with the statistics it implies.
     #[inline(always)]
     fn dequeue_for_member(&mut self, r: RootId, m: Option<IfaceId>) -> Option<PacketId> {
         let now = self.now;
@@ -192,7 +235,7 @@ impl Simulation {
         let links = LinkAccess {
             media: &self.media,
             ports: &self.ports,
-            iface: m.is_none().then_some(q.members[0].0),
+            iface: (m.is_none() && !q.imq).then_some(q.members[0].0),
         };
         let got = {
             let mut ctx =

@@ -109,6 +109,7 @@ impl<'a> SpectrumBuild<'a> {
             Hopping::new(self.seed, &p.name),
             Classifier::new(DEFAULT_THRESHOLD, DEFAULT_INTERVAL),
             mode,
+            stream(self.seed, &format!("piconet:{}:air-control", p.name)),
         ))
     }
 

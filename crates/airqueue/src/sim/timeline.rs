@@ -385,6 +385,8 @@ impl Simulation {
             .collect();
         for i in ports {
             self.ifaces[i as usize].dev.rate_bps = rate;
+            let own = self.ifaces[i as usize].tx_root as usize;
+            self.roots[own].dev.rate_bps = rate;
             let r = self.ifaces[i as usize].root as usize;
             let sum: u64 = self.roots[r]
                 .members

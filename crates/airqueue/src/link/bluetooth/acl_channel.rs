@@ -16,8 +16,8 @@
 //! ([`PacketType::error_bits`], thesis §4.2.1); a DM packet's 2/3 FEC corrects one bit
 //! error per (15,10) codeword, so it survives with probability
 //! `((1 − b)^15 + 15 b (1 − b)^14)^codewords` at the bit error rate `b` of the state
-//! when it starts. POLL and NULL are never lost (their errors would only matter to ARQ
-//! signalling, which is not modelled).
+//! when it starts. POLL and NULL carry no payload and are never lost here; on a shared
+//! spectrum, interference can destroy them ([`super::coexist`]).
 
 use super::baseband::PacketType;
 use crate::channel::{GilbertElliott, GilbertElliottParams};

@@ -9,7 +9,20 @@
 //! ([`Modulation::Gfsk`]) on its payload bits (the thesis's §4.2.1 rule, which the
 //! piconet's own channel uses too), or per (15,10) codeword for DM; the interference loss
 //! is drawn independently of the link's own channel (the piconet's stream
-//! `piconet:<name>:air`). POLL/NULL are never lost, as on the link's own channel.
+//! `piconet:<name>:air`).
+//!
+//! **POLL and NULL** (Core v1.1 Vol. 2 Part B §4.4.1: one-slot packets of access code
+//! and header only, 126 µs) are on the air too — in data frames and in the idle
+//! POLL/NULL cycle (see the piconet's docs) — and can be destroyed
+//! ([`PiconetAir::control_survives`]): the receiver must find the 72-bit access code
+//! (*choice*: all of it intact; the correlator's tolerance is left to implementations,
+//! §6.3.3) and decode the header, 18 bits each sent three times and decoded by majority
+//! (§7.4: a bit is wrong when two or three of its copies are, `3b² − 2b³`), at each
+//! segment's SINR with GFSK's BER, the bits shared out over the segments by time as for
+//! data. Their draws come from a stream of their own (`piconet:<name>:air-control`), so
+//! data packets see the same draws as before. The link's own channel never loses them
+//! (its errors are payload bit errors). The AFH/BIAS classification counts data packets
+//! only, as before.
 //!
 //! **Modes** (`coexistence` of a piconet):
 //! - plain hopping over all 79 channels;
@@ -26,9 +39,10 @@
 use super::baseband::PacketType;
 use super::hopping::{Classifier, Hopping};
 use crate::channel::{Band, Modulation};
-use crate::engine::SimTime;
+use crate::engine::{SimRng, SimTime};
 use crate::link::air::Air;
 use crate::metrics::{Column, Table};
+use rand::Rng;
 
 /// How a piconet on a spectrum avoids interference.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -67,6 +81,11 @@ pub struct AirStats {
     pub interfered: u64,
     /// Frames BIAS kept silent.
     pub deferred: u64,
+    /// POLLs and NULLs sent to a receiver, and those the interference destroyed.
+    pub polls: u64,
+    pub polls_interfered: u64,
+    pub nulls: u64,
+    pub nulls_interfered: u64,
 }
 
 /// A piconet's radios on the spectrum.
@@ -77,19 +96,112 @@ pub struct PiconetAir {
     pub mode: Avoidance,
     /// The channel of the current frame's master packet.
     master_ch: u8,
+    /// Draws for POLL/NULL survival.
+    control_rng: SimRng,
     pub stats: AirStats,
 }
 
 impl PiconetAir {
-    pub fn new(air: Air, hopping: Hopping, classifier: Classifier, mode: Avoidance) -> Self {
+    pub fn new(
+        air: Air,
+        hopping: Hopping,
+        classifier: Classifier,
+        mode: Avoidance,
+        control_rng: SimRng,
+    ) -> Self {
         PiconetAir {
             air,
             hopping,
             classifier,
             mode,
             master_ch: 0,
+            control_rng,
             stats: AirStats::default(),
         }
+    }
+
+    /// BIAS: whether the frame starting at `t` has a hop classified bad (its master slot
+    /// or the reply slot after it), without counting it: an idle POLL/NULL frame the
+    /// master keeps silent.
+    pub fn idle_frame_silent(&self, t: SimTime) -> bool {
+        if self.mode != Avoidance::Bias {
+            return false;
+        }
+        let n = Hopping::slot_of(t);
+        self.classifier.is_bad(self.hopping.channel(n))
+            || self.classifier.is_bad(self.hopping.channel(n + 1))
+    }
+
+    /// The channel of the master's packet at `t` and of the answer in the next slot
+    /// (AFH's same-channel mechanism: the master's).
+    pub fn frame_channels(&self, t: SimTime) -> (u8, u8) {
+        let n = Hopping::slot_of(t);
+        let m = self.hopping.channel(n);
+        let a = if self.mode == Avoidance::Afh {
+            m
+        } else {
+            self.hopping.channel(n + 1)
+        };
+        (m, a)
+    }
+
+    /// Registers an idle POLL (master, at `t`) and NULL (slave port `port`, one slot
+    /// later) on their channels.
+    pub fn register_idle_frame(&mut self, port: usize, t: SimTime) {
+        let (m, a) = self.frame_channels(t);
+        let poll = PacketType::Poll.air_time(0);
+        self.air.register(0, t, t + poll, Band::bluetooth_hop(m));
+        let t1 = t + super::baseband::SLOT;
+        self.air
+            .register(port, t1, t1 + poll, Band::bluetooth_hop(a));
+    }
+
+    /// Forgets the piconet's registered transmissions that start at or after `from`
+    /// (idle POLL/NULL frames registered ahead that a data frame replaces).
+    pub fn retract_from(&mut self, from: SimTime) {
+        self.air.retract_all(from);
+    }
+
+    /// Whether a POLL (from the master, port 0) or NULL from port `from` to port `to`, sent
+    /// at `t` on channel `ch`, survives the interference (module docs); counted when
+    /// `counting`.
+    pub fn control_survives(
+        &mut self,
+        from: usize,
+        to: usize,
+        t: SimTime,
+        ch: u8,
+        counting: bool,
+    ) -> bool {
+        let end = t + PacketType::Poll.air_time(0);
+        let p = self
+            .air
+            .survival(from, to, t, end, Band::bluetooth_hop(ch), |sinr, share| {
+                let b = Modulation::Gfsk.ber(sinr);
+                let h = 3.0 * b * b - 2.0 * b * b * b;
+                ((1.0 - b).powf(72.0) * (1.0 - h).powf(18.0)).powf(share)
+            });
+        let ok = p >= 1.0 || self.control_rng.random::<f64>() < p;
+        if counting {
+            let (n, lost) = if from == 0 {
+                (&mut self.stats.polls, &mut self.stats.polls_interfered)
+            } else {
+                (&mut self.stats.nulls, &mut self.stats.nulls_interfered)
+            };
+            *n += 1;
+            *lost += u64::from(!ok);
+        }
+        ok
+    }
+
+    /// The channel of the current frame's master packet.
+    pub fn master_channel(&self) -> u8 {
+        self.master_ch
+    }
+
+    /// The channel of the slave's answer starting at `t`.
+    pub fn reply_channel(&self, t: SimTime) -> u8 {
+        self.answer_channel(t)
     }
 
     /// BIAS: whether the master should keep the frame starting at `t` silent (its hop or
@@ -204,6 +316,16 @@ impl PiconetAir {
             ("packets", Column::U64(vec![self.stats.packets])),
             ("interfered", Column::U64(vec![self.stats.interfered])),
             ("deferred_frames", Column::U64(vec![self.stats.deferred])),
+            ("polls", Column::U64(vec![self.stats.polls])),
+            (
+                "polls_interfered",
+                Column::U64(vec![self.stats.polls_interfered]),
+            ),
+            ("nulls", Column::U64(vec![self.stats.nulls])),
+            (
+                "nulls_interfered",
+                Column::U64(vec![self.stats.nulls_interfered]),
+            ),
         ];
         if t.columns.is_empty() {
             for (n, c) in cols {

@@ -32,6 +32,23 @@
 //! no slave has data the POLL/NULL cycle is skipped in closed form
 //! ([`super::polling::frames_until_data`]).
 //!
+//! **POLL and NULL on the air** (Core v1.1 Vol. 2 Part B §4.4.1, §8.6; on a shared
+//! spectrum only, [`super::coexist`]). Every POLL and NULL is a transmission on its hop:
+//! it interferes with the WLAN and can be destroyed by it. A slave that misses the
+//! master's POLL does not answer in that frame (a slave transmits only after a packet
+//! addressed to it, §8.6): its data waits for the next poll. The idle cycle stays
+//! event-light: its frames are registered on the spectrum [`IDLE_BATCH`] frames (20 ms)
+//! ahead, from one timer per batch (50 events/s while idle, instead of 1 600 per-slot
+//! ones), and judged at the first piconet event after they ended; an arrival calls off
+//! the frames registered from the next frame boundary on (the data frame replaces them).
+//! *Approximation*: an idle frame's NULL is registered with its POLL, before the POLL's
+//! fate is known, so a slave that missed an idle POLL still counts as an interferer for
+//! that 126 µs (the fate cannot be known at registration without an event per frame);
+//! the slave is silent towards the piconet all the same. BIAS keeps an idle frame
+//! silent when its master or reply hop is classified bad, without shifting the idle
+//! polling order. The acknowledgement a NULL carries is still taken as received (the
+//! retransmission a lost ACK would cause is not modelled).
+//!
 //! **Losses.** Each master–slave link has its channel ([`AclChannel`]). Without ARQ (the
 //! thesis, §3.2.3) a corrupted baseband packet is gone and its IP packet is dropped as
 //! `channel_error` when its last baseband packet arrives (the receiver cannot reassemble
@@ -46,7 +63,10 @@
 //! would be sent at the slave's next poll, behind nothing); `hw_backlog` counts the IP
 //! packets queued for it; `quality` is the fraction of baseband packets from the slave
 //! that arrived intact (an exponentially weighted average, weight 1/16), as HCI
-//! `Read_Link_Quality` reports from the receiver's CRC checks.
+//! `Read_Link_Quality` reports from the receiver's CRC checks. On a spectrum the NULLs
+//! count too (a frame whose answer is missing — its POLL was lost — counts as lost at
+//! the master), and at a slave the POLLs: a controller's link quality follows every
+//! packet it receives, so an idle or held link's quality keeps being refreshed.
 
 use super::acl_channel::{AclChannel, ChannelKind};
 use super::baseband::{max_asymmetric_bps, PacketType, TypeSet, ACL_TYPES, SLOT};
@@ -61,6 +81,47 @@ use crate::metrics::{Column, Table};
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
 use std::collections::VecDeque;
+
+/// Idle POLL/NULL frames registered on the spectrum ahead of time (20 ms).
+pub const IDLE_BATCH: u64 = 16;
+
+/// Where the registration of idle frames on the spectrum has got to: the next frame's
+/// start and the polling state there.
+#[derive(Copy, Clone, Debug)]
+struct IdleReg {
+    t: SimTime,
+    c: usize,
+    w: Weights,
+    cont: bool,
+}
+
+/// An idle frame on the air, not yet judged: start, slave, master and reply channels.
+#[derive(Copy, Clone, Debug)]
+struct IdleFrame {
+    t: SimTime,
+    slave: u8,
+    ch: (u8, u8),
+}
+
+/// The slave addressed by the idle frame at `st` (all slaves idle), and the state after
+/// it: E-limited visits the next slave every frame; LWRR first lets waiting slaves sit out
+/// (no time passes), as [`Piconet::lwrr_walk`] counts them.
+fn idle_step(polling: Polling, n: usize, st: &mut IdleReg) -> usize {
+    if let Polling::Lwrr { mp, .. } = polling {
+        while !st.cont && st.w.wait[st.c] > 0 {
+            st.w.wait[st.c] -= 1;
+            st.c = (st.c + 1) % n;
+        }
+        if !st.cont {
+            st.w.idle(st.c, mp);
+        }
+    }
+    let c = st.c;
+    st.cont = false;
+    st.t += IDLE_FRAME;
+    st.c = (c + 1) % n;
+    c
+}
 
 /// L2CAP flow control at the slaves (thesis §3.1).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -214,6 +275,12 @@ pub struct Piconet {
     data_from: Vec<SimTime>,
     /// Its radios on a shared spectrum (coexistence), if attached.
     air: Option<Box<PiconetAir>>,
+    /// Idle frames registered on the spectrum, not yet judged.
+    idle_air: VecDeque<IdleFrame>,
+    /// The next idle frame to register (`None`: not idle, or nothing registered yet).
+    idle_reg: Option<IdleReg>,
+    /// The slave missed the current frame's POLL and stays silent.
+    silent: bool,
     /// A walk-in bridge among its slaves (a scatternet), if any.
     bridge: Option<WalkIn>,
     /// The current frame addresses the bridge while it is away (no answer comes).
@@ -292,6 +359,9 @@ impl Piconet {
             slave_names: slave_names.to_vec(),
             conf,
             air: None,
+            idle_air: VecDeque::new(),
+            idle_reg: None,
+            silent: false,
             bridge: None,
             frame_absent: false,
             clock_phase: SimTime::ZERO,
@@ -618,7 +688,8 @@ impl Piconet {
                     cursor: self.cursor,
                     cont,
                 };
-                cx.arm(self.timer, tf);
+                let at = self.idle_on_air(t, cont, tf);
+                cx.arm(self.timer, at);
             }
             None => {
                 self.phase = Phase::Idle {
@@ -626,14 +697,88 @@ impl Piconet {
                     cursor: self.cursor,
                     cont,
                 };
-                cx.cancel(self.timer);
+                match self.idle_on_air(t, cont, SimTime::MAX) {
+                    SimTime::MAX => cx.cancel(self.timer),
+                    at => cx.arm(self.timer, at),
+                }
             }
+        }
+    }
+
+    /// On a spectrum, idle from the frame boundary `t` until a data frame at `tf`
+    /// (`SimTime::MAX`: none planned): registers the idle POLL/NULL frames up to the end
+    /// of the next batch (or `tf`), and returns when the piconet must wake: then, or at
+    /// `tf`. Without a spectrum, `tf`.
+    fn idle_on_air(&mut self, t: SimTime, cont: bool, tf: SimTime) -> SimTime {
+        if self.air.is_none() {
+            return tf;
+        }
+        debug_assert!(
+            self.idle_reg.is_none_or(|r| r.t >= t),
+            "idle frames left out"
+        );
+        let mut st = self.idle_reg.unwrap_or(IdleReg {
+            t,
+            c: self.cursor as usize,
+            w: self.weights,
+            cont,
+        });
+        let until = tf.min(t + SimTime(IDLE_BATCH * IDLE_FRAME.0));
+        let (polling, n) = (self.conf.polling, self.n());
+        let air = self.air.as_mut().expect("on a spectrum");
+        while st.t < until {
+            let f = st.t;
+            let c = idle_step(polling, n, &mut st);
+            if !air.idle_frame_silent(f) {
+                air.register_idle_frame(c + 1, f);
+                self.idle_air.push_back(IdleFrame {
+                    t: f,
+                    slave: c as u8,
+                    ch: air.frame_channels(f),
+                });
+            }
+        }
+        self.idle_reg = Some(st);
+        until
+    }
+
+    /// Calls off the idle frames registered from `from` on (a data frame starts there, or
+    /// the plan is made again from there).
+    fn retract_idle(&mut self, from: SimTime) {
+        if let Some(air) = self.air.as_mut() {
+            if self.idle_reg.take().is_some() {
+                air.retract_from(from);
+                self.idle_air.retain(|f| f.t < from);
+            }
+        }
+    }
+
+    /// Judges the idle frames whose NULL has ended by `now`: the slave hears the POLL or
+    /// not; if it did, the master hears the NULL or not; both ends' link quality follows.
+    fn judge_idle_frames(&mut self, now: SimTime) {
+        let Some(air) = self.air.as_mut() else {
+            return;
+        };
+        let end = SLOT + PacketType::Null.air_time(0);
+        while let Some(&f) = self.idle_air.front() {
+            if f.t + end > now {
+                break;
+            }
+            self.idle_air.pop_front();
+            let counting = f.t >= self.conf.warmup;
+            let j = f.slave as usize;
+            let poll_ok = air.control_survives(0, j + 1, f.t, f.ch.0, counting);
+            let null_ok = poll_ok && air.control_survives(j + 1, 0, f.t + SLOT, f.ch.1, counting);
+            let link = &mut self.links[j];
+            Self::ewma(&mut link.quality_down, poll_ok);
+            Self::ewma(&mut link.quality_up, null_ok);
         }
     }
 
     /// The master sends to slave `cursor` now: the head of its downlink queue, or a POLL.
     fn start_frame(&mut self, cx: &mut LinkCtx<'_>) {
         let j = self.cursor as usize;
+        self.retract_idle(cx.now);
         if let Some(air) = self.air.as_mut() {
             let slots = self.links[j]
                 .down
@@ -749,6 +894,7 @@ impl Piconet {
     fn slave_turn(&mut self, t0: SimTime, down: Option<Seg>, cx: &mut LinkCtx<'_>) {
         let j = self.cursor as usize;
         let now = cx.now;
+        self.silent = false;
         if self.frame_absent {
             // Nobody answers; the master listens through the slave's slot.
             self.last_answer_data = false;
@@ -757,6 +903,13 @@ impl Piconet {
             return;
         }
         let counting = self.counting(now);
+        if let (None, Some(air)) = (down, self.air.as_mut()) {
+            // The master's POLL: a slave that misses it does not answer (§8.6).
+            let ch = air.master_channel();
+            let ok = air.control_survives(0, j + 1, t0, ch, counting);
+            Self::ewma(&mut self.links[j].quality_down, ok);
+            self.silent = !ok;
+        }
         if let Some(seg) = down {
             let mut lost = self.links[j].channel.corrupted(t0, now, seg.ty);
             if let Some(air) = self.air.as_mut() {
@@ -787,6 +940,13 @@ impl Piconet {
             }
         }
         self.refill(j, now, cx);
+        if self.silent {
+            // Nothing on the air in the slave's slot; its data waits for the next poll.
+            self.last_answer_data = false;
+            self.phase = Phase::Slave { t1: now, up: None };
+            cx.arm(self.timer, now + PacketType::Null.duration());
+            return;
+        }
         let was_ready = self.slave_ready(j);
         let up = if self.conf.arq {
             self.links[j].l.front().copied()
@@ -816,9 +976,17 @@ impl Piconet {
     fn master_turn(&mut self, t1: SimTime, up: Option<Seg>, cx: &mut LinkCtx<'_>) {
         let j = self.cursor as usize;
         let now = cx.now;
+        let counting = self.counting(now);
+        if let (None, Some(air)) = (up, self.air.as_mut()) {
+            // The slave's NULL, or nothing if it missed the POLL (a missing answer).
+            let ok = !self.silent && {
+                let ch = air.reply_channel(t1);
+                air.control_survives(j + 1, 0, t1, ch, counting)
+            };
+            Self::ewma(&mut self.links[j].quality_up, ok);
+        }
         if let Some(seg) = up {
             let mut lost = self.links[j].channel.corrupted(t1, now, seg.ty);
-            let counting = self.counting(now);
             if let Some(air) = self.air.as_mut() {
                 let b = u32::from(seg.bytes);
                 lost |= air.received(j + 1, 0, t1, seg.ty, b, lost, now, counting);
@@ -888,6 +1056,7 @@ impl Piconet {
             let k = cx.now.saturating_sub(since).0.div_ceil(IDLE_FRAME.0);
             let t = since + SimTime(k * IDLE_FRAME.0);
             self.commit_idle(since, cursor, cont, t);
+            self.retract_idle(t);
             self.plan(t, cx);
         }
     }
@@ -1169,6 +1338,11 @@ impl Medium for Piconet {
             cursor: 0,
             cont: false,
         };
+        if self.air.is_some() {
+            // The idle POLL/NULL cycle is on the air from the start (a piconet on the
+            // spectrum has no bridge and runs on the scenario's clock).
+            self.plan(cx.now + self.clock_phase, cx);
+        }
     }
 
     fn ready(&self, port: usize) -> bool {
@@ -1180,6 +1354,7 @@ impl Medium for Piconet {
     }
 
     fn send(&mut self, port: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
+        self.judge_idle_frames(cx.now);
         if port == 0 {
             self.send_master(pkt, cx);
         } else {
@@ -1193,6 +1368,7 @@ impl Medium for Piconet {
     }
 
     fn on_timer(&mut self, _key: u32, cx: &mut LinkCtx<'_>) {
+        self.judge_idle_frames(cx.now);
         match self.phase {
             Phase::Idle {
                 since,
