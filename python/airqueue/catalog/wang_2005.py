@@ -293,6 +293,75 @@ WANG_CHAIN_1CH = _chain("chain-1ch.toml", 5.0, "38", "1ch")
 WANG_CHAIN_3CH = _chain("chain-3ch.toml", 15.0, "39", "3ch")
 
 
+#: Trunks over the hidden channel 1 and free channels 5 and 9 (Figs. 29–31): channel 1
+#: alone is Fig. 29's node 2 -> node 1 flow, all three Fig. 30's trunk.
+WANG_HIDDEN_TRUNKS = (("ch1",), ("ch1", "ch5"), ("ch1", "ch5", "ch9"))
+#: What the paper's node 2 gets on the hidden channel (Fig. 29) and what a free channel
+#: gives the trunk in its sum for Fig. 30 (§4.2.4: "the sum of 0.3, 5, and 5").
+WANG_HIDDEN_SHARE, WANG_FREE_SHARE = 0.3, 5.0
+
+
+def _wang_hidden_sum(n: float) -> float:
+    return WANG_HIDDEN_SHARE + WANG_FREE_SHARE * (n - 1)
+
+
+def _hidden_scenario(scheme: str) -> Callable[[bool], dict[str, Any]]:
+    def build(quick: bool) -> dict[str, Any]:
+        data = _striping_file("hidden-terminal-3ch.toml")
+        data["run"]["duration"] = "20s" if quick else "60s"
+        data["trunks"][0]["scheme"] = scheme
+        return data
+
+    return build
+
+
+WANG_HIDDEN_UDP = Reproduction(
+    name="wang-striping-hidden-udp",
+    title="Striping Figs. 29-30: greedy UDP over a trunk whose channel 1 has a hidden terminal",
+    reference=WANG_REFERENCE + "; §4.2.4: node 2 -> node 1 gets 0.3 Mb/s on the hidden "
+    "channel (Fig. 29) and the three-channel trunk about 10.3 Mb/s, the sum of 0.3, 5 and 5 "
+    "(Fig. 30, checked, 10 %); the two-channel point is that sum's rule, shown",
+    description="Greedy UDP (1472-B datagrams at 20 Mb/s) node 2 -> node 1 over trunks of "
+    "channel 1 (shared with the hidden pair node 3 -> node 4, who hears whom as Fig. 28) and "
+    "free channels 5 and 9; x is the number of channels.",
+    scenario=_hidden_scenario("proposed"),
+    param="trunks.trunk.members",
+    values=WANG_HIDDEN_TRUNKS,
+    x_of=lambda v: float(len(as_list(v))),
+    x_label="channels N (channel 1 hidden)",
+    y_label="trunk UDP goodput (Mbit/s)",
+    ours=goodput_mbit("stcp"),
+    expected=_wang_hidden_sum,
+    tolerance=0.10,
+    checked=lambda n: n == 3,
+    reference_label="Wang et al. (0.3 + 5 per free channel)",
+    seeds=2,
+    quick_seeds=1,
+)
+
+WANG_SRR_HIDDEN_UDP = Reproduction(
+    name="wang-striping-srr-hidden-udp",
+    title="Striping Fig. 31: SRR's UDP over a trunk whose channel 1 has a hidden terminal",
+    reference=WANG_REFERENCE + "; §4.2.4: SRR's UDP throughput is less than the proposed "
+    "method's 10.3 Mb/s (Fig. 31; checked as an upper bound, 10 %) and fluctuates",
+    description="As wang-striping-hidden-udp with the SRR scheme (3 000-B quantum, markers).",
+    scenario=_hidden_scenario("srr"),
+    param="trunks.trunk.members",
+    values=WANG_HIDDEN_TRUNKS,
+    x_of=lambda v: float(len(as_list(v))),
+    x_label="channels N (channel 1 hidden)",
+    y_label="trunk UDP goodput with SRR (Mbit/s)",
+    ours=goodput_mbit("stcp"),
+    expected=_wang_hidden_sum,
+    tolerance=0.10,
+    checked=lambda n: n == 3,
+    reference_label="Wang et al., proposed method (upper bound for SRR)",
+    seeds=2,
+    quick_seeds=1,
+    bound="upper",
+)
+
+
 ENTRIES = (
     WANG_CHANNELS_REP,
     WANG_CONGESTION,
@@ -302,4 +371,6 @@ ENTRIES = (
     WANG_LOW_LOAD,
     WANG_CHAIN_1CH,
     WANG_CHAIN_3CH,
+    WANG_HIDDEN_UDP,
+    WANG_SRR_HIDDEN_UDP,
 )
