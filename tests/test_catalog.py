@@ -79,7 +79,9 @@ def test_unknown_reproduction_is_an_input_error() -> None:
 @pytest.mark.parametrize("name", list(catalog.REGISTRY))
 def test_reproductions_name_their_reference(name: str) -> None:
     rep = catalog.REGISTRY[name]
-    assert rep.reference and rep.tolerance > 0 and len(rep.values) >= 5
+    # A curve has five points or more; the trunk sizes 1-3 of Figs. 29-31 are all there are.
+    least = 3 if name.startswith("wang-striping-") and "hidden" in name else 5
+    assert rep.reference and rep.tolerance > 0 and len(rep.values) >= least
 
 
 @pytest.mark.parametrize(
@@ -110,6 +112,20 @@ def test_wang_striping_quick_meets_the_paper(name: str, tmp_path: Path) -> None:
     for x, ours in checked:
         want = rep.expected(x)
         assert abs(ours / want - 1) <= rep.tolerance, (x, ours, want)
+
+
+def test_wang_hidden_terminal_quick_sums_what_the_channels_leave(tmp_path: Path) -> None:
+    """Reference: seed 004 §4.2.4 (Figs. 29-31): the proposed trunk gets the sum of what
+    each channel leaves it (about 0 on the hidden channel 1: Fig. 29's 0.3 Mb/s needs
+    capture, which the hearing graph has not), SRR less than the proposed method. Ours per
+    free channel is the 802.11b UDP saturation rate (6.1 Mb/s; the paper's 5): the sum is
+    checked against our own one-channel points within 2 %."""
+    res = catalog.reproduce("wang-striping-hidden-udp", tmp_path / "p", jobs=2, quick=True)
+    ours = dict(zip(res.table["x"], res.table["ours"], strict=True))
+    assert ours[1.0] < 0.3
+    assert abs(ours[3.0] / (2 * (ours[2.0] - ours[1.0]) + ours[1.0]) - 1) <= 0.02, ours
+    srr = catalog.reproduce("wang-striping-srr-hidden-udp", tmp_path / "s", jobs=2, quick=True)
+    assert float(srr.table["ours"].iloc[-1]) < ours[3.0]
 
 
 @pytest.mark.parametrize("name", ["wang-striping-srr-ber", "wang-striping-jkm-ber"])
