@@ -3,18 +3,25 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from .. import plots
+from ..sweep import ProgressHook
 from .core import (
     Reproduction,
+    ReproductionResult,
     as_list,
     goodput_mbit,
     shipped_toml,
 )
+from .findings import Check, Task, below, finish, run_tasks, within
 
 # ---------------------------------------------------------------------------------------
 # Striping (seed 004): Wang, Hwang, Chou 2005, the trunk over 802.11b ad hoc channels
@@ -362,6 +369,165 @@ WANG_SRR_HIDDEN_UDP = Reproduction(
 )
 
 
+# ---------------------------------------------------------------------------------------
+# Mobility (Figs. 32-35, 44): the trunk's two nodes part at 0.7 m/s from 100 m
+# ---------------------------------------------------------------------------------------
+
+#: The lines of Figs. 33, 34, 35 and 44: (label, shipped file, trunk scheme or None).
+WANG_MOBILITY_LINES = (
+    ("one channel (Fig. 33)", "mobility-1ch.toml", None),
+    ("trunk, proposed (Fig. 34)", "mobility-3ch.toml", "proposed"),
+    ("trunk, SRR (Fig. 35)", "mobility-3ch.toml", "srr"),
+    ("trunk, JKM (Fig. 44)", "mobility-3ch.toml", "jkm"),
+)
+#: §4.2.5: the nodes start 100 m apart and part at 0.7 m/s; the shipped runs last 1 800 s
+#: (to 1 360 m, past the CCK 11 range). A quick run moves ten times faster for 180 s
+#: (the same distances, each window a tenth as long).
+WANG_MOBILITY_START_M, WANG_MOBILITY_SPEED, WANG_MOBILITY_S = 100.0, 0.7, 1800.0
+#: Goodput is averaged over windows of 100 s (70 m) of the full run.
+WANG_MOBILITY_WINDOW_S = 100.0
+
+
+def _mobility_scenario(file: str, scheme: str | None, speedup: float) -> dict[str, Any]:
+    data = copy.deepcopy(_striping_file(file))
+    data["run"]["duration"] = f"{WANG_MOBILITY_S / speedup:g}s"
+    for m in data["propagation"]["motion"]:
+        m["velocity"] = [v * speedup for v in m["velocity"]]
+    if scheme is not None:
+        data["trunks"][0]["scheme"] = scheme
+    return data
+
+
+def _mobility_windows(res: Any, speedup: float) -> pd.DataFrame:
+    """Mean TCP goodput (Mb/s) per window, with the distance at its middle."""
+    ts = res.timeseries
+    ts = ts[(ts["kind"] == "flow") & (ts["name"] == "stcp") & (ts["metric"] == "throughput_bps")]
+    window = WANG_MOBILITY_WINDOW_S / speedup
+    k = np.floor((ts["time_s"].to_numpy(dtype=float) - 1e-9) / window)
+    g = pd.DataFrame({"k": k, "v": ts["value"].to_numpy(dtype=float)}).groupby("k")["v"].mean()
+    mid_s = (g.index.to_numpy(dtype=float) + 0.5) * window
+    dist = WANG_MOBILITY_START_M + WANG_MOBILITY_SPEED * speedup * mid_s
+    return pd.DataFrame({"distance_m": dist, "goodput_mbit": g.to_numpy() / 1e6})
+
+
+def _first_below(w: pd.DataFrame, level: float) -> float:
+    """The distance of the first window under ``level`` Mb/s (NaN if none)."""
+    low = w[w["goodput_mbit"] < level]
+    return float(low["distance_m"].iloc[0]) if len(low) else math.nan
+
+
+def _mobility_run(
+    rep: Reproduction,
+    out: str | Path,
+    jobs: int | None = None,
+    quick: bool = False,
+    progress: ProgressHook | None = None,
+) -> ReproductionResult:
+    speedup = 10.0 if quick else 1.0
+    tasks = [
+        Task((label,), _mobility_scenario(file, scheme, speedup))
+        for label, file, scheme in WANG_MOBILITY_LINES
+    ]
+
+    def metrics(task: Task, res: Any) -> list[dict[str, Any]]:
+        w = _mobility_windows(res, speedup)
+        w.insert(0, "line", task.label[0])
+        return w.to_dict("records")
+
+    data = run_tasks(tasks, metrics, jobs, progress)
+    line = {label: data[data["line"] == label] for label, _, _ in WANG_MOBILITY_LINES}
+    one, trunk, srr, jkm = (line[label] for label, _, _ in WANG_MOBILITY_LINES)
+    total = {k: float(v["goodput_mbit"].sum()) for k, v in line.items()}
+    t_one, t_trunk = total[WANG_MOBILITY_LINES[0][0]], total[WANG_MOBILITY_LINES[1][0]]
+    t_srr, t_jkm = total[WANG_MOBILITY_LINES[2][0]], total[WANG_MOBILITY_LINES[3][0]]
+    checks = [
+        within(
+            "one channel at 100-170 m ≈ 5 Mb/s (Fig. 33, §4.2.1's single channel), ±10 %",
+            float(one["goodput_mbit"].iloc[0]),
+            5.0,
+            0.10,
+        ),
+        within(
+            "the trunk carries almost three times one channel over the whole run (Fig. 34: "
+            "bytes, trunk / one channel ≈ 3), ±10 %",
+            t_trunk / t_one if t_one else math.nan,
+            3.0,
+            0.10,
+        ),
+        within(
+            "the trunk falls under 10 % of its start where one channel does (Figs. 33-34: "
+            "the BER ends both; distance, m), ±10 %",
+            _first_below(trunk, 0.1 * float(trunk["goodput_mbit"].iloc[0])),
+            _first_below(one, 0.1 * float(one["goodput_mbit"].iloc[0])),
+            0.10,
+        ),
+        below(
+            "SRR carries less than the proposed method over the run (Fig. 35: it drops to 0 "
+            "once the BER rises; sum of the window means, Mb/s)",
+            t_srr,
+            t_trunk,
+        ),
+        below(
+            "JKM carries much less than the proposed method (Fig. 44: TCP timeouts while it "
+            "holds packets for holes; sum of the window means, Mb/s)",
+            t_jkm,
+            t_trunk,
+        ),
+        Check(
+            "SRR reaches 0 (under 0.1 Mb/s) no farther than the proposed method (Fig. 35: "
+            '"quickly drops to 0"; distance, m)',
+            _first_below(srr, 0.1),
+            _first_below(trunk, 0.1),
+            bool(_first_below(srr, 0.1) <= _first_below(trunk, 0.1)),
+        ),
+    ]
+    del jkm
+    return finish(rep, Path(out), data, checks, _mobility_figure(data), quick)
+
+
+def _mobility_figure(data: pd.DataFrame) -> Any:
+    """Figs. 33-35 and 44 on one axis: TCP goodput against the distance."""
+    fig = plots.new_figure(8.0, 4.5)
+    ax = fig.subplots()
+    for label, _, _ in WANG_MOBILITY_LINES:
+        d = data[data["line"] == label]
+        ax.plot(d["distance_m"], d["goodput_mbit"], marker=".", lw=1.0, label=label)
+    ax.set_xlabel("distance between the trunk's nodes (m); they part at 0.7 m/s")
+    ax.set_ylabel("TCP goodput (Mbit/s), 100-s means")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Wang et al. Figs. 33-35, 44: TCP as the nodes move apart", fontsize=10)
+    return fig
+
+
+WANG_MOBILITY = Reproduction(
+    name="wang-striping-mobility",
+    title="Striping Figs. 33-35, 44: TCP on one channel and on trunks as the nodes part",
+    reference=WANG_REFERENCE + "; §4.2.5 and §5: one channel falls with distance, the "
+    "proposed trunk stays almost three times it, SRR drops to 0, JKM much lower; the "
+    "figures' axes are lost, so the findings are checked (single channel 5 Mb/s, ratio 3, "
+    "10 %)",
+    description="Greedy TCP node 2 -> node 1 while the two move apart at 0.7 m/s from 100 m "
+    "(free space, CCK 11 BER from the SNR), 1 800 s: one channel, and three-channel trunks "
+    "with the proposed method, SRR and JKM. Goodput in 100-s windows against distance.",
+    scenario=lambda quick: _mobility_scenario("mobility-3ch.toml", None, 10.0 if quick else 1.0),
+    param="trunks.trunk.scheme",
+    values=tuple(label for label, _, _ in WANG_MOBILITY_LINES),
+    x_of=lambda v: float([label for label, _, _ in WANG_MOBILITY_LINES].index(v)),
+    x_label="distance (m)",
+    y_label="TCP goodput (Mbit/s)",
+    ours=lambda rows: math.nan,
+    expected=lambda x: math.nan,
+    tolerance=0.10,
+    checked=lambda x: True,
+    reference_label="Wang et al. 2005",
+    seeds=1,
+    quick_seeds=1,
+    runner=_mobility_run,
+)
+
+
 ENTRIES = (
     WANG_CHANNELS_REP,
     WANG_CONGESTION,
@@ -373,4 +539,5 @@ ENTRIES = (
     WANG_CHAIN_3CH,
     WANG_HIDDEN_UDP,
     WANG_SRR_HIDDEN_UDP,
+    WANG_MOBILITY,
 )

@@ -20,12 +20,8 @@ flows (``bg…``) to neither.
 from __future__ import annotations
 
 import copy
-import json
 import math
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +30,18 @@ import pandas as pd
 
 from .. import plots
 from ..nap import REFERENCE_BPS, interface_metrics
-from ..store import atomic_write_bytes
-from ..sweep import ProgressHook, SweepResult
+from ..sweep import ProgressHook
 from .core import Reproduction, ReproductionResult, shipped_toml
+from .findings import (
+    Check,
+    Task,
+    at_least,
+    at_most,
+    below,
+    finish,
+    run_tasks,
+    within,
+)
 
 REFERENCE = (
     "Yip & Kwok, Practical channel state aware and cooperative packet scheduling "
@@ -145,45 +150,6 @@ def with_duration(data: dict[str, Any], duration: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Task:
-    """One run: a label (the figure's coordinates) and the scenario."""
-
-    label: tuple[Any, ...]
-    scenario: dict[str, Any]
-    seed: int = 1
-
-
-def run_tasks(
-    tasks: Sequence[Task],
-    metrics: Callable[[Task, Any], list[dict[str, Any]]],
-    jobs: int | None,
-    progress: ProgressHook | None,
-) -> pd.DataFrame:
-    """Runs every task (threads: a simulation runs without the GIL) and concatenates the
-    rows ``metrics(task, result)`` gives, in task order."""
-    import airqueue
-
-    workers = max(1, jobs or os.cpu_count() or 1)
-    rows: list[list[dict[str, Any]]] = [[] for _ in tasks]
-
-    def one(i: int) -> tuple[int, list[dict[str, Any]]]:
-        t = tasks[i]
-        res = airqueue.run(t.scenario, seed=t.seed)
-        return i, metrics(t, res)
-
-    if progress:
-        progress(0, len(tasks), 0)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(one, i) for i in range(len(tasks))]
-        for done, fut in enumerate(as_completed(futures), 1):
-            i, r = fut.result()
-            rows[i] = r
-            if progress:
-                progress(done, len(tasks), 0)
-    return pd.DataFrame([r for per in rows for r in per])
-
-
 def iface_rows(
     task: Task, res: Any, window: tuple[float, float], names: Sequence[str]
 ) -> list[dict[str, Any]]:
@@ -228,87 +194,6 @@ def air_loss_pct(res: Any) -> dict[str, float]:
 # ---------------------------------------------------------------------------------------
 # Checks and the result
 # ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Check:
-    """A finding of the paper stated with a number: ``ours`` against ``reference`` (the
-    paper's number, or the other side of a comparison); ``holds`` says whether the
-    finding's rule (≥, ≤, <, within a tolerance: see ``text``) is met."""
-
-    text: str
-    ours: float
-    reference: float
-    holds: bool
-
-
-def at_least(text: str, ours: float, bound: float) -> Check:
-    return Check(text, ours, bound, bool(ours >= bound))
-
-
-def at_most(text: str, ours: float, bound: float) -> Check:
-    return Check(text, ours, bound, bool(ours <= bound))
-
-
-def below(text: str, ours: float, other: float) -> Check:
-    return Check(text, ours, other, bool(ours < other))
-
-
-def within(text: str, ours: float, paper: float, tol: float) -> Check:
-    return Check(text, ours, paper, bool(abs(ours / paper - 1) <= tol))
-
-
-def finish(
-    rep: Reproduction,
-    out: Path,
-    data: pd.DataFrame,
-    checks: Sequence[Check],
-    fig: Any,
-    quick: bool,
-) -> ReproductionResult:
-    """Writes ``figure.png``, ``comparison.csv`` (one row per check), ``metrics.csv`` (the
-    figure's data) and ``reproduction.json``; returns the result."""
-    out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for i, c in enumerate(checks, 1):
-        rel = c.ours / c.reference - 1 if c.reference else math.nan
-        rows.append(
-            {
-                "x": float(i),
-                "check": c.text,
-                "reference": c.reference,
-                "ours": c.ours,
-                "ci95_low": c.ours,
-                "ci95_high": c.ours,
-                "seeds": 1,
-                "rel_error": rel,
-                "tolerance": rep.tolerance,
-                "within": None if quick else c.holds,
-                "holds": c.holds,
-            }
-        )
-    table = pd.DataFrame(rows)
-    fig_path = plots.save(fig, out / "figure.png")
-    table_path = out / "comparison.csv"
-    atomic_write_bytes(table_path, table.to_csv(index=False).encode())
-    atomic_write_bytes(out / "metrics.csv", data.to_csv(index=False).encode())
-    passed = None if quick else bool(table["holds"].all())
-    import airqueue
-
-    meta = {
-        "name": rep.name,
-        "title": rep.title,
-        "reference": rep.reference,
-        "description": rep.description,
-        "quick": quick,
-        "checked": not quick,
-        "passed": passed,
-        "version": airqueue.__version__,
-        "checks": [{"check": c.text, "ours": c.ours, "paper": c.reference} for c in checks],
-    }
-    atomic_write_bytes(out / "reproduction.json", (json.dumps(meta, indent=2) + "\n").encode())
-    sw = SweepResult(runs=data, points=pd.DataFrame(), info={"runs": len(data)}, out=out)
-    return ReproductionResult(rep, table, sw, fig_path, table_path, passed, quick)
 
 
 def _entry(
