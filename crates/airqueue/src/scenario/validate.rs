@@ -1159,6 +1159,16 @@ fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
                 "must be at least 1 baseband packet (default M_b)",
             );
         }
+        if let Some(r) = b
+            .residence
+            .as_deref()
+            .filter(|r| !matches!(*r, "cycle" | "visit"))
+        {
+            errs.push(
+                format!("{label}.residence"),
+                format!("\"{r}\" is not a residence; use \"cycle\" (the thesis's, the default) or \"visit\""),
+            );
+        }
         if let Some(c) = b.clock_offset {
             if c.0 >= crate::link::bluetooth::polling::IDLE_FRAME {
                 errs.push(
