@@ -63,6 +63,23 @@ def test_scatternet_carries_less_than_the_piconet(tmp_path: Path) -> None:
     assert 0 < at(scat) < at(pico)
 
 
+def test_a_bridge_that_leaves_after_its_visit_carries_more(tmp_path: Path) -> None:
+    """docs/reproductions/venugopal-2006.md, the scatternet's residence: a bridge that
+    leaves after its own visit has shorter rounds with the same M_b = 5 packets each way,
+    so at saturation (S = 25, 180 kb/s offered, quick forms) it carries more than the
+    one-cycle bridge (full runs: 146.5 against 115.5 kb/s) and stays below the 2-slave
+    piconet (§6.2.1)."""
+    cycle = catalog.reproduce("venugopal-fig6-7", tmp_path / "c", jobs=2, quick=True).table
+    visit = catalog.reproduce("venugopal-fig6-7-visit", tmp_path / "v", jobs=2, quick=True)
+    made = catalog.REGISTRY["venugopal-fig6-7-visit"].scenario(True)
+    assert [b["residence"] for b in made["bridges"]] == ["visit"]
+
+    def at(t: pd.DataFrame) -> float:
+        return float(t.loc[(t["x"] == 180) & (t["y"] == 25), "ours"].iloc[0])
+
+    assert 1.15 * at(cycle) < at(visit.table) < 175.0
+
+
 def test_fig_6_17_runs_every_topology_and_states_its_findings(tmp_path: Path) -> None:
     """Fig. 6.17 (thesis §6.4): its x axis is the topology, so the entry runs the seven
     shipped topologies in PPL and IPL (quick: one 60 s seed each) and states §6.4's
