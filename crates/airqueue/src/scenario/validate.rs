@@ -1166,7 +1166,10 @@ fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
         {
             errs.push(
                 format!("{label}.residence"),
-                format!("\"{r}\" is not a residence; use \"cycle\" (the thesis's, the default) or \"visit\""),
+                format!(
+                    "\"{r}\" is not a residence; use \"cycle\" (one piconet cycle from its \
+                     arrival, the default) or \"visit\" (until its own visit ends)"
+                ),
             );
         }
         if let Some(c) = b.clock_offset {
