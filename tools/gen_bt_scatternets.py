@@ -27,7 +27,14 @@ SETUPS = {
 #: §6.3: the BERs of Table 6.1 (one Gilbert-Elliott chain per master-slave link).
 IPL_CHANNEL = '# The state when a packet arrives decides its fate, as in the thesis\'s simulator (§4.2).\nchannel_state = "per-packet"\nchannel = { gilbert_elliott = { mean_good = "437.5ms", mean_bad = "55.8ms", ber_good = 6.8979e-6, ber_bad = 1.263e-4 } }'
 
-TRANSPORT = 'transport = { kind = "tcp", variant = "newreno", mss = 1460, initial_window = 1, initial_ssthresh = 64, rcv_buffer = 11680, delayed_ack = false, min_rto = "1s", max_rto = "64s" }'
+TRANSPORT = 'transport = { kind = "tcp", variant = "newreno", mss = 1460, initial_window = 1, initial_ssthresh = 64, rcv_buffer = 11680, delayed_ack = false, min_rto = "1s", max_rto = "64s", timestamps = true }'
+
+#: Above the flows: which TCP the thesis describes.
+TCP_COMMENT = """\
+# TCP (Table 3.1, §4.1.1): NewReno, RFC 2988's single timer (1 s floor, doubling to
+# 64 s); RTT by the timestamp algorithm (§3.2.2), so every ACK of new data, a
+# retransmission's too, is a sample and ends a back-off (RFC 7323 §4, RFC 2988 §5).
+"""
 
 HEADER = """\
 description = "Bluetooth scatternet, {n} slave{s} per piconet, {layer} (thesis seed 001 §{section}): two piconets joined by a walk-in slave/slave bridge; TCP NewReno between P1-S{{i}} and P2-S{{i}} both ways, L2CAP token bucket tb = {tb}, S = 25, E-limited M = 5, bridge M_b = n*M = {mb} frames."
@@ -103,6 +110,7 @@ def scenario(n: int, ipl: bool) -> str:
             text += "# IPL (§6.3): Gilbert-Elliott per master-slave link, Table 6.1's BERs.\n"
             text += IPL_CHANNEL + "\n"
     text += BRIDGE.format(mb=n * 5, buf=n * 5 + 4)
+    text += "\n" + TCP_COMMENT.rstrip("\n") + "\n"
     for i in range(1, n + 1):
         for d, (src, dst) in enumerate(((f"p1s{i}", f"p2s{i}"), (f"p2s{i}", f"p1s{i}"))):
             text += FLOW.format(idx=2 * i - 1 + d, src=src, dst=dst, rate=rate, transport=TRANSPORT)

@@ -665,6 +665,14 @@ pub struct BridgeSpec {
     /// clock synchronisation delay, 0 to 2T). Default: drawn uniformly from the run's seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_offset: Option<Duration>,
+    /// How long it stays in a piconet: "cycle" (the default, the thesis's §3.1.1 read
+    /// literally: one piconet cycle from its arrival, until the master has started a
+    /// visit to every member once) or "visit" (it leaves as soon as its own visit ends:
+    /// the rest of the master's cycle counted from the bridge's place in the polling
+    /// order; the reading that matches the thesis's scatternet goodput and RTT,
+    /// docs/reproductions/venugopal-2006.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub residence: Option<String>,
 }
 
 impl BridgeSpec {

@@ -1165,6 +1165,19 @@ fn check_bridges(s: &Scenario, errs: &mut ScenarioError) {
                 "must be at least 1 baseband packet (default M_b)",
             );
         }
+        if let Some(r) = b
+            .residence
+            .as_deref()
+            .filter(|r| !matches!(*r, "cycle" | "visit"))
+        {
+            errs.push(
+                format!("{label}.residence"),
+                format!(
+                    "\"{r}\" is not a residence; use \"cycle\" (one piconet cycle from its \
+                     arrival, the default) or \"visit\" (until its own visit ends)"
+                ),
+            );
+        }
         if let Some(c) = b.clock_offset {
             if c.0 >= crate::link::bluetooth::polling::IDLE_FRAME {
                 errs.push(

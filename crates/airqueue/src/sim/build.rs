@@ -1332,7 +1332,7 @@ fn build_scatternet(
     seed: u64,
     warmup: SimTime,
 ) -> crate::link::bluetooth::Scatternet {
-    use crate::link::bluetooth::{polling::IDLE_FRAME, Scatternet, WalkIn};
+    use crate::link::bluetooth::{polling::IDLE_FRAME, Residence, Scatternet, WalkIn};
     use rand::RngCore;
     let offset = b.clock_offset.map_or_else(
         || {
@@ -1351,7 +1351,12 @@ fn build_scatternet(
         let segs = conf.sar.count(conf.mtu + conf.overhead, conf.types);
         let buffer = b.buffer_in(p, segs).unwrap_or(u32::MAX);
         let first = b.piconets.first() == Some(&p.name);
-        piconet.set_bridge(WalkIn::new(j, m_b.saturating_add(1), buffer, first, warmup));
+        let mut walk_in = WalkIn::new(j, m_b.saturating_add(1), buffer, first, warmup);
+        walk_in.set_residence(match b.residence.as_deref() {
+            Some("visit") => Residence::Visit,
+            _ => Residence::Cycle,
+        });
+        piconet.set_bridge(walk_in);
         if !first {
             piconet.set_clock_phase(offset);
         }

@@ -28,4 +28,4 @@ pub use baseband::{PacketType, TypeSet, SLOT};
 pub use piconet::{FlowControl, Piconet, PiconetConf};
 pub use polling::Polling;
 pub use sar::Sar;
-pub use scatternet::{Scatternet, WalkIn};
+pub use scatternet::{Residence, Scatternet, WalkIn};

@@ -571,7 +571,7 @@ impl Piconet {
                     self.links[b.j].stats.poll_null -= absent;
                     b.absent_polls += absent;
                 }
-                b.count_idle_visits(since, cont, k);
+                b.count_idle_visits(since, cont, k, cursor as usize, n as u32);
             }
             self.cursor = ((cursor as u64 + k) % n as u64) as u32;
         }
@@ -662,7 +662,7 @@ impl Piconet {
         let leave = self
             .bridge
             .as_ref()
-            .and_then(|b| b.departure_frame(t, cont, n))
+            .and_then(|b| b.departure_frame(t, cont, n, cursor))
             .map(|f| t + SimTime(f * IDLE_FRAME.0));
         let next = match (next, leave) {
             (Some((tf, _)), Some(h)) if h < tf => Some((h, None)),
@@ -804,7 +804,7 @@ impl Piconet {
         self.frame_absent = false;
         if let Some(b) = self.bridge.as_mut() {
             if self.visit == 0 {
-                b.visit_started(cx.now);
+                b.visit_started(cx.now, j);
             }
             if b.j == j {
                 presence_poll = self.visit == 0;

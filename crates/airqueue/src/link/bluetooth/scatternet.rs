@@ -47,6 +47,23 @@ use crate::metrics::{Column, Table};
 use crate::packet::{Location, NodeId, PacketId};
 use crate::topology::IfaceId;
 
+/// How long the bridge stays in a piconet.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Residence {
+    /// One piconet cycle: until the master has started a visit to every member once,
+    /// the bridge among them, counted from its arrival (the thesis's words, §3.1.1,
+    /// §4.1.2, read literally).
+    #[default]
+    Cycle,
+    /// Until its own visit ends: it leaves at the next visit start after the master
+    /// polled it, i.e. it stays for the rest of the master's cycle as counted from the
+    /// bridge's place in the polling order. Another reading of the thesis's "one piconet
+    /// cycle" (§3.1.1: "within one piconet cycle, all the exchange will be done with the
+    /// bridge"), not the default: it is the one whose goodput and RTT match the thesis's
+    /// scatternet numbers (Figs. 6.7, 6.10, 6.17; docs/reproductions/venugopal-2006.md).
+    Visit,
+}
+
 /// One piconet's view of its walk-in bridge: which slave it is, how it is polled, when it
 /// is present, and what happened to it there.
 #[derive(Clone, Debug)]
@@ -61,6 +78,10 @@ pub struct WalkIn {
     arrive: SimTime,
     /// Visits the master started since the bridge arrived.
     visits: u32,
+    /// How long it stays.
+    residence: Residence,
+    /// The master started a visit to it since it arrived.
+    served: bool,
     /// It left at this instant (taken by the scatternet, which moves it on).
     pub(super) left: Option<SimTime>,
     warmup: SimTime,
@@ -81,6 +102,8 @@ impl WalkIn {
             buffer,
             arrive: if present { SimTime::ZERO } else { SimTime::MAX },
             visits: 0,
+            residence: Residence::Cycle,
+            served: false,
             left: None,
             warmup,
             residences: 0,
@@ -88,6 +111,11 @@ impl WalkIn {
             absent_polls: 0,
             buffer_drops: 0,
         }
+    }
+
+    /// Stays as `residence` says (default: one cycle, the thesis's).
+    pub fn set_residence(&mut self, residence: Residence) {
+        self.residence = residence;
     }
 
     /// When it arrives or arrived (`SimTime::MAX`: away, not yet on its way here).
@@ -105,24 +133,38 @@ impl WalkIn {
     pub fn arrive(&mut self, at: SimTime) {
         self.arrive = at;
         self.visits = 0;
+        self.served = false;
     }
 
-    /// The master starts a visit (to any member) at `t`.
+    /// The master starts a visit to slave `slave` at `t`.
     #[inline]
-    pub fn visit_started(&mut self, t: SimTime) {
+    pub fn visit_started(&mut self, t: SimTime, slave: usize) {
         if self.present(t) {
             self.visits += 1;
+            self.served |= slave == self.j;
         }
     }
 
-    /// `k` idle frames from the boundary `since` happened, the first continuing a visit if
-    /// `cont`: each other one started a visit; those at or after the arrival count.
-    pub fn count_idle_visits(&mut self, since: SimTime, cont: bool, k: u64) {
+    /// `k` idle frames from the boundary `since` happened, the first (to slave `cursor`
+    /// of `n`) continuing a visit if `cont`: each other one started a visit, frame i to
+    /// slave (cursor + i) mod n; those at or after the arrival count.
+    pub fn count_idle_visits(&mut self, since: SimTime, cont: bool, k: u64, cursor: usize, n: u32) {
         if self.arrive == SimTime::MAX {
             return;
         }
         let first = self.first_counted(since, cont);
         self.visits += k.saturating_sub(first) as u32;
+        if first < k && self.next_to_me(first, cursor, n) < k {
+            self.served = true;
+        }
+    }
+
+    /// The index of the first idle frame at or after index `from` that addresses the
+    /// bridge (frame i addresses slave (cursor + i) mod n).
+    fn next_to_me(&self, from: u64, cursor: usize, n: u32) -> u64 {
+        let n = u64::from(n.max(1));
+        let at = (cursor as u64 + from) % n;
+        from + (self.j as u64 + n - at) % n
     }
 
     /// The index of the first idle frame from `t` that starts a visit while present.
@@ -138,7 +180,11 @@ impl WalkIn {
     /// At the boundary `t` where a new visit would start in a piconet of `n` members: a
     /// bridge that has seen `n` visits start since it came (one cycle) leaves now.
     pub fn depart_if_done(&mut self, t: SimTime, n: u32) {
-        if self.present(t) && self.visits >= n {
+        let done = match self.residence {
+            Residence::Cycle => self.visits >= n,
+            Residence::Visit => self.served,
+        };
+        if self.present(t) && done {
             let from = self.arrive.max(self.warmup);
             if t > from {
                 self.present_ns += (t - from).0;
@@ -148,22 +194,29 @@ impl WalkIn {
             }
             self.arrive = SimTime::MAX;
             self.visits = 0;
+            self.served = false;
             self.left = Some(t);
         }
     }
 
     /// While nothing but idle frames happen from the boundary `t` (`cont`: the first one
-    /// continues a visit), the index of the frame at whose start the bridge leaves a
-    /// piconet of `n` members; `None` while it is away and not on its way.
-    pub fn departure_frame(&self, t: SimTime, cont: bool, n: u32) -> Option<u64> {
+    /// continues a visit; frame i addresses slave (cursor + i) mod n), the index of the
+    /// frame at whose start the bridge leaves a piconet of `n` members; `None` while it
+    /// is away and not on its way.
+    pub fn departure_frame(&self, t: SimTime, cont: bool, n: u32, cursor: usize) -> Option<u64> {
         if self.arrive == SimTime::MAX {
             return None;
         }
-        let left = u64::from(n.saturating_sub(self.visits));
-        if self.present(t) {
-            Some(u64::from(cont) + left)
+        let first = if self.present(t) {
+            u64::from(cont)
         } else {
-            Some(self.first_counted(t, cont) + left)
+            self.first_counted(t, cont)
+        };
+        match self.residence {
+            Residence::Cycle => Some(first + u64::from(n.saturating_sub(self.visits))),
+            Residence::Visit if self.served => Some(first),
+            // It leaves at the start of the frame after the idle visit that polls it.
+            Residence::Visit => Some(self.next_to_me(first, cursor, n) + 1),
         }
     }
 
@@ -381,35 +434,77 @@ mod tests {
     use super::*;
     use crate::link::bluetooth::polling::IDLE_FRAME;
 
-    /// Stepping idle frames one by one, the bridge leaves where the closed form says.
+    /// Stepping idle frames one by one (frame i a visit to slave (cursor + i) mod n), the
+    /// bridge leaves where the closed form says, for both residences, every bridge index
+    /// and cursor; and counting the first m idle frames in one go (`count_idle_visits`)
+    /// leaves the rest of the plan unchanged.
     #[test]
     fn departure_frame_equals_stepping() {
-        let n = 3;
-        for cont in [false, true] {
-            for arrive_frames in [0u64, 1, 2, 5] {
-                for offset in [0u64, 1, 600_000] {
-                    let t = SimTime(10 * IDLE_FRAME.0);
-                    let arrive =
-                        SimTime(t.0 + arrive_frames * IDLE_FRAME.0).saturating_sub(SimTime(offset));
-                    let mut b = WalkIn::new(0, 6, 5, false, SimTime::ZERO);
-                    b.arrive(arrive);
-                    let planned = b.departure_frame(t, cont, n).unwrap();
-                    // Step: frame i at t + i·2T starts a visit unless it continues one.
-                    let mut stepped = None;
-                    for i in 0..100u64 {
-                        let ti = SimTime(t.0 + i * IDLE_FRAME.0);
-                        if i > 0 || !cont {
-                            b.depart_if_done(ti, n);
-                            if b.left.is_some() {
-                                stepped = Some(i);
-                                break;
+        let n = 3u32;
+        for residence in [Residence::Cycle, Residence::Visit] {
+            for j in 0..n as usize {
+                for cursor in 0..n as usize {
+                    for cont in [false, true] {
+                        for arrive_frames in [0u64, 1, 2, 5] {
+                            for offset in [0u64, 1, 600_000] {
+                                check_departure(
+                                    residence,
+                                    j,
+                                    cursor,
+                                    cont,
+                                    arrive_frames,
+                                    offset,
+                                    n,
+                                );
                             }
-                            b.visit_started(ti);
                         }
                     }
-                    assert_eq!(Some(planned), stepped, "cont {cont} arrive {arrive:?}");
                 }
             }
+        }
+    }
+
+    fn check_departure(
+        residence: Residence,
+        j: usize,
+        cursor: usize,
+        cont: bool,
+        arrive_frames: u64,
+        offset: u64,
+        n: u32,
+    ) {
+        let t = SimTime(10 * IDLE_FRAME.0);
+        let arrive = SimTime(t.0 + arrive_frames * IDLE_FRAME.0).saturating_sub(SimTime(offset));
+        let fresh = || {
+            let mut b = WalkIn::new(j, 6, 5, false, SimTime::ZERO);
+            b.set_residence(residence);
+            b.arrive(arrive);
+            b
+        };
+        let label = format!("{residence:?} j {j} cursor {cursor} cont {cont} arrive {arrive:?}");
+        let planned = fresh().departure_frame(t, cont, n, cursor).unwrap();
+        // Step: frame i at t + i·2T starts a visit unless it continues one.
+        let mut b = fresh();
+        let mut stepped = None;
+        for i in 0..100u64 {
+            let ti = SimTime(t.0 + i * IDLE_FRAME.0);
+            if i > 0 || !cont {
+                b.depart_if_done(ti, n);
+                if b.left.is_some() {
+                    stepped = Some(i);
+                    break;
+                }
+                b.visit_started(ti, (cursor + i as usize) % n as usize);
+            }
+        }
+        assert_eq!(Some(planned), stepped, "{label}");
+        // The first m idle frames counted at once, then planned from frame m.
+        for m in 1..planned {
+            let mut b = fresh();
+            b.count_idle_visits(t, cont, m, cursor, n);
+            let tm = SimTime(t.0 + m * IDLE_FRAME.0);
+            let rest = b.departure_frame(tm, false, n, (cursor + m as usize) % n as usize);
+            assert_eq!(rest, Some(planned - m), "{label} m {m}");
         }
     }
 }

@@ -2102,6 +2102,55 @@ mod tests {
         }
     }
 
+    /// When the second segment of a 1-MSS window is first retransmitted, after a first
+    /// segment that needed three timeouts (RTO 1 → 2 → 4 → 8 s): with or without RFC 7323
+    /// timestamps (seconds after its first transmission).
+    fn second_segment_timeout_after_a_backoff(timestamps: bool) -> SimTime {
+        let c = TcpConfig {
+            mss: 1000,
+            delayed_ack: false,
+            timestamps,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(c, AppData::Bytes(2_000), ms(50));
+        w.drop_data(0, 1)
+            .drop_data(0, 2)
+            .drop_data(0, 3)
+            .drop_data(1_000, 1);
+        w.run_to_completion(SimTime::from_secs(120));
+        let times: Vec<SimTime> = w
+            .sent
+            .iter()
+            .filter(|(_, s)| s.seq == 1_000 && s.len > 0)
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(times.len(), 2, "{times:?}");
+        // The first segment got through on its fourth transmission, at 1 + 2 + 4 = 7 s.
+        assert_eq!(times[0], ms(7_100));
+        times[1] - times[0]
+    }
+
+    #[test]
+    fn the_ack_of_a_retransmission_ends_the_backoff_with_timestamps_not_with_karn() {
+        // Seed 001 (Venugopal 2006) §4.1.1: RFC 2988's single timer, the RTO doubled on
+        // each timeout up to 64 s; §3.2.2: the RTT "is calculated using RTT time stamp
+        // algorithm". RFC 7323 §4: the ACK of a retransmission is a valid RTT sample, and a
+        // sample recomputes the RTO (RFC 6298 §2.3, §5: the backed-off RTO is kept only
+        // "until a new, valid RTT sample"). Karn's rule (RFC 6298 §3) takes no sample from
+        // a retransmitted segment, so the next segment inherits the backed-off 8 s. Path:
+        // 100 ms round trip, initial window 1, 1 s floor. Exact (integer time).
+        assert_eq!(
+            second_segment_timeout_after_a_backoff(true),
+            SimTime::from_secs(1),
+            "timestamps: RTO = max(1 s, SRTT + 4 RTTVAR) after the retransmission's sample"
+        );
+        assert_eq!(
+            second_segment_timeout_after_a_backoff(false),
+            SimTime::from_secs(8),
+            "Karn: the back-off survives until a segment sent once is timed"
+        );
+    }
+
     #[test]
     fn rfc9406_hystart_leaves_slow_start_before_loss_as_the_queue_builds() {
         // RFC 9406 on a path whose bottleneck sends a segment per ms (BDP 40 segments at a
