@@ -352,7 +352,7 @@ def _seconds(text: Any) -> float:
 
 def _fig_6_17_checks(m: pd.DataFrame) -> list[Any]:
     """§6.4's findings on the means over seeds, then the thesis's numbers within 10 %."""
-    from .yip_kwok_2007 import Check, below, within
+    from .findings import Check, below, within
 
     def at(layer: str, stem: str, col: str) -> float:
         sel = m[(m["layer"] == layer) & (m["topology"] == stem)]
@@ -508,7 +508,7 @@ def _run_fig_6_17(
     quick: bool = False,
     progress: Any = None,
 ) -> Any:
-    from .yip_kwok_2007 import finish
+    from .findings import finish
 
     out_dir = Path(out)
     runs = _fig_6_17_runs(out_dir, jobs, quick, progress)
