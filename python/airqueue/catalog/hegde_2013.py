@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .. import plots
+from ..sweep import ProgressHook
 from .core import (
     Reproduction,
+    ReproductionResult,
     as_list,
     goodput_mbit,
     mean_mbit,
@@ -19,6 +23,7 @@ from .core import (
     shipped_toml,
     sum_mbit,
 )
+from .findings import Check, Task, at_least, at_most, finish, run_tasks
 
 # ---------------------------------------------------------------------------------------
 # ADWISER (seed 002): the box bypassed (x = 0) and in the path (x = 1)
@@ -745,6 +750,136 @@ ADWISER_FIG23_NO_BOX = _adwiser(
     bound="upper",
 )
 
+# Figs. 6 and 7: the congestion windows behind Fig. 5 (five uploads, five downloads, no box).
+#: The hybrid testbed's hosts were Linux (wget, window scaling on, §II-B): CUBIC, Linux's
+#: default since 2.6.19, and a receive buffer that may grow to 4 MiB (tcp_rmem's maximum in
+#: Linux 2.6 kernels; the shipped scenario's 256 KiB would cap a window at 181 segments).
+ADWISER_LINUX_TCP = {"variant": "cubic", "rcv_buffer": "4MiB", "trace": True}
+#: MSS of the scenarios (1448 B of payload in 1500-B packets).
+ADWISER_MSS = 1448
+
+
+def _linux_tcp(data: dict[str, Any], quick: bool) -> None:
+    for f in data["flows"]:
+        f["transport"] = {**f.get("transport", {}), **ADWISER_LINUX_TCP}
+
+
+#: The windows are read after the first 5 s (slow start's first overshoot).
+ADWISER_FIG6_WARMUP_S = 5.0
+#: Tolerance on the ends of the paper's ranges (300–700 and 5–15 segments).
+ADWISER_FIG6_TOLERANCE = 0.10
+_FIG6 = _variant("fig18-up-down.toml", "300s", "5s", "60s", "5s", bypass=True, edit=_linux_tcp)
+
+
+def _cwnd_segments(res: Any) -> pd.DataFrame:
+    """Each flow's cwnd in segments over time (after the warm-up)."""
+    ts = res.timeseries
+    cw = ts[(ts["kind"] == "flow") & (ts["metric"] == "cwnd_bytes")]
+    cw = cw[cw["time_s"] >= ADWISER_FIG6_WARMUP_S]
+    return pd.DataFrame(
+        {
+            "flow": cw["name"].astype(str).to_numpy(),
+            "time_s": cw["time_s"].to_numpy(dtype=float),
+            "cwnd_segments": cw["value"].to_numpy(dtype=float) / ADWISER_MSS,
+        }
+    )
+
+
+def _fig6_7_run(
+    rep: Reproduction,
+    out: str | Path,
+    jobs: int | None = None,
+    quick: bool = False,
+    progress: ProgressHook | None = None,
+) -> ReproductionResult:
+    seeds = (1,) if quick else (1, 2)
+    tasks = [Task((seed,), _FIG6(quick), seed=seed) for seed in seeds]
+
+    def metrics(task: Task, res: Any) -> list[dict[str, Any]]:
+        cw = _cwnd_segments(res)
+        cw.insert(0, "seed", task.label[0])
+        return cw.to_dict("records")
+
+    data = run_tasks(tasks, metrics, jobs, progress)
+    # Each transfer's "typical peak": the 90th percentile of its window over the run.
+    p90 = data.groupby(["seed", "flow"])["cwnd_segments"].quantile(0.9).reset_index()
+    up = p90[p90["flow"].str.startswith("up")]["cwnd_segments"]
+    down = p90[p90["flow"].str.startswith("down")]["cwnd_segments"]
+    checks: list[Check] = [
+        at_least(
+            "the uploads' windows grow to hundreds of segments (Fig. 6: 300–700): median "
+            "over the uploads of each one's 90th-percentile cwnd ≥ 300 segments (-10 %)",
+            float(up.median()),
+            300.0 * (1 - ADWISER_FIG6_TOLERANCE),
+        ),
+        at_most(
+            "… and stay within the paper's range: that median ≤ 700 segments (+10 %)",
+            float(up.median()),
+            700.0 * (1 + ADWISER_FIG6_TOLERANCE),
+        ),
+        at_most(
+            "the downloads' windows stay small (Fig. 7: 5–15 segments): median over the "
+            "downloads of each one's 90th-percentile cwnd ≤ 15 segments (+10 %)",
+            float(down.median()),
+            15.0 * (1 + ADWISER_FIG6_TOLERANCE),
+        ),
+    ]
+    return finish(rep, Path(out), data, checks, _fig6_7_figure(data), quick)
+
+
+def _fig6_7_figure(data: pd.DataFrame) -> Any:
+    """Figs. 6 and 7 as the paper draws them: the five uploads' and the five downloads'
+    congestion windows against time (seed 1), in segments."""
+    fig = plots.new_figure(11.0, 4.2)
+    axes = fig.subplots(1, 2)
+    first = data[data["seed"] == data["seed"].min()]
+    for ax, prefix, title in (
+        (axes[0], "up", "Fig. 6: the five uploads"),
+        (axes[1], "down", "Fig. 7: the five downloads"),
+    ):
+        for flow, d in first[first["flow"].str.startswith(prefix)].groupby("flow"):
+            ax.plot(d["time_s"], d["cwnd_segments"], lw=0.8, label=str(flow))
+        ax.set_title(title, fontsize=9, loc="left")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("congestion window (segments)")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(
+        "Hegde et al. Figs. 6-7: cwnd of 5 uploads and 5 downloads, AP buffer 100, no box "
+        "(CUBIC, 4 MiB windows)",
+        fontsize=10,
+    )
+    return fig
+
+
+ADWISER_FIG6_7 = Reproduction(
+    name="hegde-adwiser-fig6-7-cwnd",
+    title="ADWISER Figs. 6-7: the uploads' windows grow to hundreds of segments, the "
+    "downloads' stay small (5 + 5 at 11 Mb/s, AP buffer 100, no box)",
+    reference="Hegde et al. 2013, seed 002 §II-B (hybrid testbed, Linux hosts, window "
+    "scaling on): upload windows 300–700 segments with their ACKs filling the AP buffer, "
+    "download windows 5–15; docs/reproductions/hegde-2013.md",
+    description="Fig. 5's scenario (fig18-up-down.toml with the box bypassed), 300 s, with "
+    "Linux's TCP (CUBIC, receive buffer up to 4 MiB) and cwnd traced every second; the "
+    "checks use each transfer's 90th-percentile window.",
+    scenario=_FIG6,
+    param="flows",
+    values=("uploads (Fig. 6)", "downloads (Fig. 7)"),
+    x_of=lambda v: 0.0 if str(v).startswith("uploads") else 1.0,
+    x_label="time (s)",
+    y_label="congestion window (segments)",
+    ours=lambda rows: math.nan,
+    expected=lambda x: math.nan,
+    tolerance=ADWISER_FIG6_TOLERANCE,
+    checked=lambda x: True,
+    reference_label="Hegde et al. 2013",
+    seeds=2,
+    quick_seeds=1,
+    runner=_fig6_7_run,
+)
+
+
 ENTRIES = (
     ADWISER_FIG17_TOTAL,
     *ADWISER_FIG17_CLASSES,
@@ -758,6 +893,7 @@ ENTRIES = (
     ADWISER_FIG1_ANOMALY,
     ADWISER_FIG1_ONLY54,
     ADWISER_FIG5,
+    ADWISER_FIG6_7,
     ADWISER_FIG8,
     ADWISER_FIG9,
     ADWISER_FIG10_ALONE,
