@@ -220,6 +220,39 @@ fn auxiliary_objects_come_after_the_main_one_in_parallel_or_in_turn() {
 }
 
 #[test]
+fn the_pages_table_lists_every_page_with_its_request_and_completion() {
+    // Reference: the arithmetic of `a_20_kb_web_object_takes_five_rtts`: each page is
+    // requested when the previous one's 1 s think time ends and answered 1.5 s (5 RTTs of
+    // 0.3 s) later, so page k spans [2.5 k, 2.5 k + 1.5] s (0.5 % tolerance; the next page
+    // is requested exactly 1 s after the previous one's last byte); the table's
+    // pages after the warm-up are the flow table's `pages_completed` and their mean is its
+    // `page_response_mean_s` (exact).
+    let r = web(0, 1, "", "60s").run();
+    let (_, pages) = r.more.iter().find(|(n, _)| n == "pages").expect("pages table");
+    let (start, end) = (pages.f64s("start_s"), pages.f64s("end_s"));
+    let response = pages.f64s("response_s");
+    assert_eq!(pages.u64s("page"), (0..24).collect::<Vec<u64>>());
+    for k in 0..24 {
+        let want = 2.5 * k as f64;
+        assert!((start[k] - want).abs() <= 0.005 * want, "page {k} at {}", start[k]);
+        if k > 0 {
+            assert!((start[k] - end[k - 1] - 1.0).abs() < 1e-9, "think time before {k}");
+        }
+        assert!((end[k] - start[k] - 1.5).abs() <= 0.005 * 1.5, "page {k}");
+        assert!((response[k] - (end[k] - start[k])).abs() < 1e-9);
+    }
+    let w = flow(&r, "web");
+    assert_eq!(w.u("pages_completed"), pages.rows() as u64);
+    let mean = response.iter().sum::<f64>() / response.len() as f64;
+    assert!((mean - w.f("page_response_mean_s")).abs() < 1e-9);
+    // A scenario without web flows has no pages table.
+    let bulk = one_link("1s")
+        .flow("f", "a", "b", "{ kind = \"bulk\" }", "transport = { kind = \"tcp\" }")
+        .run();
+    assert!(bulk.more.iter().all(|(n, _)| n != "pages"));
+}
+
+#[test]
 fn web_pages_complete_over_a_lossy_path_and_every_packet_is_accounted_for() {
     // 3 % Bernoulli loss each way: handshakes, data and ACKs are lost and recovered; pages
     // keep completing (slower), no connection is left behind, conservation holds.

@@ -341,6 +341,9 @@ impl Simulation {
         let mut fetch = std::mem::take(&mut self.scratch_sizes);
         if let Some(response) = web.object_done(now, &mut fetch) {
             flow.responses.record(response);
+            if flow.pages.len() < super::MAX_PAGES_KEPT {
+                flow.pages.push((now - response, now));
+            }
             let next_page = now + web.think_time();
             if next_page < flow.stop {
                 self.events.schedule(next_page, Event::AppSend(f as u32));

@@ -781,6 +781,7 @@ impl Simulation {
                 stats: FlowStats::default(),
                 rtt: LatencyStats::default(),
                 responses: LatencyStats::default(),
+                pages: Vec::new(),
                 rx_bytes_at_last_sample: 0,
                 app_event: None,
                 app_paused: false,

@@ -102,6 +102,9 @@ pub struct Interface {
     pub tx_root: RootId,
 }
 
+/// Web pages a flow keeps for the `pages` table (16 bytes each: 160 kB per flow at most).
+pub const MAX_PAGES_KEPT: usize = 10_000;
+
 /// A flow at run time.
 pub struct FlowRt {
     pub name: String,
@@ -125,6 +128,11 @@ pub struct FlowRt {
     pub rtt: LatencyStats,
     /// Completion times since the warm-up: web page response times.
     pub responses: LatencyStats,
+    /// Every web page this flow completed (from the start of the run, warm-up included):
+    /// when it was requested and when its last object arrived, for the `pages` table (the
+    /// per-page plots of seed 002 Figs. 10, 11, 24, 25). At most [`MAX_PAGES_KEPT`] per
+    /// flow; `pages_completed` in the flow table counts them all.
+    pub pages: Vec<(SimTime, SimTime)>,
     rx_bytes_at_last_sample: u64,
     /// The pending send of a UDP or ping source (so that the timeline can cancel it).
     app_event: Option<EventId>,

@@ -3,6 +3,7 @@
 use super::conservation::Conservation;
 use super::RootQueue;
 use super::Simulation;
+use crate::engine::SimTime;
 use crate::metrics::{Column, Table};
 use crate::packet::DropReason;
 use crate::qdisc::ClassReport;
@@ -144,6 +145,9 @@ impl Simulation {
             &class_names,
         );
         let mut more = Vec::new();
+        if self.flows.iter().any(|f| f.app == "web") {
+            more.push(("pages".to_string(), self.page_table()));
+        }
         for m in &self.media {
             m.get().report(self.stop, &mut more);
         }
@@ -158,6 +162,24 @@ impl Simulation {
             timeseries,
             more,
         }
+    }
+
+    /// One row per web page completed (scenarios with web flows only): the flow, the page's
+    /// number within it (from 0), when it was requested, when its last object arrived and
+    /// the response time, s. Pages of the warm-up are included (filter on `end_s`).
+    fn page_table(&self) -> Table {
+        let rows = || self.flows.iter().flat_map(|f| f.pages.iter().map(move |p| (f, p)));
+        let mut t = Table::default();
+        t.push("flow", Column::Str(rows().map(|(f, _)| f.name.clone()).collect()));
+        let numbers = self.flows.iter().flat_map(|f| 0..f.pages.len() as u64);
+        t.push("page", Column::U64(numbers.collect()));
+        let secs = |g: fn(&(SimTime, SimTime)) -> SimTime| {
+            Column::F64(rows().map(|(_, p)| g(p).as_secs_f64()).collect())
+        };
+        t.push("start_s", secs(|p| p.0));
+        t.push("end_s", secs(|p| p.1));
+        t.push("response_s", secs(|p| p.1 - p.0));
+        t
     }
 
     /// Root qdiscs in table order: interfaces with a qdisc of their own, then virtual
