@@ -1285,6 +1285,67 @@ mod tests {
         }
     }
 
+    /// ns-3's DSSS error rates in closed form (`DsssErrorRateModel`, independent of the
+    /// channel module): DBPSK ½·exp(−Eb/N0), Eb/N0 = 22·SINR; DQPSK its `DqpskFunction`,
+    /// Eb/N0 = 11·SINR.
+    fn dbpsk(sinr: f64) -> f64 {
+        0.5 * (-22.0 * sinr).exp()
+    }
+    fn dqpsk(sinr: f64) -> f64 {
+        let x = 11.0 * sinr;
+        let r2 = std::f64::consts::SQRT_2;
+        (r2 + 1.0) / (8.0 * std::f64::consts::PI * r2).sqrt() / x.sqrt() * (-(2.0 - r2) * x).exp()
+    }
+
+    /// Reference: the closed form of a frame's success under overlap, Π (1 − BER(SINR_i))^bits_i
+    /// with ns-3's DSSS formulas. (1) Two equal-power RTS frames (20 B at 2 Mb/s, long
+    /// preamble) starting together, as in a saturation collision: the receiver's header (48
+    /// bits at 1 Mb/s) and payload (160 bits at 2 Mb/s) at SINR = S/(N + S) ≈ 0 dB; (2) a
+    /// 2 Mb/s payload overlapped in its middle by a frame 7 dB weaker (three intervals, two
+    /// clean) and at its end by a second one (a fourth with both). Tolerance: 1 % of the
+    /// frame error rate (the BER grid's interpolation).
+    #[test]
+    fn two_frame_overlap_per_matches_the_closed_form() {
+        let mut g = BerGrid::default();
+        let mut cuts = Vec::new();
+        let us = SimTime::from_micros;
+        let noise = dbm_to_mw(-93.97);
+        let s = dbm_to_mw(NOMINAL_RX_DBM);
+        let phy = Phy::new(crate::link::wifi::phy::Standard::B);
+        // (1) Two RTS frames from 0 to 272 µs.
+        let end = phy.duration(RTS_BYTES, 2_000);
+        assert_eq!(end, us(272));
+        let (off, hdur, hkbps) = phy.header_field(2_000);
+        assert_eq!((off, hdur, hkbps), (us(144), us(48), 1_000));
+        let intf = [(SimTime::ZERO, end, s)];
+        let ph = success(&intf, &mut cuts, &mut g, s, noise, off, off + hdur, hkbps);
+        let pp = success(&intf, &mut cuts, &mut g, s, noise, off + hdur, end, 2_000);
+        let sinr = s / (noise + s);
+        let want_h = (1.0 - dbpsk(sinr)).powi(48);
+        let want_p = (1.0 - dqpsk(sinr)).powi(160);
+        let per = 1.0 - ph * pp;
+        let want = 1.0 - want_h * want_p;
+        assert!((per / want - 1.0).abs() < 1e-2, "{per} vs {want}");
+        // About 3 % of such RTS are lost: 97 % of RTS collisions still get a CTS.
+        assert!(want > 0.02 && want < 0.04, "{want}");
+        // (2) Payload 200..1200 µs at 2 Mb/s; i1 7 dB weaker over 400..700 µs, i2 as
+        // strong as the frame over 1100..1500 µs.
+        let i1 = s * 10f64.powf(-0.7);
+        let intf = [(us(400), us(700), i1), (us(1100), us(1500), s)];
+        let p = success(&intf, &mut cuts, &mut g, s, noise, us(200), us(1200), 2_000);
+        let ln = |sinr: f64, micros: f64| micros * 2.0 * (1.0 - dqpsk(sinr)).ln();
+        let want = (ln(s / noise, 200.0 + 400.0)
+            + ln(s / (noise + i1), 300.0)
+            + ln(s / (noise + s), 100.0))
+        .exp();
+        assert!(
+            ((1.0 - p) / (1.0 - want) - 1.0).abs() < 1e-2,
+            "{p} vs {want}"
+        );
+        // Without interference the frame survives the noise at 63 dB SNR.
+        assert!(success(&[], &mut cuts, &mut g, s, noise, us(200), us(1200), 2_000) > 0.999_999);
+    }
+
     /// Levels from positions: ns-3's defaults decode to 51.45 m (−82 dBm), nothing beyond;
     /// with a lower carrier-sense threshold the band between is sensed only.
     #[test]
