@@ -151,15 +151,21 @@ fn bad_capture_settings_name_their_field() {
         "rate = \"11Mbit\"\nframe_capture = true\n",
     );
     let e = load_toml_str(&fc).unwrap_err().to_string();
-    assert!(
-        e.contains("cells.wlan.frame_capture") || e.contains("frame_capture"),
-        "{e}"
-    );
+    assert!(e.contains("cells.wlan.frame_capture"), "{e}");
     let bad = text.replace(
         "rate = \"11Mbit\"\n",
         "rate = \"11Mbit\"\ncapture = \"yes\"\n",
     );
     assert!(load_toml_str(&bad).is_err());
+    let qos = text.replace(
+        "rate = \"11Mbit\"\n",
+        "rate = \"11Mbit\"\ncapture = \"sinr\"\nqos = true\n",
+    );
+    let e = load_toml_str(&qos).unwrap_err().to_string();
+    assert!(
+        e.contains("cells.wlan.capture") && e.contains("EDCA"),
+        "{e}"
+    );
 }
 
 /// Seed 004 §4.2.4 (Fig. 29, NCTUns 1.0): greedy UDP node 2 → node 1 and node 3 → node 4

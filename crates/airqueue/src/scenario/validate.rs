@@ -914,7 +914,7 @@ fn check_capture(s: &Scenario, c: &super::spec::CellSpec, label: &str, errs: &mu
     }
     if s.spectrum
         .as_ref()
-        .is_some_and(|sp| sp.members.iter().any(|m| *m == c.name))
+        .is_some_and(|sp| sp.members.contains(&c.name))
     {
         errs.push(
             format!("{label}.capture"),
