@@ -70,8 +70,9 @@
 //! Not modelled here: EDCA (QoS cells), the shared Bluetooth spectrum and propagation
 //! delay (0, as in the shared-slot model); validation refuses the first two. With capture,
 //! a port whose PLCP header failed stays locked to the frame's end (ns-3 would be free to
-//! lock onto a frame starting after the header), and a frame's power is taken at its start
-//! when nodes move.
+//! lock onto a frame starting after the header), and when nodes move a frame's power at a
+//! port is taken once (when it starts, or when the port locks onto another frame while it
+//! is on the air), not per chunk.
 
 use super::{Cell, Outcome, NO_AP};
 use crate::channel::modulation::Modulation;
