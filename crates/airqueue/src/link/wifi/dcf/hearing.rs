@@ -45,8 +45,10 @@
 //!   overlapping frames, SINR = S / (N + Σ I), the BER of the field's modulation (the
 //!   channel module's curves, ns-3's DSSS and NIST models), one uniform draw each from
 //!   the port's stream `cell:<cell>:capture:<interface>`. A failed header is no
-//!   reception (ns-3 aborts: no EIFS), a failed payload is (EIFS); a port's own
-//!   transmission aborts its reception (no EIFS). Optionally ns-3's frame capture: a frame
+//!   reception (ns-3 aborts: no EIFS, and the port may lock onto a frame starting after
+//!   the header: the header is judged when such a frame starts, its overlaps being known
+//!   by then), a failed payload is (EIFS); a port's own transmission aborts its reception
+//!   (no EIFS). Optionally ns-3's frame capture: a frame
 //!   ≥ 5 dB stronger than the locked one, starting within 16 µs after its preamble
 //!   detection, takes over.
 //! - **Exchanges** frame by frame: RTS → (receiver answers with CTS after SIFS if it
@@ -69,10 +71,8 @@
 //!
 //! Not modelled here: EDCA (QoS cells), the shared Bluetooth spectrum and propagation
 //! delay (0, as in the shared-slot model); validation refuses the first two. With capture,
-//! a port whose PLCP header failed stays locked to the frame's end (ns-3 would be free to
-//! lock onto a frame starting after the header), and when nodes move a frame's power at a
-//! port is taken once (when it starts, or when the port locks onto another frame while it
-//! is on the air), not per chunk.
+//! when nodes move a frame's power at a port is taken once (when it starts, or when the
+//! port locks onto another frame while it is on the air), not per chunk.
 
 use super::{Cell, Outcome, NO_AP};
 use crate::channel::modulation::Modulation;
@@ -322,6 +322,8 @@ struct Radio {
     rx_end: SimTime,
     rx_mw: f64,
     rx_ties: u32,
+    /// The locked frame's PLCP header has been judged (and survived).
+    rx_hdr_ok: bool,
     intf: Vec<(SimTime, SimTime, f64)>,
     /// Back-off reference: physically idle since + DIFS/EIFS, and with the NAV.
     phys_idle_from: SimTime,
@@ -346,6 +348,7 @@ impl Default for Radio {
             rx_end: SimTime::ZERO,
             rx_mw: 0.0,
             rx_ties: 0,
+            rx_hdr_ok: false,
             intf: Vec::new(),
             phys_idle_from: SimTime::ZERO,
             idle_from: SimTime::ZERO,
@@ -890,6 +893,9 @@ impl Cell {
         now: SimTime,
         end: SimTime,
     ) {
+        if level == Level::Decode {
+            self.hx_capture_header(r, now);
+        }
         let hx = self.hx();
         let rad = &hx.radios[r];
         if rad.rx == NONE {
@@ -917,6 +923,7 @@ impl Cell {
             rad.rx_end = end;
             rad.rx_mw = mw;
             rad.rx_ties = 1;
+            rad.rx_hdr_ok = false;
             return;
         }
         let in_window = now < rad.rx_start + PREAMBLE_DETECTION;
@@ -947,8 +954,59 @@ impl Cell {
             rad.rx_start = now;
             rad.rx_end = end;
             rad.rx_mw = mw;
+            rad.rx_hdr_ok = false;
         } else {
             rad.intf.push((now, end, mw));
+        }
+    }
+
+    /// Capture: port `r`, locked onto a frame whose PLCP header ended by `now`, judges the
+    /// header now if it has not yet (its overlaps are all known: no event at the header's
+    /// end is needed). A failed header aborts the reception, as ns-3's `DsssPhy`/`OfdmPhy`
+    /// do (`L_SIG_FAILURE`, ABORT): no EIFS follows and the port may lock onto a new frame.
+    fn hx_capture_header(&mut self, r: usize, now: SimTime) {
+        let (id, start, hdr_ok) = {
+            let rad = &self.hx().radios[r];
+            (rad.rx, rad.rx_start, rad.rx_hdr_ok)
+        };
+        if id == NONE || hdr_ok {
+            return;
+        }
+        let kbps = self.hx().frames[id as usize].kbps;
+        let (off, hdur, hkbps) = self.phy.header_field(kbps);
+        if now < start + off + hdur {
+            return;
+        }
+        let noise = self.capture_noise(hkbps);
+        let Spatial {
+            radios,
+            cuts,
+            ber,
+            rx_rng,
+            ..
+        } = self.hx();
+        let rad = &mut radios[r];
+        let (h0, h1) = (start + off, start + off + hdur);
+        let p_hdr = success(&rad.intf, cuts, ber, rad.rx_mw, noise, h0, h1, hkbps);
+        if rx_rng[r].random::<f64>() < p_hdr {
+            rad.rx_hdr_ok = true;
+        } else {
+            rad.rx = NONE;
+            rad.intf.clear();
+        }
+    }
+
+    /// Capture: the noise power (mW) a receiver of rate `kbps` sees.
+    fn capture_noise(&self, kbps: u32) -> f64 {
+        let cap = self
+            .hx
+            .as_deref()
+            .and_then(|h| h.capture)
+            .expect("capture on");
+        if self.phy.is_ofdm(kbps) {
+            cap.noise_ofdm_mw
+        } else {
+            cap.noise_dsss_mw
         }
     }
 
@@ -957,18 +1015,13 @@ impl Cell {
     /// and the payload each survive with their probability of success over the intervals
     /// of overlap (see [`success`]), one uniform draw each from the port's stream.
     fn hx_capture_judge(&mut self, r: usize, id: u32) -> (bool, bool, bool) {
-        let cap = self.hx().capture.expect("capture on");
         let (start, end, kbps) = {
             let f = &self.hx().frames[id as usize];
             (f.start, f.end, f.kbps)
         };
         let (off, hdur, hkbps) = self.phy.header_field(kbps);
         let ext = self.phy.signal_extension(kbps);
-        let noise = if self.phy.is_ofdm(kbps) {
-            cap.noise_ofdm_mw
-        } else {
-            cap.noise_dsss_mw
-        };
+        let noise = self.capture_noise(kbps);
         let hx = self.hx();
         let Spatial {
             radios,
@@ -981,11 +1034,12 @@ impl Cell {
         let s = rad.rx_mw;
         let interfered = rad.intf.iter().any(|&(a, b, _)| a < end && b > start);
         let (h0, h1) = (start + off, start + off + hdur);
-        let p_hdr = success(&rad.intf, cuts, ber, s, noise, h0, h1, hkbps);
-        let p_pay = success(&rad.intf, cuts, ber, s, noise, h1, end - ext, kbps);
         let rng = &mut rx_rng[r];
-        let hdr_ok = rng.random::<f64>() < p_hdr;
-        let ok = hdr_ok && rng.random::<f64>() < p_pay;
+        // The header may have been judged already (a frame started after it).
+        let hdr_ok = rad.rx_hdr_ok
+            || rng.random::<f64>() < success(&rad.intf, cuts, ber, s, noise, h0, h1, hkbps);
+        let ok = hdr_ok
+            && rng.random::<f64>() < success(&rad.intf, cuts, ber, s, noise, h1, end - ext, kbps);
         rad.intf.clear();
         (hdr_ok, ok, interfered)
     }
