@@ -66,6 +66,9 @@ class Cell:
 
     n: int
     access: str
+    #: airqueue's `cells.wlan.capture` ("none": Bianchi's collisions; "sinr": ns-3's
+    #: SINR-based reception, the like-for-like setting for ns-3 without preamble detection).
+    capture: str = "none"
 
     def airqueue_cmd(self, duration: float | None) -> list[str]:
         sets: dict[str, Any] = {
@@ -74,6 +77,8 @@ class Cell:
             "flows.up{i}.count": self.n,
             "cells.wlan.rts_threshold": ACCESS[self.access],
         }
+        if self.capture != "none":
+            sets["cells.wlan.capture"] = self.capture
         if duration is not None:
             sets["run.duration"] = f"{duration:g}s"
         return [sys.executable, "-c", AIRQUEUE_SCRIPT, str(SATURATION), json.dumps(sets)]
@@ -214,6 +219,12 @@ def main() -> None:
     ap.add_argument("--duration", type=float, help="Simulated seconds (default: the scenario's).")
     ap.add_argument("--no-mixed", action="store_true", help="Skip the mixed-rate TCP cell.")
     ap.add_argument("--json", type=Path, help="Also write every run's report here.")
+    ap.add_argument(
+        "--capture",
+        choices=["none", "sinr"],
+        default="none",
+        help="airqueue's reception of overlapping frames (cells.wlan.capture).",
+    )
     args = ap.parse_args()
 
     saturation_bin, mixed_bin = HERE / "wifi_saturation", HERE / "wifi_mixed_rate"
@@ -221,6 +232,9 @@ def main() -> None:
         if not binary.exists():
             raise SystemExit(f"{binary} not found: run tools/ns3/build.sh first")
     cells, timed = parse_cells(args.n, args.timed)
+    if args.capture != "none":
+        cells = [Cell(c.n, c.access, args.capture) for c in cells]
+        timed = {Cell(c.n, c.access, args.capture) for c in timed}
 
     load_before = load()
     results: dict[Cell, dict[str, Runs]] = {}
@@ -270,6 +284,7 @@ def main() -> None:
         "'ns-3' runs without a preamble detection model, 'ns-3 p.d.' with ns-3's default "
         "one (4 dB); loop times and events are those of 'ns-3'.\n"
     )
+    print(f'airqueue\'s `cells.wlan.capture`: "{args.capture}".\n')
     print(saturation_table(results))
     if timed:
         print()

@@ -479,6 +479,40 @@ pub struct CellSpec {
     /// "minstrel", "arf" or "aarf".
     #[serde(default)]
     pub rate_control: RateControlKind,
+    /// Reception of overlapping frames: "none" (default: an overlap destroys every frame it
+    /// touches, Bianchi's collision model) or "sinr" (ns-3's InterferenceHelper: a receiver
+    /// locks onto the first frame it detects, the strongest of those starting within 4 µs,
+    /// and keeps it with the probability of success of its PLCP header and payload at the
+    /// SINR of each interval of overlap, the modulation's BER curve; later frames are
+    /// interference). Runs the per-station medium; without positions every frame arrives
+    /// at ns-3's default power 1 m away (−30.66 dBm), so equal-power overlaps are judged
+    /// at 0 dB (a 2 Mb/s DQPSK RTS survives one, an 11 Mb/s CCK frame does not). See
+    /// docs/wifi.md, "Capture".
+    #[serde(default, skip_serializing_if = "CaptureKind::is_none")]
+    pub capture: CaptureKind,
+    /// With `capture = "sinr"`: ns-3's `SimpleFrameCaptureModel` as well: a receiver drops
+    /// the frame it is receiving for a later one at least 5 dB stronger that starts within
+    /// 16 µs of the first's preamble detection. Default false (ns-3's default: no frame
+    /// capture model).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub frame_capture: bool,
+}
+
+/// How a receiver treats overlapping frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CaptureKind {
+    /// Every frame of an overlap is lost.
+    #[default]
+    None,
+    /// SINR-based reception, as ns-3's interference helper.
+    Sinr,
+}
+
+impl CaptureKind {
+    fn is_none(&self) -> bool {
+        *self == CaptureKind::None
+    }
 }
 
 impl CellSpec {

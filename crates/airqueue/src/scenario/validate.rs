@@ -797,6 +797,7 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
             );
         }
         check_edca(c, &label, errs);
+        check_capture(s, c, &label, errs);
         if c.airtime_quantum.time().0 == 0 {
             errs.push(
                 format!("{label}.airtime_quantum"),
@@ -831,6 +832,8 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
                         x.rts_threshold,
                         x.short_retry_limit,
                         x.long_retry_limit,
+                        x.capture,
+                        x.frame_capture,
                     )
                 )
             };
@@ -838,7 +841,7 @@ fn check_cells(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
                 errs.push(
                     format!("cells.{}.channel", c.name),
                     format!(
-                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits); make them equal or use another channel",
+                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits, capture, frame_capture); make them equal or use another channel",
                         first.name
                     ),
                 );
@@ -892,6 +895,36 @@ fn check_mode(c: &super::spec::CellSpec, label: &str, errs: &mut ScenarioError) 
                 }
             }
         }
+    }
+}
+
+/// A cell's `capture`: SINR-based reception runs the per-station medium, which has no
+/// EDCA and no shared Bluetooth spectrum yet; `frame_capture` needs it.
+fn check_capture(s: &Scenario, c: &super::spec::CellSpec, label: &str, errs: &mut ScenarioError) {
+    use super::spec::CaptureKind;
+    if c.capture == CaptureKind::None {
+        if c.frame_capture {
+            errs.push(
+                format!("{label}.frame_capture"),
+                "frame capture needs SINR-based reception; add capture = \"sinr\" or remove frame_capture",
+            );
+        }
+        return;
+    }
+    if c.qos {
+        errs.push(
+            format!("{label}.capture"),
+            "SINR-based reception (the per-station medium) does not support EDCA yet; remove qos or capture",
+        );
+    }
+    if s.spectrum
+        .as_ref()
+        .is_some_and(|sp| sp.members.contains(&c.name))
+    {
+        errs.push(
+            format!("{label}.capture"),
+            "a cell on the shared Bluetooth [spectrum] cannot use capture = \"sinr\" yet; remove one of them",
+        );
     }
 }
 

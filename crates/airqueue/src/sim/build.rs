@@ -503,6 +503,9 @@ impl Simulation {
                     cell.set_hearing(map, auto_snr);
                 }
             }
+            if bsses[0].0.capture == crate::scenario::spec::CaptureKind::Sinr {
+                cell.set_capture(capture_of(bsses[0].0, s.propagation.as_ref()), seed);
+            }
             if let Some(sp) = air.as_mut() {
                 let c = bsses[0].0;
                 let at: Vec<&str> = bsses
@@ -1454,6 +1457,24 @@ fn hearing_of(
         .map(|&(_, st)| placed && st.is_none_or(|st| st.ber.0 == 0.0 && st.snr_db.is_none()))
         .collect();
     Some((map, auto_snr))
+}
+
+/// SINR-based reception of a cell with `capture = "sinr"`: noise floors from
+/// `[propagation]`'s noise figure (7 dB without one), the nominal power of frames without
+/// positions, ns-3's frame capture model (5 dB, 16 µs) if asked for.
+fn capture_of(
+    c: &crate::scenario::CellSpec,
+    pr: Option<&crate::scenario::PropagationSpec>,
+) -> crate::link::wifi::dcf::hearing::Capture {
+    use crate::channel::noise_floor_dbm;
+    use crate::link::wifi::dcf::hearing::{dbm_to_mw, Capture, NOMINAL_RX_DBM};
+    let nf = pr.map_or(7.0, |p| p.noise_figure_db);
+    Capture {
+        noise_dsss_mw: dbm_to_mw(noise_floor_dbm(22e6, nf)),
+        noise_ofdm_mw: dbm_to_mw(noise_floor_dbm(20e6, nf)),
+        nominal_mw: dbm_to_mw(NOMINAL_RX_DBM),
+        frame_capture: c.frame_capture.then_some((5.0, SimTime::from_micros(16))),
+    }
 }
 
 /// The medium parameters of a validated `[[piconets]]` entry.

@@ -575,6 +575,19 @@ impl Cell {
         self.hx = Some(Box::new(Spatial::new(map, auto_snr, self.fns.len())));
     }
 
+    /// Turns on SINR-based reception (`capture = "sinr"`, see [`hearing`]): the per-station
+    /// medium runs, with everyone decoding everyone if no hearing was given; port `p` draws
+    /// its reception outcomes from `cell:<name>:capture:<interface>`.
+    pub fn set_capture(&mut self, cap: hearing::Capture, seed: u64) {
+        if self.hx.is_none() {
+            let n = self.ports.len();
+            let map = hearing::Hearing::graph(n, |_, _| hearing::Level::Decode);
+            self.set_hearing(map, vec![false; n]);
+        }
+        let hx = self.hx.as_deref_mut().expect("just set");
+        hx.set_capture(cap, &self.name, &self.names, seed);
+    }
+
     /// Puts the cell's radios on a shared spectrum (see [`super::coexist`]).
     pub fn attach_air(&mut self, air: CellAir) {
         self.coex = Some(Box::new(air));

@@ -199,6 +199,36 @@ impl Phy {
         SimTime::from_micros(us)
     }
 
+    /// The PLCP header of a PPDU at `kbps`: its offset from the PPDU's start, its duration
+    /// and the rate it is sent at. DSSS (§16.2.2): after the 144 µs long preamble, 48 µs at
+    /// 1 Mb/s; with the short preamble (above 1 Mb/s) after 72 µs, 24 µs at 2 Mb/s. OFDM
+    /// (§17.3.2): the SIGNAL field, 4 µs at 6 Mb/s after the 16 µs preamble. What ns-3's
+    /// `DsssPhy`/`OfdmPhy` check the header's PER over (the preamble itself is not).
+    pub fn header_field(&self, kbps: u32) -> (SimTime, SimTime, u32) {
+        let us = |x| SimTime::from_micros(x);
+        if is_ofdm(self.standard, kbps) {
+            (us(16), us(4), 6_000)
+        } else if self.short_preamble && kbps > 1_000 {
+            (us(72), us(24), 2_000)
+        } else {
+            (us(144), us(48), 1_000)
+        }
+    }
+
+    /// Whether `kbps` is an OFDM rate of this standard.
+    pub fn is_ofdm(&self, kbps: u32) -> bool {
+        is_ofdm(self.standard, kbps)
+    }
+
+    /// The signal extension closing an ERP-OFDM PPDU (802.11g, 6 µs; §18.3.2.4), no bits.
+    pub fn signal_extension(&self, kbps: u32) -> SimTime {
+        if self.standard == Standard::G && is_ofdm(self.standard, kbps) {
+            SimTime::from_micros(6)
+        } else {
+            SimTime::ZERO
+        }
+    }
+
     /// The rate of a control response to a frame sent at `kbps` (§10.6.6.5.2): the highest
     /// basic rate ≤ `kbps` of the same modulation class; if none, the lowest basic rate of
     /// that class; if the class has no basic rate, the highest mandatory rate of the class
