@@ -143,3 +143,45 @@ def finish(
     atomic_write_bytes(out / "reproduction.json", (json.dumps(meta, indent=2) + "\n").encode())
     sw = SweepResult(runs=data, points=pd.DataFrame(), info={"runs": len(data)}, out=out)
     return ReproductionResult(rep, table, sw, fig_path, table_path, passed, quick)
+
+
+def entry(
+    name: str,
+    title: str,
+    reference: str,
+    description: str,
+    scenario: Callable[[bool], dict[str, Any]],
+    lines: tuple[Any, ...],
+    runner: Callable[..., ReproductionResult],
+    *,
+    tolerance: float,
+    reference_label: str,
+    x_label: str,
+    y_label: str,
+    param: str = "scenario",
+    seeds: int = 1,
+) -> Reproduction:
+    """A catalog entry run by ``runner`` (which states its findings as :class:`Check` rows):
+    ``lines`` are the figure's lines or x values (``--list`` and the plots name them),
+    ``tolerance`` the one its checks use; the one-sweep fields (``ours``, ``expected``) are
+    not used."""
+    return Reproduction(
+        name=name,
+        title=title,
+        reference=reference,
+        description=description,
+        scenario=scenario,
+        param=param,
+        values=lines,
+        x_of=lambda v, vs=lines: float(vs.index(v)) if v in vs else float(v),
+        x_label=x_label,
+        y_label=y_label,
+        ours=lambda rows: math.nan,
+        expected=lambda x: math.nan,
+        tolerance=tolerance,
+        checked=lambda x: True,
+        reference_label=reference_label,
+        seeds=seeds,
+        quick_seeds=1,
+        runner=runner,
+    )

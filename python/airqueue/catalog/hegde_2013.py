@@ -23,7 +23,7 @@ from .core import (
     shipped_toml,
     sum_mbit,
 )
-from .findings import Check, Task, at_least, at_most, finish, run_tasks, within
+from .findings import Check, Task, at_least, at_most, entry, finish, run_tasks, within
 
 # ---------------------------------------------------------------------------------------
 # ADWISER (seed 002): the box bypassed (x = 0) and in the path (x = 1)
@@ -853,30 +853,24 @@ def _fig6_7_figure(data: pd.DataFrame) -> Any:
     return fig
 
 
-ADWISER_FIG6_7 = Reproduction(
-    name="hegde-adwiser-fig6-7-cwnd",
-    title="ADWISER Figs. 6-7: the uploads' windows grow to hundreds of segments, the "
-    "downloads' stay small (5 + 5 at 11 Mb/s, AP buffer 100, no box)",
-    reference="Hegde et al. 2013, seed 002 §II-B (hybrid testbed, Linux hosts, window "
-    "scaling on): upload windows 300–700 segments with their ACKs filling the AP buffer, "
-    "download windows 5–15; docs/reproductions/hegde-2013.md",
-    description="Fig. 5's scenario (fig18-up-down.toml with the box bypassed), 300 s, with "
-    "Linux's TCP (CUBIC, receive buffer up to 4 MiB) and cwnd traced every second; the "
-    "checks use each transfer's 90th-percentile window.",
-    scenario=_FIG6,
-    param="flows",
-    values=("uploads (Fig. 6)", "downloads (Fig. 7)"),
-    x_of=lambda v: 0.0 if str(v).startswith("uploads") else 1.0,
+ADWISER_FIG6_7 = entry(
+    "hegde-adwiser-fig6-7-cwnd",
+    "ADWISER Figs. 6-7: the uploads' windows grow to hundreds of segments, the downloads' "
+    "stay small (5 + 5 at 11 Mb/s, AP buffer 100, no box)",
+    "Hegde et al. 2013, seed 002 §II-B (hybrid testbed, Linux hosts, window scaling on): "
+    "upload windows 300–700 segments with their ACKs filling the AP buffer, download windows "
+    "5–15; docs/reproductions/hegde-2013.md",
+    "Fig. 5's scenario (fig18-up-down.toml with the box bypassed), 300 s, with Linux's TCP "
+    "(CUBIC, receive buffer up to 4 MiB) and cwnd traced every second; the checks use each "
+    "transfer's 90th-percentile window.",
+    _FIG6,
+    ("uploads (Fig. 6)", "downloads (Fig. 7)"),
+    _fig6_7_run,
+    tolerance=ADWISER_FIG6_TOLERANCE,
+    reference_label="Hegde et al. 2013",
     x_label="time (s)",
     y_label="congestion window (segments)",
-    ours=lambda rows: math.nan,
-    expected=lambda x: math.nan,
-    tolerance=ADWISER_FIG6_TOLERANCE,
-    checked=lambda x: True,
-    reference_label="Hegde et al. 2013",
     seeds=2,
-    quick_seeds=1,
-    runner=_fig6_7_run,
 )
 
 
@@ -976,31 +970,25 @@ def _pages_figure(data: pd.DataFrame) -> Any:
     return fig
 
 
-ADWISER_PAGES = Reproduction(
-    name="hegde-adwiser-pages",
-    title="ADWISER Figs. 10, 11, 24, 25: every Web page's response time, alone, beside a "
-    "LAN transfer, then with the box",
-    reference="Hegde et al. 2013, seed 002 §II-D and §IV-B (physical testbed, 802.11g at "
-    "54 Mb/s): mean response 1.76 / 2.60 / about 2 s (download) and 1.85 / 30.43 / 2.05 s "
-    "(upload); docs/reproductions/hegde-2013.md says why the upload's 30 s is not reproduced",
-    description="The two shipped timeline scenarios (web-lan-download.toml, "
-    "web-lan-upload.toml) as they are: a station browses; a second one starts a LAN bulk "
-    "download (300 s) or upload (350 s); the box is switched in at 600 / 450 s. Each page is "
-    "a point (the pages table); the checks compare each period's mean.",
-    scenario=lambda quick: shipped_toml("adwiser", "web-lan-upload.toml"),
-    param="scenario",
-    values=tuple(ADWISER_PAGE_PERIODS),
-    x_of=lambda v: float(tuple(ADWISER_PAGE_PERIODS).index(v)),
+ADWISER_PAGES = entry(
+    "hegde-adwiser-pages",
+    "ADWISER Figs. 10, 11, 24, 25: every Web page's response time, alone, beside a LAN "
+    "transfer, then with the box",
+    "Hegde et al. 2013, seed 002 §II-D and §IV-B (physical testbed, 802.11g at 54 Mb/s): "
+    "mean response 1.76 / 2.60 / about 2 s (download) and 1.85 / 30.43 / 2.05 s (upload); "
+    "docs/reproductions/hegde-2013.md says why the upload's 30 s is not reproduced",
+    "The two shipped timeline scenarios (web-lan-download.toml, web-lan-upload.toml) as they "
+    "are: a station browses; a second one starts a LAN bulk download (300 s) or upload "
+    "(350 s); the box is switched in at 600 / 450 s. Each page is a point (the pages table); "
+    "the checks compare each period's mean.",
+    lambda quick: shipped_toml("adwiser", "web-lan-upload.toml"),
+    tuple(ADWISER_PAGE_PERIODS),
+    _pages_run,
+    tolerance=ADWISER_PAGE_TOLERANCE,
+    reference_label="Hegde et al. 2013",
     x_label="time (s)",
     y_label="page response time (s)",
-    ours=lambda rows: math.nan,
-    expected=lambda x: math.nan,
-    tolerance=ADWISER_PAGE_TOLERANCE,
-    checked=lambda x: True,
-    reference_label="Hegde et al. 2013",
     seeds=2,
-    quick_seeds=1,
-    runner=_pages_run,
 )
 
 

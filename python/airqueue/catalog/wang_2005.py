@@ -21,7 +21,7 @@ from .core import (
     goodput_mbit,
     shipped_toml,
 )
-from .findings import Check, Task, below, finish, run_tasks, within
+from .findings import Check, Task, below, entry, finish, run_tasks, within
 
 # ---------------------------------------------------------------------------------------
 # Striping (seed 004): Wang, Hwang, Chou 2005, the trunk over 802.11b ad hoc channels
@@ -322,49 +322,53 @@ def _hidden_scenario(scheme: str) -> Callable[[bool], dict[str, Any]]:
     return build
 
 
-WANG_HIDDEN_UDP = Reproduction(
-    name="wang-striping-hidden-udp",
-    title="Striping Figs. 29-30: greedy UDP over a trunk whose channel 1 has a hidden terminal",
-    reference=WANG_REFERENCE + "; §4.2.4: node 2 -> node 1 gets 0.3 Mb/s on the hidden "
-    "channel (Fig. 29) and the three-channel trunk about 10.3 Mb/s, the sum of 0.3, 5 and 5 "
-    "(Fig. 30, checked, 10 %); the two-channel point is that sum's rule, shown",
-    description="Greedy UDP (1472-B datagrams at 20 Mb/s) node 2 -> node 1 over trunks of "
-    "channel 1 (shared with the hidden pair node 3 -> node 4, who hears whom as Fig. 28) and "
-    "free channels 5 and 9; x is the number of channels.",
-    scenario=_hidden_scenario("proposed"),
-    param="trunks.trunk.members",
-    values=WANG_HIDDEN_TRUNKS,
-    x_of=lambda v: float(len(as_list(v))),
-    x_label="channels N (channel 1 hidden)",
-    y_label="trunk UDP goodput (Mbit/s)",
-    ours=goodput_mbit("stcp"),
-    expected=_wang_hidden_sum,
-    tolerance=0.10,
-    checked=lambda n: n == 3,
-    reference_label="Wang et al. (0.3 + 5 per free channel)",
-    seeds=2,
-    quick_seeds=1,
-)
+def _hidden(
+    name: str, title: str, reference: str, description: str, scheme: str, **kw: Any
+) -> Reproduction:
+    """Greedy UDP over trunks of the hidden channel 1 and free channels 5 and 9 with
+    ``scheme``; the paper's number is the three-channel trunk's (10 %)."""
+    return Reproduction(
+        name=name,
+        title=title,
+        reference=WANG_REFERENCE + "; " + reference,
+        description=description,
+        scenario=_hidden_scenario(scheme),
+        param="trunks.trunk.members",
+        values=WANG_HIDDEN_TRUNKS,
+        x_of=lambda v: float(len(as_list(v))),
+        x_label="channels N (channel 1 hidden)",
+        ours=goodput_mbit("stcp"),
+        expected=_wang_hidden_sum,
+        tolerance=0.10,
+        checked=lambda n: n == 3,
+        seeds=2,
+        quick_seeds=1,
+        **kw,
+    )
 
-WANG_SRR_HIDDEN_UDP = Reproduction(
-    name="wang-striping-srr-hidden-udp",
-    title="Striping Fig. 31: SRR's UDP over a trunk whose channel 1 has a hidden terminal",
-    reference=WANG_REFERENCE + "; §4.2.4: SRR's UDP throughput is less than the proposed "
-    "method's 10.3 Mb/s (Fig. 31; checked as an upper bound, 10 %) and fluctuates",
-    description="As wang-striping-hidden-udp with the SRR scheme (3 000-B quantum, markers).",
-    scenario=_hidden_scenario("srr"),
-    param="trunks.trunk.members",
-    values=WANG_HIDDEN_TRUNKS,
-    x_of=lambda v: float(len(as_list(v))),
-    x_label="channels N (channel 1 hidden)",
+
+WANG_HIDDEN_UDP = _hidden(
+    "wang-striping-hidden-udp",
+    "Striping Figs. 29-30: greedy UDP over a trunk whose channel 1 has a hidden terminal",
+    "§4.2.4: node 2 -> node 1 gets 0.3 Mb/s on the hidden channel (Fig. 29) and the "
+    "three-channel trunk about 10.3 Mb/s, the sum of 0.3, 5 and 5 (Fig. 30, checked, 10 %); "
+    "the two-channel point is that sum's rule, shown",
+    "Greedy UDP (1472-B datagrams at 20 Mb/s) node 2 -> node 1 over trunks of channel 1 "
+    "(shared with the hidden pair node 3 -> node 4, who hears whom as Fig. 28) and free "
+    "channels 5 and 9; x is the number of channels.",
+    "proposed",
+    y_label="trunk UDP goodput (Mbit/s)",
+    reference_label="Wang et al. (0.3 + 5 per free channel)",
+)
+WANG_SRR_HIDDEN_UDP = _hidden(
+    "wang-striping-srr-hidden-udp",
+    "Striping Fig. 31: SRR's UDP over a trunk whose channel 1 has a hidden terminal",
+    "§4.2.4: SRR's UDP throughput is less than the proposed method's 10.3 Mb/s (Fig. 31; "
+    "checked as an upper bound, 10 %) and fluctuates",
+    "As wang-striping-hidden-udp with the SRR scheme (3 000-B quantum, markers).",
+    "srr",
     y_label="trunk UDP goodput with SRR (Mbit/s)",
-    ours=goodput_mbit("stcp"),
-    expected=_wang_hidden_sum,
-    tolerance=0.10,
-    checked=lambda n: n == 3,
     reference_label="Wang et al., proposed method (upper bound for SRR)",
-    seeds=2,
-    quick_seeds=1,
     bound="upper",
 )
 
@@ -501,30 +505,23 @@ def _mobility_figure(data: pd.DataFrame) -> Any:
     return fig
 
 
-WANG_MOBILITY = Reproduction(
-    name="wang-striping-mobility",
-    title="Striping Figs. 33-35, 44: TCP on one channel and on trunks as the nodes part",
-    reference=WANG_REFERENCE + "; §4.2.5 and §5: one channel falls with distance, the "
-    "proposed trunk stays almost three times it, SRR drops to 0, JKM much lower; the "
-    "figures' axes are lost, so the findings are checked (single channel 5 Mb/s, ratio 3, "
-    "10 %)",
-    description="Greedy TCP node 2 -> node 1 while the two move apart at 0.7 m/s from 100 m "
-    "(free space, CCK 11 BER from the SNR), 1 800 s: one channel, and three-channel trunks "
-    "with the proposed method, SRR and JKM. Goodput in 100-s windows against distance.",
-    scenario=lambda quick: _mobility_scenario("mobility-3ch.toml", None, 10.0 if quick else 1.0),
-    param="trunks.trunk.scheme",
-    values=tuple(label for label, _, _ in WANG_MOBILITY_LINES),
-    x_of=lambda v: float([label for label, _, _ in WANG_MOBILITY_LINES].index(v)),
+WANG_MOBILITY = entry(
+    "wang-striping-mobility",
+    "Striping Figs. 33-35, 44: TCP on one channel and on trunks as the nodes part",
+    WANG_REFERENCE + "; §4.2.5 and §5: one channel falls with distance, the proposed trunk "
+    "stays almost three times it, SRR drops to 0, JKM much lower; the figures' axes are "
+    "lost, so the findings are checked (single channel 5 Mb/s, ratio 3, 10 %)",
+    "Greedy TCP node 2 -> node 1 while the two move apart at 0.7 m/s from 100 m (free space, "
+    "CCK 11 BER from the SNR), 1 800 s: one channel, and three-channel trunks with the "
+    "proposed method, SRR and JKM. Goodput in 100-s windows against distance.",
+    lambda quick: _mobility_scenario("mobility-3ch.toml", None, 10.0 if quick else 1.0),
+    tuple(label for label, _, _ in WANG_MOBILITY_LINES),
+    _mobility_run,
+    tolerance=0.10,
+    reference_label="Wang et al. 2005",
     x_label="distance (m)",
     y_label="TCP goodput (Mbit/s)",
-    ours=lambda rows: math.nan,
-    expected=lambda x: math.nan,
-    tolerance=0.10,
-    checked=lambda x: True,
-    reference_label="Wang et al. 2005",
-    seeds=1,
-    quick_seeds=1,
-    runner=_mobility_run,
+    param="trunks.trunk.scheme",
 )
 
 

@@ -38,6 +38,7 @@ from .findings import (
     at_least,
     at_most,
     below,
+    entry,
     finish,
     run_tasks,
     within,
@@ -208,27 +209,20 @@ def _entry(
     runner: Callable[..., ReproductionResult],
 ) -> Reproduction:
     """An entry run by ``runner``: ``values`` are the figure's lines or x values, the
-    tolerance (25 %) that of the checks against the paper's levels; the one-sweep fields
-    (``ours``, ``expected``) are not used, the checks carry the numbers."""
-    return Reproduction(
-        name=name,
-        title=title,
-        reference=REFERENCE,
-        description=description,
-        scenario=scenario,
-        param=param,
-        values=values,
-        x_of=lambda v, vs=values: float(vs.index(v)) if v in vs else float(v),
+    tolerance (25 %) that of the checks against the paper's levels."""
+    return entry(
+        name,
+        title,
+        REFERENCE,
+        description,
+        scenario,
+        values,
+        runner,
+        tolerance=0.25,
+        reference_label="Yip & Kwok 2007",
         x_label=x_label,
         y_label=y_label,
-        ours=lambda rows: math.nan,
-        expected=lambda x: math.nan,
-        tolerance=0.25,
-        checked=lambda x: True,
-        reference_label="Yip & Kwok 2007",
-        seeds=1,
-        quick_seeds=1,
-        runner=runner,
+        param=param,
     )
 
 
