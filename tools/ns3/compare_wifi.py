@@ -69,6 +69,10 @@ class Cell:
     #: airqueue's `cells.wlan.capture` ("none": Bianchi's collisions; "sinr": ns-3's
     #: SINR-based reception, the like-for-like setting for ns-3 without preamble detection).
     capture: str = "none"
+    #: Each station's CBR rate, Mbit/s, in both simulators: 11 (the validated workload; most
+    #: datagrams are dropped at the stations' full queues) or anything above a station's
+    #: share (1 for 10 stations: `airqueue bench`'s wifi-saturated-10 cell).
+    offered: float = 11.0
 
     def airqueue_cmd(self, duration: float | None) -> list[str]:
         sets: dict[str, Any] = {
@@ -79,6 +83,8 @@ class Cell:
         }
         if self.capture != "none":
             sets["cells.wlan.capture"] = self.capture
+        if self.offered != 11.0:
+            sets["flows.up{i}.app.rate"] = f"{self.offered:g}Mbit"
         if duration is not None:
             sets["run.duration"] = f"{duration:g}s"
         return [sys.executable, "-c", AIRQUEUE_SCRIPT, str(SATURATION), json.dumps(sets)]
@@ -92,6 +98,7 @@ class Cell:
             f"--n={self.n}",
             f"--rts={ACCESS[self.access]}",
             f"--preambleDetection={int(preamble_detection)}",
+            f"--offered={self.offered:g}",
         ]
         if duration is not None:
             cmd.append(f"--duration={duration:g}")
@@ -225,6 +232,13 @@ def main() -> None:
         default="none",
         help="airqueue's reception of overlapping frames (cells.wlan.capture).",
     )
+    ap.add_argument(
+        "--offered",
+        type=float,
+        default=11.0,
+        help="Each station's CBR rate, Mbit/s, in both simulators (default 11; 1 is "
+        "airqueue bench's wifi-saturated-10 cell, still saturated at 10 stations).",
+    )
     args = ap.parse_args()
 
     saturation_bin, mixed_bin = HERE / "wifi_saturation", HERE / "wifi_mixed_rate"
@@ -232,9 +246,9 @@ def main() -> None:
         if not binary.exists():
             raise SystemExit(f"{binary} not found: run tools/ns3/build.sh first")
     cells, timed = parse_cells(args.n, args.timed)
-    if args.capture != "none":
-        cells = [Cell(c.n, c.access, args.capture) for c in cells]
-        timed = {Cell(c.n, c.access, args.capture) for c in timed}
+    if args.capture != "none" or args.offered != 11.0:
+        cells = [Cell(c.n, c.access, args.capture, args.offered) for c in cells]
+        timed = {Cell(c.n, c.access, args.capture, args.offered) for c in timed}
 
     load_before = load()
     results: dict[Cell, dict[str, Runs]] = {}
@@ -284,7 +298,10 @@ def main() -> None:
         "'ns-3' runs without a preamble detection model, 'ns-3 p.d.' with ns-3's default "
         "one (4 dB); loop times and events are those of 'ns-3'.\n"
     )
-    print(f'airqueue\'s `cells.wlan.capture`: "{args.capture}".\n')
+    print(
+        f'airqueue\'s `cells.wlan.capture`: "{args.capture}"; each station offers '
+        f"{args.offered:g} Mbit/s.\n"
+    )
     print(saturation_table(results))
     if timed:
         print()

@@ -64,6 +64,7 @@ main(int argc, char* argv[])
     double rate = 11;
     uint32_t rts = 2347;
     uint32_t size = 1472;
+    double offered = 11;
     uint32_t buffer = 100;
     bool json = false;
     bool preambleDetection = false;
@@ -75,6 +76,10 @@ main(int argc, char* argv[])
     cmd.AddValue("rate", "The stations' PHY rate, Mb/s (1, 2, 5.5, 11)", rate);
     cmd.AddValue("rts", "RTS threshold, bytes of MPDU (2347: off; 500: RTS/CTS)", rts);
     cmd.AddValue("size", "UDP payload bytes per datagram", size);
+    cmd.AddValue("offered",
+                 "Each station's CBR rate, Mb/s (11: the validated saturation workload; any "
+                 "rate above a station's share saturates it)",
+                 offered);
     cmd.AddValue("buffer", "Driver buffer (MAC queue) packets", buffer);
     cmd.AddValue("preambleDetection",
                  "ns-3's preamble detection model (4 dB): colliding frames are never detected "
@@ -108,7 +113,7 @@ main(int argc, char* argv[])
     NeighborCacheHelper().PopulateNeighborCache();
 
     // One sink per station on the AP, one CBR source on each station (airqueue's `cbr` app
-    // at 11 Mbit, starting at 0).
+    // at `offered` Mbit, 11 by default, starting at 0).
     std::vector<Ptr<PacketSink>> sinks;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -120,7 +125,7 @@ main(int argc, char* argv[])
         sinks.push_back(DynamicCast<PacketSink>(s.Get(0)));
 
         OnOffHelper src("ns3::UdpSocketFactory", InetSocketAddress(ifs.GetAddress(0), port));
-        src.SetConstantRate(DataRate("11Mbps"), size);
+        src.SetConstantRate(DataRate(offered * 1e6), size);
         ApplicationContainer a = src.Install(stations.Get(i));
         a.Start(Seconds(0));
         a.Stop(Seconds(duration));
