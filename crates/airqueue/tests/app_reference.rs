@@ -228,15 +228,26 @@ fn the_pages_table_lists_every_page_with_its_request_and_completion() {
     // pages after the warm-up are the flow table's `pages_completed` and their mean is its
     // `page_response_mean_s` (exact).
     let r = web(0, 1, "", "60s").run();
-    let (_, pages) = r.more.iter().find(|(n, _)| n == "pages").expect("pages table");
+    let (_, pages) = r
+        .more
+        .iter()
+        .find(|(n, _)| n == "pages")
+        .expect("pages table");
     let (start, end) = (pages.f64s("start_s"), pages.f64s("end_s"));
     let response = pages.f64s("response_s");
     assert_eq!(pages.u64s("page"), (0..24).collect::<Vec<u64>>());
     for k in 0..24 {
         let want = 2.5 * k as f64;
-        assert!((start[k] - want).abs() <= 0.005 * want, "page {k} at {}", start[k]);
+        assert!(
+            (start[k] - want).abs() <= 0.005 * want,
+            "page {k} at {}",
+            start[k]
+        );
         if k > 0 {
-            assert!((start[k] - end[k - 1] - 1.0).abs() < 1e-9, "think time before {k}");
+            assert!(
+                (start[k] - end[k - 1] - 1.0).abs() < 1e-9,
+                "think time before {k}"
+            );
         }
         assert!((end[k] - start[k] - 1.5).abs() <= 0.005 * 1.5, "page {k}");
         assert!((response[k] - (end[k] - start[k])).abs() < 1e-9);
@@ -247,7 +258,13 @@ fn the_pages_table_lists_every_page_with_its_request_and_completion() {
     assert!((mean - w.f("page_response_mean_s")).abs() < 1e-9);
     // A scenario without web flows has no pages table.
     let bulk = one_link("1s")
-        .flow("f", "a", "b", "{ kind = \"bulk\" }", "transport = { kind = \"tcp\" }")
+        .flow(
+            "f",
+            "a",
+            "b",
+            "{ kind = \"bulk\" }",
+            "transport = { kind = \"tcp\" }",
+        )
         .run();
     assert!(bulk.more.iter().all(|(n, _)| n != "pages"));
 }

@@ -168,9 +168,16 @@ impl Simulation {
     /// number within it (from 0), when it was requested, when its last object arrived and
     /// the response time, s. Pages of the warm-up are included (filter on `end_s`).
     fn page_table(&self) -> Table {
-        let rows = || self.flows.iter().flat_map(|f| f.pages.iter().map(move |p| (f, p)));
+        let rows = || {
+            self.flows
+                .iter()
+                .flat_map(|f| f.pages.iter().map(move |p| (f, p)))
+        };
         let mut t = Table::default();
-        t.push("flow", Column::Str(rows().map(|(f, _)| f.name.clone()).collect()));
+        t.push(
+            "flow",
+            Column::Str(rows().map(|(f, _)| f.name.clone()).collect()),
+        );
         let numbers = self.flows.iter().flat_map(|f| 0..f.pages.len() as u64);
         t.push("page", Column::U64(numbers.collect()));
         let secs = |g: fn(&(SimTime, SimTime)) -> SimTime| {
