@@ -647,7 +647,6 @@ impl TcpSender {
     fn emit_data(&mut self, now: SimTime, seq: u64, len: u64) -> Segment {
         let end = seq + len;
         let retransmission = seq < self.snd_max;
-        self.dbg(now, if retransmission { "RTX" } else { "SND" }, seq, len);
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
         self.stats.bytes_sent += len;
@@ -826,19 +825,7 @@ impl TcpSender {
         self.record(now);
     }
 
-    fn dbg(&self, now: SimTime, what: &str, a: u64, b: u64) {
-        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        if *ON.get_or_init(|| std::env::var("AIRQ_TCPDBG").is_ok()) {
-            eprintln!(
-                "DBG {:.6} {what} {a} {b} una={} nxt={} max={} cwnd={} ssth={} rec={} rwnd={} timer={:?} rto={:?}",
-                now.as_secs_f64(), self.snd_una, self.snd_nxt, self.snd_max, self.cc.cwnd(), self.cc.ssthresh(),
-                self.cc.in_recovery(), self.rwnd, self.timer.map(|t| t.as_secs_f64()), self.rto.rto().as_secs_f64()
-            );
-        }
-    }
-
     fn on_established_ack(&mut self, now: SimTime, ack: &AckInfo) {
-        self.dbg(now, "ACK", ack.ack, u64::from(ack.window));
         if ack.flags.contains(TcpFlags::SYN) {
             // A repeated SYN-ACK: our handshake ACK was lost or is late; acknowledge again.
             // (A late duplicate of the receiver's own SYN needs no answer.)
@@ -957,7 +944,6 @@ impl TcpSender {
                     return;
                 }
                 self.stats.timeouts += 1;
-                self.dbg(now, "RTO", 0, 0);
                 // RFC 5681 §3.1: ssthresh is held if this segment was already
                 // retransmitted by the timer.
                 let hold = self.rto_una == Some(self.snd_una);
@@ -1842,8 +1828,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lost_fast_retransmission_with_a_large_receive_window_does_not_burst_after_the_timeout(
-    ) {
+    fn a_lost_fast_retransmission_with_a_large_receive_window_does_not_burst_after_the_timeout() {
         // The stall of Reno over the seven-member trunk with a 4 MiB receive buffer
         // (issue: tcp-stall), reduced to one lost fast retransmission. Reno's inflated
         // window keeps sending new data at the ACK clock for the whole RTO (1 s, about
