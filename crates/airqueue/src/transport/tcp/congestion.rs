@@ -530,7 +530,8 @@ impl Congestion {
     /// (RFC 6582 §4); counting them restarts fast recovery with a window computed from
     /// everything sent before the timeout. ns-2's `RenoTcpAgent` and Tahoe `TcpAgent` do
     /// the same with their default `bugFix_` (`recover_ = maxseq_` on a timeout, no fast
-    /// retransmit until `highest_ack_ > recover_`), ns-3 ignores duplicate ACKs in
+    /// retransmit until `highest_ack_ > recover_`; ns-2's Tahoe also sets `recover_` at its
+    /// fast retransmit, which we do not), ns-3 ignores duplicate ACKs in
     /// `CA_LOSS` (`TcpSocketBase::DupAck`), and Linux does not fast-retransmit in
     /// `TCP_CA_Loss` before `high_seq` is acknowledged. Departure from 4.4BSD-Reno, which
     /// has no such check (there the spurious fast retransmit is cheap: its ssthresh comes
