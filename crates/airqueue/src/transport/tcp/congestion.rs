@@ -18,7 +18,7 @@
 //! | further dupacks | nothing | cwnd += SMSS | cwnd += SMSS |
 //! | partial ACK | slow start | exit recovery, cwnd = ssthresh | retransmit next hole, deflate cwnd, stay |
 //! | full ACK | slow start | exit recovery, cwnd = ssthresh | exit recovery, cwnd = ssthresh |
-//! | RTO | ssthresh as above (held on a repeated timeout), cwnd = 1·SMSS, go-back-N | same | same, `recover` = highest seq sent |
+//! | RTO | ssthresh as above (held on a repeated timeout), cwnd = 1·SMSS, go-back-N, `recover` = highest seq sent: no fast retransmit until an ACK covers it | same | same |
 //!
 //! # CUBIC (RFC 9438)
 //!
@@ -522,14 +522,25 @@ impl Congestion {
     /// that stops duplicate ACKs caused by go-back-N retransmissions of data the receiver
     /// already held from starting a second, spurious fast retransmit.
     ///
+    /// Tahoe and Reno apply the same check after a timeout only (their `recover` is set by
+    /// [`Congestion::on_timeout`], never by a fast retransmit, so several fast retransmits
+    /// in one window stay possible, as RFC 5681 and BSD allow). After a timeout the
+    /// duplicate ACKs still arriving for data sent before it, and those the go-back-N
+    /// resends of data the receiver already holds provoke, say nothing about a new loss
+    /// (RFC 6582 §4); counting them restarts fast recovery with a window computed from
+    /// everything sent before the timeout. ns-2's `RenoTcpAgent` and Tahoe `TcpAgent` do
+    /// the same with their default `bugFix_` (`recover_ = maxseq_` on a timeout, no fast
+    /// retransmit until `highest_ack_ > recover_`; ns-2's Tahoe also sets `recover_` at its
+    /// fast retransmit, which we do not), ns-3 ignores duplicate ACKs in
+    /// `CA_LOSS` (`TcpSocketBase::DupAck`), and Linux does not fast-retransmit in
+    /// `TCP_CA_Loss` before `high_seq` is acknowledged. Departure from 4.4BSD-Reno, which
+    /// has no such check (there the spurious fast retransmit is cheap: its ssthresh comes
+    /// from the post-timeout cwnd of a few segments).
+    ///
     /// Departure: RFC 6582 initialises `recover` to the ISN, which would forbid a fast
     /// retransmit of the very first data segment; we leave it unset until the first
-    /// recovery or timeout (there is nothing to protect before that). Tahoe and Reno have
-    /// no such check (RFC 5681).
+    /// recovery or timeout (there is nothing to protect before that).
     pub fn may_fast_retransmit(&self, ack: u64) -> bool {
-        if !self.variant.newreno_recovery() {
-            return true;
-        }
         match self.recover_end {
             None => true,
             Some(end) => ack > end,
@@ -537,7 +548,7 @@ impl Congestion {
     }
 
     /// A duplicate ACK (RFC 5681 §2 definition, checked by the sender) for `ack` arrived
-    /// with `flight_size` = `snd_max − snd_una` bytes outstanding and `snd_max` the highest
+    /// with `flight_size` bytes outstanding ([`super::TcpSender::loss_flight_size`]) and `snd_max` the highest
     /// sequence number sent + 1.
     pub fn on_duplicate_ack(&mut self, ack: u64, flight_size: u64, snd_max: u64) -> DupAckAction {
         self.dupacks = self.dupacks.saturating_add(1);
@@ -580,8 +591,9 @@ impl Congestion {
     /// The retransmission timer expired with `flight_size` bytes outstanding
     /// (RFC 5681 §3.1): ssthresh = max(FlightSize/2, 2·SMSS) unless `hold_ssthresh` (the
     /// segment was already retransmitted by the timer: "the value of ssthresh is held
-    /// constant"), cwnd = LW = 1·SMSS, fast recovery is abandoned, and NewReno records
-    /// `recover` = highest sequence number sent (RFC 6582 §3.2 step 4).
+    /// constant"), cwnd = LW = 1·SMSS, fast recovery is abandoned, and every variant
+    /// records `recover` = highest sequence number sent (RFC 6582 §3.2 step 4; for Tahoe
+    /// and Reno see [`Congestion::may_fast_retransmit`]).
     ///
     /// A timeout *during* fast recovery keeps the ssthresh that recovery set when it is
     /// lower, as Linux's `tcp_enter_loss` does (one reduction per loss episode). RFC 5681
@@ -608,9 +620,8 @@ impl Congestion {
         self.dupacks = 0;
         self.recovery = None;
         self.sack_recovery_end = None;
-        if self.variant.newreno_recovery() {
-            self.recover_end = Some(snd_max);
-        }
+        // RFC 6582 §3.2 step 4 (all variants: see `may_fast_retransmit`).
+        self.recover_end = Some(snd_max);
         if self.variant == CongestionVariant::Cubic {
             self.cubic.after_timeout = true;
             self.cubic.epoch_start = None;
@@ -900,15 +911,33 @@ mod tests {
     }
 
     #[test]
-    fn reno_has_no_recover_check() {
-        let mut c = cc(CongestionVariant::Reno, 10);
-        c.on_timeout(10_000, 10_000, false);
-        c.on_duplicate_ack(7_000, 3_000, 10_000);
-        c.on_duplicate_ack(7_000, 3_000, 10_000);
-        assert_eq!(
-            c.on_duplicate_ack(7_000, 3_000, 10_000),
-            DupAckAction::RetransmitHead
-        );
+    fn reno_checks_recover_after_a_timeout_only() {
+        // A fast retransmit sets no `recover` for Tahoe and Reno (RFC 5681: a second
+        // fast retransmit in the same window is allowed) ...
+        for variant in [CongestionVariant::Tahoe, CongestionVariant::Reno] {
+            let mut c = cc(variant, 10);
+            for _ in 0..3 {
+                c.on_duplicate_ack(7_000, 3_000, 10_000);
+            }
+            assert_eq!(c.recover_end(), None, "{variant:?}");
+            c.on_new_ack(8_000, 1_000);
+            let again: Vec<_> = (0..3)
+                .map(|_| c.on_duplicate_ack(8_000, 2_000, 10_000))
+                .collect();
+            assert!(again[2].is_fast_retransmit(), "{variant:?}");
+            // ... a timeout does (RFC 6582 §4, ns-2's `bugFix_`): no fast retransmit for
+            // duplicate ACKs that do not cover it.
+            c.on_timeout(2_000, 12_000, false);
+            assert_eq!(c.recover_end(), Some(12_000), "{variant:?}");
+            c.on_new_ack(9_000, 1_000);
+            for _ in 0..5 {
+                assert_eq!(
+                    c.on_duplicate_ack(9_000, 1_000, 12_000),
+                    DupAckAction::None,
+                    "{variant:?}"
+                );
+            }
+        }
     }
 
     #[test]

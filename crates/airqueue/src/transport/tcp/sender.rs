@@ -20,8 +20,11 @@
 //! BSD does); segments below the highest sequence number ever sent (`snd_max`) are
 //! marked as retransmissions.
 //!
-//! FlightSize for the ssthresh computations is `snd_max − snd_una` (RFC 5681: "data that
-//! has been sent but not yet cumulatively acknowledged").
+//! FlightSize for the ssthresh computations is `snd_nxt − snd_una`: RFC 5681's "data that
+//! has been sent but not yet cumulatively acknowledged", `snd_max − snd_una`, except while
+//! going back after a timeout (or Tahoe's fast retransmit), when the data between
+//! `snd_nxt` and `snd_max` has been given up as lost and is about to be sent again: only
+//! what has been sent since is counted ([`TcpSender::loss_flight_size`]).
 //!
 //! # Duplicate ACKs (RFC 5681 §2)
 //!
@@ -747,8 +750,7 @@ impl TcpSender {
             && self.cc.may_fast_retransmit(ack.ack)
         {
             self.stats.fast_retransmits += 1;
-            self.cc
-                .on_sack_loss(self.snd_max - self.snd_una, self.snd_max);
+            self.cc.on_sack_loss(self.loss_flight_size(), self.snd_max);
             self.high_rxt = self.snd_una;
             self.sack_rtx_head = true;
         }
@@ -845,7 +847,7 @@ impl TcpSender {
             self.last_ack_window = ack.window;
             if duplicate {
                 self.stats.dupacks_received += 1;
-                let flight = self.snd_max - self.snd_una;
+                let flight = self.loss_flight_size();
                 match self.cc.on_duplicate_ack(ack.ack, flight, self.snd_max) {
                     DupAckAction::None => {}
                     DupAckAction::RetransmitHead => {
@@ -946,7 +948,7 @@ impl TcpSender {
                 // retransmitted by the timer.
                 let hold = self.rto_una == Some(self.snd_una);
                 self.cc
-                    .on_timeout(self.snd_max - self.snd_una, self.snd_max, hold);
+                    .on_timeout(self.loss_flight_size(), self.snd_max, hold);
                 self.rto_una = Some(self.snd_una);
                 // RFC 2018 §8: forget what was SACKed (the receiver may renege).
                 self.scoreboard.clear();
@@ -1080,6 +1082,20 @@ impl TcpSender {
     /// RFC 5681 FlightSize: `snd_max − snd_una`.
     pub fn flight_size(&self) -> u64 {
         self.snd_max - self.snd_una
+    }
+    /// The FlightSize a loss response halves (RFC 5681 equation (4)): `snd_nxt − snd_una`.
+    /// It is [`TcpSender::flight_size`] except while going back after a timeout (or
+    /// Tahoe's fast retransmit), when the bytes above `snd_nxt` have been given up as lost
+    /// and will be sent again: counting them would set ssthresh from data that is no
+    /// longer in the network (after a timeout with a large window, megabytes of it) and
+    /// let slow start, or a fast recovery that follows, burst far past the path's
+    /// capacity. RFC 5681 asks for ssthresh "no more than" equation (4), which this is.
+    /// The implementations count the same: 4.4BSD and Linux halve cwnd, which after a
+    /// timeout is what has been sent again; ns-3 halves `BytesInFlight()`, which after
+    /// its timeout has marked every outstanding segment lost counts only the
+    /// retransmitted ones (`TcpTxBuffer::SetSentListLost`).
+    pub fn loss_flight_size(&self) -> u64 {
+        self.snd_nxt - self.snd_una
     }
     /// The peer's last advertised window, bytes.
     pub fn peer_window(&self) -> u64 {
@@ -1746,16 +1762,20 @@ mod tests {
     }
 
     #[test]
-    fn newreno_avoids_a_second_fast_retransmit_after_a_timeout_reno_does_not() {
+    fn no_fast_retransmit_after_a_timeout_until_an_ack_covers_recover() {
         // RFC 6582 §3.2 step 2 and §4: after a timeout, duplicate ACKs provoked by
         // go-back-N copies of data the receiver already holds must not start a fast
         // retransmit. 10 segments out; the timer expires (recover = 10000); slow start
         // resends 0, then 3000 and 4000; the receiver held the rest, so the ACK jumps to
         // 10000 and every further copy in flight answers with a duplicate ACK for 10000.
         // (We feed three such duplicates directly, as a larger window would produce.)
-        for (variant, expect_fr) in [
-            (CongestionVariant::NewReno, 0),
-            (CongestionVariant::Reno, 1),
+        // Tahoe and Reno too (ns-2's default `bugFix_`, ns-3's `CA_LOSS`, Linux's
+        // `TCP_CA_Loss`; see `Congestion::may_fast_retransmit`). Once an ACK covers
+        // recover, three duplicate ACKs are a loss signal again.
+        for variant in [
+            CongestionVariant::Tahoe,
+            CongestionVariant::Reno,
+            CongestionVariant::NewReno,
         ] {
             let mut s = started(variant, 10);
             drain(&mut s, ms(0));
@@ -1774,12 +1794,131 @@ mod tests {
                 s.on_ack(ms(1200), &ack(10_000));
             }
             assert_eq!(s.stats().dupacks_received, 3);
-            assert_eq!(s.stats().fast_retransmits, expect_fr, "{variant:?}");
-            if expect_fr == 0 {
-                assert_eq!(s.ssthresh(), ssthresh, "no second window reduction");
-            } else {
-                assert_eq!(s.ssthresh(), 2_000, "Reno halves again");
+            assert_eq!(s.stats().fast_retransmits, 0, "{variant:?}");
+            assert_eq!(s.ssthresh(), ssthresh, "{variant:?}: no second reduction");
+            // New data beyond recover is acknowledged; the next three duplicates start a
+            // fast retransmit.
+            s.on_ack(ms(1300), &ack(11_000));
+            drain(&mut s, ms(1300));
+            for _ in 0..3 {
+                s.on_ack(ms(1310), &ack(11_000));
             }
+            assert_eq!(s.stats().fast_retransmits, 1, "{variant:?}");
+        }
+    }
+
+    /// One flow over a bottleneck of one segment per ms (one-way delay 10 ms, no delayed
+    /// ACKs, a 4 MB receive window, ssthresh 64 segments) whose segment 200 is lost and
+    /// whose fast retransmission of it is lost too.
+    fn lost_fast_retransmission(variant: CongestionVariant) -> Wire {
+        let c = TcpConfig {
+            variant,
+            mss: 1000,
+            delayed_ack: false,
+            rcv_buffer: 4 << 20,
+            ..TcpConfig::default()
+        }
+        .with_initial_ssthresh_segments(64);
+        let mut w = Wire::new(c, AppData::Infinite, ms(10));
+        w.data_gap = ms(1);
+        w.drop_data(200_000, 1).drop_data(200_000, 2);
+        w.sender.set_trace(true);
+        w.run_until(SimTime::from_secs(3));
+        w
+    }
+
+    #[test]
+    fn a_lost_fast_retransmission_with_a_large_receive_window_does_not_burst_after_the_timeout() {
+        // The stall of Reno over the seven-member trunk with a 4 MiB receive buffer
+        // (issue: tcp-stall), reduced to one lost fast retransmission. Reno's inflated
+        // window keeps sending new data at the ACK clock for the whole RTO (1 s, about
+        // 1000 segments, which the large receive window admits), so duplicate ACKs are
+        // still arriving when the timer fires. RFC 6582 §4 (and ns-2's Reno, ns-3, Linux)
+        // ignore them until the data outstanding at the timeout is acknowledged; before
+        // the fix Reno took the third as a new loss, set ssthresh to half of the ~1 MB
+        // sent before the timeout, and resent the whole of it at once: a burst of
+        // hundreds of segments into the path. Reference: after the timeout the sender
+        // is in slow start from one segment (RFC 5681 §3.1): until the first ACK that
+        // advances snd_una it sends the one retransmission and nothing else (duplicate
+        // ACKs do not open a window outside fast recovery), and
+        // ssthresh stays at most the recovery's (RFC 5681 eq. (4) on the flight at the
+        // fast retransmit), exact.
+        for variant in [CongestionVariant::Reno, CongestionVariant::NewReno] {
+            let w = lost_fast_retransmission(variant);
+            let st = w.sender.stats();
+            let rtx: Vec<SimTime> = w
+                .data_sends()
+                .filter(|(_, s)| s.seq == 200_000)
+                .map(|(t, _)| *t)
+                .collect();
+            // Sent, fast-retransmitted, retransmitted by the timer.
+            let timeout = rtx[2];
+            let advance = w
+                .acks
+                .iter()
+                .find(|(t, a)| *t > timeout && a.ack > 200_000)
+                .map(|(t, _)| *t)
+                .unwrap();
+            // Segments sent after the timeout's retransmission (which left at `timeout`)
+            // and before the first ACK beyond the hole.
+            let burst = w
+                .data_sends()
+                .filter(|(t, _)| *t > timeout && *t < advance)
+                .count();
+            let tr = w.sender.trace();
+            let at_fr = tr.iter().find(|t| t.time >= rtx[1]).unwrap().ssthresh;
+            let max_after = tr
+                .iter()
+                .filter(|t| t.time > timeout && t.time < advance)
+                .map(|t| t.ssthresh.max(t.cwnd))
+                .max()
+                .unwrap();
+            println!(
+                "{variant:?}: timeout at {timeout:?}, first advancing ACK at {advance:?}, \
+                 {burst} segments between, ssthresh at the fast retransmit {at_fr}, \
+                 max cwnd/ssthresh between {max_after}, stats {st:?}"
+            );
+            assert_eq!(burst, 0, "{variant:?}");
+            assert!(max_after <= at_fr, "{variant:?}: {max_after} > {at_fr}");
+            assert_eq!((st.fast_retransmits, st.timeouts), (1, 1), "{variant:?}");
+            assert_eq!(rtx.len(), 3, "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn a_timeout_while_going_back_halves_only_what_was_sent_again() {
+        // RFC 5681 §3.1 eq. (4) "no more than" FlightSize/2, FlightSize counted as
+        // `loss_flight_size`: 20 segments out, the timer expires (ssthresh 10 000), slow
+        // start resends 0 and, after its ACK, 1000 and 2000; the timer expires again with
+        // snd_una moved (so ssthresh is not held): 2000 bytes are in the network (4.4BSD
+        // and Linux would halve cwnd = 2000, ns-3 the retransmitted bytes in flight), not
+        // the 19 000 below snd_max that are about to be resent. ssthresh = max(2000/2,
+        // 2·SMSS) = 2000, exact (halving snd_max − snd_una would give 9500).
+        for variant in [
+            CongestionVariant::Tahoe,
+            CongestionVariant::Reno,
+            CongestionVariant::NewReno,
+            CongestionVariant::Cubic,
+        ] {
+            let mut s = started(variant, 20);
+            assert_eq!(drain(&mut s, ms(0)).len(), 20);
+            s.on_timer(ms(1000));
+            let first = if variant == CongestionVariant::Cubic {
+                14_000 // β = 0.7 (RFC 9438 §4.6)
+            } else {
+                10_000
+            };
+            assert_eq!(s.ssthresh(), first, "{variant:?}");
+            assert_eq!(drain(&mut s, ms(1000)), [(0, true)]);
+            s.on_ack(ms(1100), &ack(1_000));
+            assert_eq!(drain(&mut s, ms(1100)), [(1_000, true), (2_000, true)]);
+            let deadline = s.next_timer().unwrap();
+            let flights = (s.flight_size(), s.loss_flight_size());
+            s.on_timer(deadline);
+            assert_eq!(s.stats().timeouts, 2);
+            assert_eq!(s.ssthresh(), 2_000, "{variant:?}");
+            assert_eq!(s.cwnd(), 1_000);
+            assert_eq!(flights, (19_000, 2_000));
         }
     }
 
