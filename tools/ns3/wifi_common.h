@@ -148,6 +148,43 @@ ConfigureCellDefaults(uint32_t buffer)
                        UintegerValue(2346));
 }
 
+/// Basic rate set {1, 2} Mb/s (the non-HR/DSSS mandatory rates, as ns-3's own
+/// infrastructure AP announces): control responses at 2 Mb/s. ns-3's ad hoc MAC would put
+/// every mandatory 802.11b rate in it the first time it meets a peer (so ACKs would go at
+/// the data rate); so at time 0 each device learns its peers' rates here, and its basic set
+/// is only {1, 2}.
+inline void
+UseDsssBasicRates(const NetDeviceContainer& devices)
+{
+    std::vector<Mac48Address> addresses;
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        addresses.push_back(Mac48Address::ConvertFrom(devices.Get(i)->GetAddress()));
+    }
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<WifiNetDevice> device = DynamicCast<WifiNetDevice>(devices.Get(i));
+        Simulator::Schedule(Seconds(0), [device, addresses]() {
+            Ptr<WifiRemoteStationManager> manager = device->GetRemoteStationManager();
+            manager->Reset();
+            manager->AddBasicMode(WifiMode("DsssRate1Mbps"));
+            manager->AddBasicMode(WifiMode("DsssRate2Mbps"));
+            for (const Mac48Address& peer : addresses)
+            {
+                if (peer == Mac48Address::ConvertFrom(device->GetAddress()))
+                {
+                    continue;
+                }
+                for (const WifiMode& mode : device->GetPhy()->GetModeList())
+                {
+                    manager->AddSupportedMode(peer, mode);
+                }
+                manager->RecordDisassociated(peer); // no longer "brand new"
+            }
+        });
+    }
+}
+
 /// One 802.11b cell: `ap` and `stations[i]` at `staRates[i]` Mb/s on one YANS channel,
 /// with or without ns-3's preamble detection model (see the top of this file). Returns the
 /// devices, the AP's first.
@@ -204,38 +241,7 @@ InstallCell(Ptr<Node> ap,
         apManager->SetStationMode(Mac48Address::ConvertFrom(devices.Get(i + 1)->GetAddress()),
                                   DsssMode(staRates[i]));
     }
-    // Basic rate set {1, 2} Mb/s (the non-HR/DSSS mandatory rates, as ns-3's own
-    // infrastructure AP announces): control responses at 2 Mb/s. ns-3's ad hoc MAC would put
-    // every mandatory 802.11b rate in it the first time it meets a peer (so ACKs would go at
-    // the data rate); so at time 0 each device learns its peers' rates here, and its basic
-    // set is only {1, 2}.
-    std::vector<Mac48Address> addresses;
-    for (uint32_t i = 0; i < devices.GetN(); ++i)
-    {
-        addresses.push_back(Mac48Address::ConvertFrom(devices.Get(i)->GetAddress()));
-    }
-    for (uint32_t i = 0; i < devices.GetN(); ++i)
-    {
-        Ptr<WifiNetDevice> device = DynamicCast<WifiNetDevice>(devices.Get(i));
-        Simulator::Schedule(Seconds(0), [device, addresses]() {
-            Ptr<WifiRemoteStationManager> manager = device->GetRemoteStationManager();
-            manager->Reset();
-            manager->AddBasicMode(WifiMode("DsssRate1Mbps"));
-            manager->AddBasicMode(WifiMode("DsssRate2Mbps"));
-            for (const Mac48Address& peer : addresses)
-            {
-                if (peer == Mac48Address::ConvertFrom(device->GetAddress()))
-                {
-                    continue;
-                }
-                for (const WifiMode& mode : device->GetPhy()->GetModeList())
-                {
-                    manager->AddSupportedMode(peer, mode);
-                }
-                manager->RecordDisassociated(peer); // no longer "brand new"
-            }
-        });
-    }
+    UseDsssBasicRates(devices);
 
     // The AP at the centre, the stations on a circle of 1 m around it: equal received
     // power at the AP, no capture, no channel errors.

@@ -128,34 +128,8 @@ main(int argc, char* argv[])
     NetDeviceContainer devices = wifi.Install(phy, mac, nodes);
     if (b)
     {
-        // Basic rates {1, 2} Mb/s: control responses at 2 Mb/s (see wifi_common.h).
-        std::vector<Mac48Address> addresses;
-        for (uint32_t i = 0; i < devices.GetN(); ++i)
-        {
-            addresses.push_back(Mac48Address::ConvertFrom(devices.Get(i)->GetAddress()));
-        }
-        for (uint32_t i = 0; i < devices.GetN(); ++i)
-        {
-            Ptr<WifiNetDevice> device = DynamicCast<WifiNetDevice>(devices.Get(i));
-            Simulator::Schedule(Seconds(0), [device, addresses]() {
-                Ptr<WifiRemoteStationManager> manager = device->GetRemoteStationManager();
-                manager->Reset();
-                manager->AddBasicMode(WifiMode("DsssRate1Mbps"));
-                manager->AddBasicMode(WifiMode("DsssRate2Mbps"));
-                for (const Mac48Address& peer : addresses)
-                {
-                    if (peer == Mac48Address::ConvertFrom(device->GetAddress()))
-                    {
-                        continue;
-                    }
-                    for (const WifiMode& mode : device->GetPhy()->GetModeList())
-                    {
-                        manager->AddSupportedMode(peer, mode);
-                    }
-                    manager->RecordDisassociated(peer);
-                }
-            });
-        }
+        // Basic rates {1, 2} Mb/s: control responses at 2 Mb/s.
+        UseDsssBasicRates(devices);
     }
 
     InternetStackHelper stack;
