@@ -756,6 +756,16 @@ BACKGROUND_LOADS = (0, 25, 50, 75, 100)
 CLIENTS = (2, 4, 6, 8, 10, 12)
 
 
+def _loss_figure(data: pd.DataFrame, x: str, x_label: str, title: str) -> Any:
+    """Figs. 17 and 18: each interface's loss on the air against ``x``, one line per
+    coexistence scheme."""
+    panels = [
+        (f"({'ab'[k]}) {IFACE_LABEL[i]} average packet loss", {"interface": i}, "air_loss_pct")
+        for k, i in enumerate(IFACES)
+    ]
+    return curves_figure(data, x, "scheme", SCHEMES, panels, x_label, title)
+
+
 def _loss_checks(data: pd.DataFrame, x: str, fig: str) -> list[Check]:
     """BIAS < CAWN < AFH in each interface's loss, averaged over ``x`` (§5.4–5.5)."""
 
@@ -823,16 +833,9 @@ def _fig17_run(
         )
         for i in IFACES
     ] + _loss_checks(data, "0–100 % load", "Fig. 17")
-    panels = [
-        (f"({'ab'[k]}) {IFACE_LABEL[i]} average packet loss", {"interface": i}, "air_loss_pct")
-        for k, i in enumerate(IFACES)
-    ]
-    fig = curves_figure(
+    fig = _loss_figure(
         data,
         "load",
-        "scheme",
-        SCHEMES,
-        panels,
         "background IEEE 802.11b load (%)",
         "Yip & Kwok 2007 Fig. 17: loss with a nearby independent 802.11b network",
     )
@@ -890,16 +893,9 @@ def _fig18_run(
         ),
         *_loss_checks(data, "2–12 clients", "Fig. 18"),
     ]
-    panels = [
-        (f"({'ab'[k]}) {IFACE_LABEL[i]} average packet loss", {"interface": i}, "air_loss_pct")
-        for k, i in enumerate(IFACES)
-    ]
-    fig = curves_figure(
+    fig = _loss_figure(
         data,
         "clients",
-        "scheme",
-        SCHEMES,
-        panels,
         "client devices (half Bluetooth, half 802.11b)",
         "Yip & Kwok 2007 Fig. 18: loss vs clients, background 802.11b at 50 %",
     )
