@@ -67,16 +67,28 @@ struct Slot {
 
 impl Slot {
     #[inline(always)]
-    fn key(&self) -> u128 {
-        (u128::from(self.entry_at.0) << 64) | u128::from(self.seq)
+    fn key(&self) -> Key {
+        Key {
+            at: self.entry_at.0,
+            seq: self.seq,
+        }
     }
 }
 
-/// One entry of the timer heap: its key (entry time, sequence number) kept inline, so
-/// that sifting compares without following the slot index.
+/// A timer entry's place in the total order: entry time, then sequence number (the
+/// derived order compares the fields in this order). Two `u64`s rather than one `u128`,
+/// which is 16-byte aligned and would pad [`HeapEntry`] to 32 bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    at: u64,
+    seq: u64,
+}
+
+/// One entry of the timer heap (24 bytes): its key kept inline, so that sifting compares
+/// without following the slot index.
 #[derive(Copy, Clone, Debug)]
 struct HeapEntry {
-    key: u128,
+    key: Key,
     slot: u32,
 }
 
@@ -184,9 +196,7 @@ impl Timers {
             let timer_first = match (self.heap.first(), &main) {
                 (None, _) => false,
                 (Some(_), None) => true,
-                (Some(e), Some((t, seq, _))) => {
-                    e.key < ((u128::from(t.0) << 64) | u128::from(*seq))
-                }
+                (Some(e), Some((t, seq, _))) => e.key < Key { at: t.0, seq: *seq },
             };
             if !timer_first {
                 let (t, _, ev) = main?;
@@ -197,7 +207,7 @@ impl Timers {
                 return Some((t, Next::Event(ev)));
             }
             let front = self.heap[0];
-            let at = SimTime((front.key >> 64) as u64);
+            let at = SimTime(front.key.at);
             if at >= limit {
                 return None;
             }
