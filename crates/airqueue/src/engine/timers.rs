@@ -54,15 +54,20 @@ pub enum Next<E> {
 /// No heap position: the slot has no entry.
 const NONE: u32 = u32::MAX;
 
+/// The due time of a disarmed slot. A timer armed at `SimTime::MAX` never fires (every run
+/// stops before it), so it may share the value.
+const DISARMED: SimTime = SimTime::MAX;
+
+/// 32 bytes: `due` is a plain time with a sentinel rather than an `Option` (16 bytes).
 #[derive(Copy, Clone, Debug)]
 struct Slot {
+    /// The entry's time and sequence number (its tie order).
+    entry_at: SimTime,
+    seq: u64,
+    /// When the timer is due; [`DISARMED`] = not armed.
+    due: SimTime,
     /// Position of the slot's entry in `Timers::heap`; [`NONE`] = no entry.
     pos: u32,
-    /// The entry's sequence number (its tie order) and time.
-    seq: u64,
-    entry_at: SimTime,
-    /// When the timer is due; `None` = disarmed.
-    due: Option<SimTime>,
 }
 
 impl Slot {
@@ -108,10 +113,10 @@ impl Timers {
     /// A new, disarmed slot.
     pub fn add(&mut self) -> TimerId {
         self.slots.push(Slot {
-            pos: NONE,
-            seq: 0,
             entry_at: SimTime::ZERO,
-            due: None,
+            seq: 0,
+            due: DISARMED,
+            pos: NONE,
         });
         TimerId(self.slots.len() as u32 - 1)
     }
@@ -130,7 +135,7 @@ impl Timers {
     pub fn arm<E: Copy>(&mut self, q: &mut EventQueue<E>, id: TimerId, at: SimTime) {
         let s = &mut self.slots[id.0 as usize];
         if s.pos != NONE && s.entry_at <= at {
-            s.due = Some(at);
+            s.due = at;
             return;
         }
         self.arm_exact(q, id, at);
@@ -143,13 +148,13 @@ impl Timers {
     pub fn arm_exact<E: Copy>(&mut self, q: &mut EventQueue<E>, id: TimerId, at: SimTime) {
         let s = &mut self.slots[id.0 as usize];
         if s.pos != NONE && s.entry_at == at {
-            s.due = Some(at);
+            s.due = at;
             return;
         }
         let EventId(seq) = q.reserve();
         s.seq = seq;
         s.entry_at = at;
-        s.due = Some(at);
+        s.due = at;
         let e = HeapEntry {
             key: s.key(),
             slot: id.0,
@@ -167,18 +172,19 @@ impl Timers {
     /// Disarms `id` (no effect if it is not armed).
     #[inline]
     pub fn cancel(&mut self, id: TimerId) {
-        self.slots[id.0 as usize].due = None;
+        self.slots[id.0 as usize].due = DISARMED;
     }
 
     /// When `id` fires, if it is armed.
     #[inline]
     pub fn armed_at(&self, id: TimerId) -> Option<SimTime> {
-        self.slots[id.0 as usize].due
+        let due = self.slots[id.0 as usize].due;
+        (due != DISARMED).then_some(due)
     }
 
     /// Number of armed timers (end-of-run accounting: timers that would still fire).
     pub fn armed(&self) -> usize {
-        self.slots.iter().filter(|s| s.due.is_some()).count()
+        self.slots.iter().filter(|s| s.due != DISARMED).count()
     }
 
     /// The earliest event before `limit`, of `q` or of the timers, in (time, sequence
@@ -225,16 +231,16 @@ impl Timers {
         let id = self.heap[0].slot;
         let s = &mut self.slots[id as usize];
         match s.due {
-            None => {
+            DISARMED => {
                 self.remove_front();
                 Surfaced::Discard
             }
-            Some(due) if due <= s.entry_at => {
-                s.due = None;
+            due if due <= s.entry_at => {
+                s.due = DISARMED;
                 self.remove_front();
                 Surfaced::Fire
             }
-            Some(due) => {
+            due => {
                 s.seq = q.reserve().0;
                 s.entry_at = due;
                 let e = HeapEntry {
