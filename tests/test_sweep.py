@@ -207,3 +207,29 @@ def test_a_sweep_runs_on_a_dask_scheduler_given_by_address(tmp_path: Path) -> No
     assert (info["backend"], info["executed"]) == ("dask", 4)
     local = airqueue.sweep(UDP_BOTTLENECK, grid=["links.bottleneck.rate=5Mbit,10Mbit"], seeds=2)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "remote" / "runs.parquet"), local.runs)
+
+
+def test_a_changed_build_recomputes_what_the_store_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The package version stays 0.1.0 from commit to commit: the store keys runs by the
+    core's source id as well, so a sweep resumed after a model change runs again."""
+    import importlib
+
+    from airqueue import _native
+    from airqueue import store as store_mod
+
+    sweep_mod = importlib.import_module("airqueue.sweep")  # the module, not airqueue.sweep()
+
+    sid = _native.source_id()
+    assert len(sid) == 16 and int(sid, 16) >= 0
+    assert store_mod.code_version() == f"{airqueue.__version__}+{sid}"
+    store = tmp_path / "store"
+    first = airqueue.sweep(UDP_BOTTLENECK, grid=[RATES], seeds=1, jobs=1, store=store)
+    same = airqueue.sweep(UDP_BOTTLENECK, grid=[RATES], seeds=1, jobs=1, store=store)
+    assert (first.executed, same.executed, same.skipped) == (3, 0, 3)
+    info = json.loads(next((store / "runs").glob("*/*/run.json")).read_text())
+    assert info["version"] == store_mod.code_version()
+    monkeypatch.setattr(sweep_mod, "code_version", lambda: f"{airqueue.__version__}+{'0' * 16}")
+    rebuilt = airqueue.sweep(UDP_BOTTLENECK, grid=[RATES], seeds=1, jobs=1, store=store)
+    assert (rebuilt.executed, rebuilt.skipped) == (3, 0)

@@ -21,6 +21,9 @@ class InternalError(RuntimeError):
     """A bug inside airqueue (not a problem with the input)."""
 
 def version() -> str: ...
+def source_id() -> str:
+    """A hash of the core's sources and locked dependencies (16 hex digits)."""
+
 def default_max_memory() -> int:
     """Half of this machine's memory (MemTotal), the budget of a run without max_memory."""
 

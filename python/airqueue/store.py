@@ -1,10 +1,12 @@
 """The result store: every run's output files under a key derived from what produced them.
 
-A run's key is the SHA-256 of (resolved scenario, seed, airqueue version, store format), so
-a sweep that meets a run it has already done reuses it, and a changed scenario (or a new
-airqueue version) never reuses stale results. The resolved scenario is the core's own
-expansion (counts expanded, every default written out), so two spellings of the same
-scenario share a key; the ``description`` is left out because it changes no result.
+A run's key is the SHA-256 of (resolved scenario, seed, code version, store format), so a
+sweep that meets a run it has already done reuses it, and a changed scenario or a changed
+model never reuses stale results: the code version (:func:`code_version`) is the package
+version *and* the core's source id, a hash of its sources and locked dependencies, because
+the package version does not change from commit to commit. The resolved scenario is the
+core's own expansion (counts expanded, every default written out), so two spellings of the
+same scenario share a key; the ``description`` is left out because it changes no result.
 
 Layout: ``<root>/runs/<key[:2]>/<key>/`` holds the files of :data:`airqueue.result.OUTPUT_FILES`
 plus ``run.json`` (key, seed, version). A run is written into ``<root>/tmp/<key>.<pid>.<nonce>/``
@@ -33,10 +35,19 @@ import pandas as pd
 from .result import Result
 
 #: Bumped when the layout or the key derivation changes (old entries are then not reused).
-STORE_FORMAT = 2
+#: 3: the code version includes the core's source id.
+STORE_FORMAT = 3
 
 #: The file that describes a stored run; the last one a run's folder gets.
 RUN_INFO = "run.json"
+
+
+def code_version() -> str:
+    """What produced a stored run: ``<package version>+<source id>`` (e.g.
+    ``0.1.0+3f2a…``), the same for every build of the same sources."""
+    from . import _native
+
+    return f"{_native.version()}+{_native.source_id()}"
 
 
 def run_key(resolved: Mapping[str, Any], seed: int, version: str) -> str:

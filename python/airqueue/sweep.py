@@ -60,7 +60,7 @@ from .result import (
     summary_from_native,
 )
 from .scenario import Scenario, call_native, load_scenario, parse_value, set_path
-from .store import ResultStore, atomic_write_bytes, run_key
+from .store import ResultStore, atomic_write_bytes, code_version, run_key
 from .values import SEED_MAX, check_seed, parse_memory, to_core_json
 
 #: Files a sweep writes into its output folder (besides the store).
@@ -274,7 +274,7 @@ def plan(
     """Every (point, seed) run, validated (within ``max_memory``, a worker's budget): a
     point whose scenario is invalid or too large is reported (with its grid values) before
     anything runs."""
-    version = str(_native.version())
+    version = code_version()
     tasks: list[Task] = []
     combos = itertools.product(*(a.values for a in axes)) if axes else iter([()])
     for point, combo in enumerate(combos):
@@ -314,7 +314,7 @@ def execute(scenario_json: str, seed: int, max_memory: int | None = None) -> dic
     return {
         "files": encode_files(tables, summary, scenario_text),
         "flows": tables["flows"],
-        "version": str(_native.version()),
+        "version": code_version(),
         "seed": seed,
         "conservation_ok": bool(summary.get("conservation_ok")),
         "wall_seconds": float(summary.get("timing", {}).get("wall_seconds", 0.0)),
@@ -727,7 +727,7 @@ def sweep(
     if progress:
         progress(done, total, skipped)
 
-    version = str(_native.version())
+    version = code_version()
     failed_conservation: list[int] = []
     run_started = time.perf_counter()
     run_wall = 0.0
@@ -743,7 +743,7 @@ def sweep(
             raise ScenarioError.single(
                 "--scheduler",
                 f"a worker runs airqueue {outcome['version']}, this process {version}; "
-                "install the same version on the cluster",
+                "install the same build (version+source id) on the cluster",
             )
         if "files" in outcome:  # from this process or a remote (Dask) worker
             rs.put(task.key, outcome["files"], run_info(task, version))

@@ -88,6 +88,13 @@ fn version() -> &'static str {
     airqueue::VERSION
 }
 
+/// A hash of the core's sources and locked dependencies: builds with the same id give the
+/// same results (the result store's keys include it).
+#[pyfunction]
+fn source_id() -> &'static str {
+    airqueue::SOURCE_ID
+}
+
 /// The memory budget a run gets without `max_memory`: half of this machine's memory.
 #[pyfunction]
 fn default_max_memory() -> u64 {
@@ -546,6 +553,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(source_id, m)?)?;
     m.add_function(wrap_pyfunction!(default_max_memory, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

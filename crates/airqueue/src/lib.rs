@@ -22,3 +22,7 @@ pub mod transport;
 
 /// The crate version, recorded in every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A hash of the core's sources and locked dependencies (`build.rs`): two builds with the
+/// same id give the same results; the result store keys runs by it beside [`VERSION`].
+pub const SOURCE_ID: &str = env!("AIRQUEUE_SOURCE_ID");
