@@ -346,3 +346,57 @@ fn the_first_poll_reads_the_association_table_and_c_starts_at_half_c_star() {
     assert!((c_star / want - 1.0).abs() < 1e-3, "{c_star} vs {want}");
     assert!((c - want / 2.0).abs() <= 0.3 + 1e-9, "{c}");
 }
+
+const FIG22: &str = include_str!("../../../scenarios/adwiser/fig22-up-down-54.toml");
+
+/// Reference: seed 002 §III-C.1.c and §III-C.2 — C rises while "the measured TCP
+/// throughput over the WLAN is equal to C" and "if C is set too high, then the queueing
+/// will shift from ADWISER back to the AP". Fig. 22's download and upload at 54 Mb/s (the
+/// box in the path from the start, 120 s, statistics after 60 s): measuring what the box
+/// released (the default), C climbs to C* (within Δ) although the medium carries less,
+/// and the AP's buffer overflows; measuring what came back from the WLAN (`measure =
+/// "carried"`, the WLAN meter hook), C stays below C* by more than 3 Δ. Both keep the
+/// packet ledger exact (the meter only counts).
+#[test]
+fn fig22_carried_measurement_keeps_c_below_c_star_where_released_reaches_it() {
+    let mut results = Vec::new();
+    for measure in ["released", "carried"] {
+        let mut v: toml::Table = toml::from_str(FIG22).unwrap();
+        for q in v["qdiscs"].as_array_mut().unwrap() {
+            let q = q.as_table_mut().unwrap();
+            if q.get("name").and_then(|n| n.as_str()) == Some("box") {
+                q.insert("measure".into(), measure.into());
+            }
+        }
+        let mut flows = v["flows"].as_array().unwrap().clone();
+        flows[1].as_table_mut().unwrap().remove("start");
+        v.insert("flows".into(), flows.into());
+        let r = run(&toml::to_string(&v).unwrap(), "120s", "60s", false);
+        let row = Row {
+            table: &r.classes,
+            index: r.classes.row_of("class", "wlan").unwrap(),
+        };
+        let (c, c_star) = (row.u("rate_bps") as f64, row.u("ceil_bps") as f64);
+        let ap_drops = queue(&r, "ap.wlan").u("drops");
+        println!(
+            "{measure}: C {:.3} C* {:.3} Mb/s, down {:.3} up {:.3} Mb/s, AP drops {ap_drops}",
+            c / 1e6,
+            c_star / 1e6,
+            mbit(&r, "down"),
+            mbit(&r, "up")
+        );
+        results.push((c, c_star));
+    }
+    let delta = 0.1e6;
+    let (released, carried) = (results[0], results[1]);
+    assert!(
+        released.0 >= released.1 - delta,
+        "released: C {:?}",
+        released
+    );
+    assert!(
+        carried.0 < carried.1 - 3.0 * delta,
+        "carried: C {:?}",
+        carried
+    );
+}

@@ -14,6 +14,7 @@
 //! hooks (they do not arrive).
 
 pub mod rtt_detector;
+pub mod wlan_meter;
 
 use crate::engine::{EventQueue, SimTime, TimerId, Timers};
 use crate::packet::{DropReason, Location, Packet, PacketArena, PacketId};

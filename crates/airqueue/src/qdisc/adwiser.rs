@@ -48,7 +48,12 @@
 //! granularity), or, with WAN traffic, when the A-WLAN server released its whole share
 //! C − R_WAN (the WAN share varies with the WAN transfers, not with the WLAN; without this
 //! a dip in WAN traffic would read as a WLAN shortfall and C would never rise — our
-//! reading of §III-C.2, which does not say how the two measurements combine). C starts at C*/2 ("a value less than C*"; the paper does not say which)
+//! reading of §III-C.2, which does not say how the two measurements combine). With
+//! `measure = "carried"` the WLAN must also have carried it: the virtual bits that came
+//! back through the box from the WLAN ([`crate::hook::wlan_meter`]) reach those released
+//! within one packet and 2 % (the paper's "measured TCP throughput over the WLAN" read as
+//! what crossed the WLAN rather than what entered it; the paper does not say where it
+//! measured). C starts at C*/2 ("a value less than C*"; the paper does not say which)
 //! once the first poll answer arrives; until then the A-WLAN queue is held. C never drops
 //! below Δ. With `rate` set, C is fixed (the open-loop experiment of Fig. 15).
 //!
@@ -68,6 +73,8 @@ use super::classify::{Match, MatchSpec, NameTable};
 use super::fair_classes::{inverse_weight, weight_fp};
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
+use crate::hook::wlan_meter::{ReturnedBytes, WlanMeter};
+use crate::hook::NodeHook;
 use crate::link::wifi::rate::{tcp_rate_bps, TcpWorkload};
 use crate::link::wifi::{Phy, Standard};
 use crate::packet::{DropReason, Packet, PacketId, Protocol};
@@ -77,6 +84,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::sync::atomic::Ordering;
 
 /// DSCP Expedited Forwarding (RFC 3246), which 802.11e APs map to AC_VO.
 pub const DSCP_EF: u8 = 46;
@@ -101,6 +109,25 @@ pub enum AdwiserWeights {
     Time,
     /// The policy weights p_i alone.
     Policy,
+}
+
+/// What the service-rate adaptation compares with C (§III-C.1.c, "the measured TCP
+/// throughput over the WLAN").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AdwiserMeasure {
+    /// What the box released (the default): it "equals C" whenever the box holds a
+    /// backlog, so C climbs to C* even when the medium carries less and the excess queues
+    /// in the AP (docs/reproductions/hegde-2013.md, Fig. 22).
+    #[default]
+    Released,
+    /// What the WLAN carried: the box released its allowance *and* as many virtual bits
+    /// came back from the WLAN (the stations' ACKs and uploads, counted by a node hook on
+    /// the box, [`crate::hook::wlan_meter`]), within one packet and
+    /// [`CARRIED_TOLERANCE`]. When the medium cannot carry C, the excess queues in (and
+    /// overflows) the AP, less returns, and C falls. The other reading of the paper's
+    /// "measured TCP throughput over the WLAN".
+    Carried,
 }
 
 /// A policy group: stations whose packets match get this weight (p_i).
@@ -173,6 +200,11 @@ pub struct AdwiserConf {
     /// Measurement interval of the adaptation. Default 1s (§III-C.1.c).
     #[serde(default = "default_interval")]
     pub interval: Duration,
+    /// What the adaptation measures: "released" (default: what the box released) or
+    /// "carried" (what the WLAN carried, seen in what returns through the box). Set when
+    /// the simulation is built; a `change` keeps it.
+    #[serde(default)]
+    pub measure: AdwiserMeasure,
     /// How often the AP's association table is polled. Default 5s (the paper does not
     /// say).
     #[serde(default = "default_poll_interval")]
@@ -241,6 +273,20 @@ pub fn c_star(stations: impl Iterator<Item = (f64, f64)>) -> Option<f64> {
         s += w / c;
     }
     (sw > 0.0).then(|| sw / s)
+}
+
+/// Share of an interval's releases that may still be on their way back (in flight, or
+/// its ACK delayed) when the interval ends, beyond one packet: the paper gives no
+/// tolerance for "equal to C"; 2 % of a 1-s interval is ~7 ms of traffic at any C, a few
+/// of the WLAN's round trips (the AP's queue of 100 packets holds 60 ms at 20 Mb/s).
+pub const CARRIED_TOLERANCE: f64 = 0.02;
+
+/// Whether the WLAN carried what the box released in an interval (§III-C.1.c "the
+/// measured TCP throughput over the WLAN"): the virtual bits that returned through the box
+/// (`returned`) reach the bits released (`released`) within one packet (`slack`) and
+/// [`CARRIED_TOLERANCE`].
+pub fn carried(returned: u64, released: f64, slack: f64) -> bool {
+    returned as f64 + slack + CARRIED_TOLERANCE * released >= released
 }
 
 /// One adaptation step (§III-C.1.c): `measured_ok` says the measured throughput equalled C.
@@ -441,6 +487,9 @@ pub struct Adwiser {
     active: FxHashMap<u32, ()>,
     c: f64,
     c_star: f64,
+    measure: AdwiserMeasure,
+    /// Virtual bytes returned from the WLAN since the last tick (the meter's count).
+    returned: ReturnedBytes,
 }
 
 fn resolve_iface(names: &NameTable, name: &str) -> Option<u32> {
@@ -572,6 +621,8 @@ impl Adwiser {
             active: FxHashMap::default(),
             c: 0.0,
             c_star: 0.0,
+            measure: c.measure,
+            returned: ReturnedBytes::default(),
         })
     }
 
@@ -711,6 +762,7 @@ impl Adwiser {
                 None => self.delta,
             };
             self.next_tick = t + self.interval;
+            self.returned.store(0, Ordering::Relaxed);
             self.set_rates(0);
         } else if self.fixed_rate.is_none() {
             self.c = self.c.min(self.c_star.max(self.delta));
@@ -758,6 +810,7 @@ impl Adwiser {
         if cs > 0.0 {
             self.c_star = cs;
         }
+        let returned = self.returned.swap(0, Ordering::Relaxed);
         if self.fixed_rate.is_none() {
             // "Equal to C": the WLAN took all the box offered. With WAN traffic, the
             // LAN share is C − R_WAN of the previous interval, and the WAN share varies
@@ -767,7 +820,10 @@ impl Adwiser {
             let slack = wlan_max.max(wan_max) as f64;
             let total = (wlan_bits + wan_bits) as f64;
             let lan_full = wlan_bits as f64 + slack >= self.wlan.rate_bps as f64 * secs;
-            let ok = total + slack >= self.c * secs || (wan_bits > 0 && lan_full);
+            let released_ok = total + slack >= self.c * secs || (wan_bits > 0 && lan_full);
+            let ok = released_ok
+                && (self.measure == AdwiserMeasure::Released
+                    || carried(8 * returned, total, slack));
             self.c = adapt(self.c, self.c_star.max(self.delta), self.delta, ok);
         }
         self.reweigh();
@@ -1044,6 +1100,19 @@ impl Qdisc for Adwiser {
     /// `tc qdisc change`: switches the box in or out (`bypass`), or sets a fixed `rate`
     /// or the CAC limit; the other keys must stay as they are (replace the qdisc to change
     /// them). Switched in, the box polls the AP at once and starts from C*/2 again.
+    /// The WLAN meter on the box (`measure = "carried"`), counting what returns on this
+    /// qdisc's interface, the box's side towards the AP.
+    fn node_hook(&self, node: &str, _node_addr: u32, iface: u32) -> Option<Box<dyn NodeHook>> {
+        (self.measure == AdwiserMeasure::Carried).then(|| {
+            Box::new(WlanMeter::new(
+                format!("adwiser-wlan-meter:{node}"),
+                crate::topology::IfaceId(iface),
+                self.work,
+                self.returned.clone(),
+            )) as Box<dyn NodeHook>
+        })
+    }
+
     fn change(&mut self, conf: &super::QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) {
         let super::QdiscConf::Adwiser(c) = conf else {
             return;
@@ -1051,6 +1120,9 @@ impl Qdisc for Adwiser {
         let c: &AdwiserConf = c;
         let mut same = c.clone();
         same.bypass = self.conf.bypass;
+        // `measure` is the qdisc's from build time (its meter is attached then): a change
+        // need not repeat it and cannot alter it.
+        same.measure = self.conf.measure;
         same.rate = self.conf.rate;
         if let (Some(v), Some(old)) = (same.voice.as_mut(), self.conf.voice.as_ref()) {
             v.cac_limit = old.cac_limit;
@@ -1066,6 +1138,7 @@ impl Qdisc for Adwiser {
             return;
         }
         if self.bypass && !c.bypass {
+            self.returned.store(0, Ordering::Relaxed);
             self.started = false;
             self.answer = None;
             self.next_poll = None;
@@ -1082,6 +1155,7 @@ impl Qdisc for Adwiser {
         }
         self.cac_limit = c.voice.as_ref().and_then(|v| v.cac_limit);
         self.conf = c.clone();
+        self.conf.measure = self.measure;
     }
 
     fn reset_stats(&mut self) {
@@ -1195,6 +1269,36 @@ mod tests {
         c = adapt(c, 3.26e6, d, false);
         assert!((c - 3.16e6).abs() < 1.0);
         assert_eq!(adapt(0.15e6, 3.26e6, d, false), d, "never below Δ");
+    }
+
+    /// Reference: §III-C.3's virtual bits are symmetric: what a download's DATA costs
+    /// when released (DATA + ½ ACK) comes back as half of the delayed ACK that
+    /// acknowledges it (ACK + 2 DATA, halved), and an upload's ACK released (ACK + 2
+    /// DATA) comes back as its two DATA packets — so in a steady state the WLAN meter
+    /// counts what the box released, exactly. `carried` then accepts a shortfall of one
+    /// packet plus 2 % and refuses a larger one.
+    #[test]
+    fn returned_virtual_bits_mirror_released_ones_and_carried_tolerates_two_percent() {
+        let mut h = Harness::new();
+        let w = TcpWorkload::default();
+        let data = tcp(&mut h, 1, STA[0], 1460);
+        let ack = tcp(&mut h, 1, STA[0], 0);
+        let (d, a) = (
+            virtual_bytes(h.packets.get(data), &w),
+            virtual_bytes(h.packets.get(ack), &w),
+        );
+        // Download: two DATA released, one ACK returned. Upload: one ACK released, two
+        // DATA returned.
+        assert_eq!(2 * d, a);
+        let released = 1000.0 * 8.0 * d as f64;
+        let slack = 8.0 * a as f64;
+        assert!(carried(1000 * 8 * d, released, 0.0));
+        assert!(carried(
+            (0.98 * released) as u64 - slack as u64 + 1,
+            released,
+            slack
+        ));
+        assert!(!carried((0.97 * released) as u64, released, slack));
     }
 
     /// Reference: STFQ (Goyal et al. eqs. 4–5) on §III-C.3's virtual bits. Two stations

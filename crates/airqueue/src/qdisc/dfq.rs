@@ -363,7 +363,7 @@ impl Qdisc for Dfq {
     }
 
     /// The RTT detector on the gateway, sharing this discipline's board.
-    fn node_hook(&self, node: &str, node_addr: u32) -> Option<Box<dyn NodeHook>> {
+    fn node_hook(&self, node: &str, node_addr: u32, _iface: u32) -> Option<Box<dyn NodeHook>> {
         Some(Box::new(RttDetector::new(
             format!("dfq-rtt-detector:{node}"),
             node_addr,

@@ -84,8 +84,8 @@ mod tbf;
 mod wf2q_plus;
 
 pub use adwiser::{
-    Adwiser, AdwiserConf, AdwiserPolicyConf, AdwiserQueues, AdwiserVoiceConf, AdwiserWanConf,
-    AdwiserWeights,
+    virtual_bytes, Adwiser, AdwiserConf, AdwiserMeasure, AdwiserPolicyConf, AdwiserQueues,
+    AdwiserVoiceConf, AdwiserWanConf, AdwiserWeights,
 };
 pub use bfifo::{Bfifo, BfifoConf};
 pub use btwn::{Btwn, BtwnConf};
@@ -382,9 +382,16 @@ pub trait Qdisc: Send {
     /// `b.path`. The default refuses: the discipline does not support `change` yet (use
     /// `replace`).
     /// A node hook this discipline needs on the node it sits on (`dfq`'s RTT detector,
-    /// which reads the replies to the gateway's probes), attached when the simulation is
-    /// built. `node` names the node; `node_addr` is its IP address.
-    fn node_hook(&self, _node: &str, _node_addr: u32) -> Option<Box<dyn crate::hook::NodeHook>> {
+    /// which reads the replies to the gateway's probes; `adwiser`'s WLAN meter), attached
+    /// when the simulation is built. `node` names the node; `node_addr` is its IP address;
+    /// `iface` is the interface the qdisc sits on (its first member's, for a virtual
+    /// device).
+    fn node_hook(
+        &self,
+        _node: &str,
+        _node_addr: u32,
+        _iface: u32,
+    ) -> Option<Box<dyn crate::hook::NodeHook>> {
         None
     }
     fn change(&mut self, _conf: &QdiscConf, b: &BuildCtx, errs: &mut ScenarioError) {

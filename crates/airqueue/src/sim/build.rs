@@ -621,7 +621,7 @@ impl Simulation {
             };
             let node = ifaces[first.0 as usize].node;
             let n = &nodes[node.0 as usize];
-            let Some(mut hook) = r.qdisc.node_hook(&n.name, n.addr) else {
+            let Some(mut hook) = r.qdisc.node_hook(&n.name, n.addr, first.0) else {
                 continue;
             };
             let h = hooks.len() as u32;

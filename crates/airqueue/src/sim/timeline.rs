@@ -207,11 +207,11 @@ pub(super) fn build_timeline(
                     let Some(new) = qdisc::build(conf, &b, errs) else {
                         continue;
                     };
-                    if new.node_hook("", 0).is_some() {
+                    if new.node_hook("", 0, 0).is_some() {
                         errs.push(
                             path,
                             format!(
-                                "{} needs a node hook (its RTT detector), attached when the simulation is built; the timeline cannot bring it in yet: put it in [[qdiscs]] instead",
+                                "{} needs a node hook (dfq's RTT detector, adwiser's WLAN meter), attached when the simulation is built; the timeline cannot bring it in yet: put it in [[qdiscs]] (adwiser with `bypass = true`, switched in by a `change`) instead",
                                 new.kind()
                             ),
                         );
