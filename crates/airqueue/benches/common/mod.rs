@@ -16,6 +16,17 @@ pub const WIFI_SATURATED_10: &str =
 pub const WIFI_SATURATED_100: &str =
     include_str!("../../../../scenarios/bench/wifi-saturated-100.toml");
 
+/// The 10-station cell with SINR-based reception and capture (`capture = "sinr"`: the
+/// per-station medium, every frame's chunks through the BER(SINR) curves).
+pub fn wifi_capture() -> String {
+    let with = WIFI_SATURATED_10.replace(
+        "rate = \"11Mbit\"\n",
+        "rate = \"11Mbit\"\ncapture = \"sinr\"\n",
+    );
+    assert_ne!(with, WIFI_SATURATED_10, "the cell's rate line moved");
+    with
+}
+
 /// The dumbbell with every rate scaled up: `airqueue bench … --set
 /// links.bottleneck.rate=1Gbit --set links.access.rate=10Gbit --set
 /// qdiscs.router.bottleneck.limit=1000 --set flows.bulk.transport.rcv_buffer=8MiB`, with
@@ -121,6 +132,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("bluetooth_piconet_2", PICONET_2.to_string()),
         ("bluetooth_scatternet_1", SCATTERNET_1.to_string()),
         ("wifi_saturated_10", WIFI_SATURATED_10.to_string()),
+        ("wifi_saturated_10_capture", wifi_capture()),
         ("wifi_saturated_100", WIFI_SATURATED_100.to_string()),
     ]
 }
