@@ -152,6 +152,7 @@ impl Timers {
             return;
         }
         let EventId(seq) = q.reserve();
+        let earlier = at < s.entry_at;
         s.seq = seq;
         s.entry_at = at;
         s.due = at;
@@ -159,13 +160,16 @@ impl Timers {
             key: s.key(),
             slot: id.0,
         };
-        if s.pos == NONE {
+        let pos = s.pos;
+        if pos == NONE {
             self.heap.push(e);
             self.sift_up(self.heap.len() - 1, e);
+        } else if earlier {
+            // A smaller key only moves up (a sift down after it would stop at once).
+            self.sift_up(pos as usize, e);
         } else {
-            let p = s.pos as usize;
-            let p = self.sift_up(p, e);
-            self.sift_down(p, e);
+            // A later time (and a fresh sequence number): a larger key only moves down.
+            self.sift_down(pos as usize, e);
         }
     }
 
