@@ -153,6 +153,7 @@ pub struct TcpReceiver {
     /// RFC 7323: timestamps on, PAWS on, and TS.Recent (0 until a TSval arrived).
     timestamps: bool,
     paws: bool,
+    handshake: bool,
     unacked_segments: u32,
     delayed_ack_segments: u32,
     ts_recent: u32,
@@ -168,6 +169,9 @@ pub struct TcpReceiver {
     ooo: Vec<(u64, u64)>,
     ooo_bytes: u64,
     delack_deadline: Option<SimTime>,
+    delayed_ack_timeout: SimTime,
+    /// SYN retransmission timer of a receiver that opens: `(deadline, current RTO)`.
+    syn_timer: Option<(SimTime, SimTime)>,
     last_ack_sent: Option<u64>,
     /// Last.ACK.sent (RFC 7323 §4.3): the left edge of the last ACK, initially the first
     /// sequence number expected.
@@ -186,10 +190,6 @@ pub struct TcpReceiver {
     /// The SACK blocks of the last ACK made.
     last_blocks: SackBlocks,
     stats: ReceiverStats,
-    handshake: bool,
-    delayed_ack_timeout: SimTime,
-    /// SYN retransmission timer of a receiver that opens: `(deadline, current RTO)`.
-    syn_timer: Option<(SimTime, SimTime)>,
     initial_rto: SimTime,
     max_rto: SimTime,
 }

@@ -278,10 +278,13 @@ pub struct TcpSender {
     syn_pending: bool,
     /// Recovery has just started: retransmit the first hole regardless of pipe (§5 4.3).
     sack_rtx_head: bool,
+    handshake: bool,
+    cwr_pending: bool,
     opener: Opener,
     limit: Limit,
     dup_thresh: u32,
     last_ack_window: u32,
+    rcv_buffer: u32,
     mss: u64,
     snd_una: u64,
     snd_nxt: u64,
@@ -305,20 +308,17 @@ pub struct TcpSender {
     limited: LimitedTime,
     scoreboard: Scoreboard,
     trace: Option<Vec<TraceSample>>,
+    completion_time: Option<SimTime>,
     rto: RtoEstimator,
     cc: Congestion,
     stats: SenderStats,
-    rcv_buffer: u32,
-    handshake: bool,
     data_start: u64,
     /// snd_una when the timer last expired: the ssthresh hold rule of RFC 5681 §3.1.
     rto_una: Option<u64>,
     syn_sent_count: u32,
     start_time: Option<SimTime>,
-    completion_time: Option<SimTime>,
     /// `snd_max` at the last ECN reduction: the next one needs an ACK beyond it.
     ecn_end: Option<u64>,
-    cwr_pending: bool,
 }
 
 impl TcpSender {
