@@ -5,6 +5,11 @@ use crate::engine::SimTime;
 use crate::packet::DropReason;
 
 /// Counters of one flow since the last reset (the warm-up end).
+///
+/// `repr(C)` keeps the declared order: what each packet sent or received updates first,
+/// the drop counters (one per reason, touched only by drops) last, so that a packet's
+/// bookkeeping touches two or three cache lines of the flow (issue 18, item 4).
+#[repr(C)]
 pub struct FlowStats {
     pub tx_packets: u64,
     /// Application payload bytes sent.
@@ -12,16 +17,16 @@ pub struct FlowStats {
     pub rx_packets: u64,
     /// Application payload bytes received.
     pub rx_bytes: u64,
-    pub drops: [u64; DropReason::COUNT],
-    delay_sum_ns: u128,
     pub delay_min: SimTime,
     pub delay_max: SimTime,
-    /// One-way delays, 3 significant digits (HdrHistogram), for percentiles.
-    delay_hist: DurationHistogram,
+    delay_sum_ns: u128,
     /// Mean |D_i − D_{i−1}| between consecutive arrivals (IPDV, RFC 3393 / RFC 5481).
     ipdv_sum_ns: u128,
     ipdv_count: u64,
     last_delay: Option<SimTime>,
+    /// One-way delays, 3 significant digits (HdrHistogram), for percentiles.
+    delay_hist: DurationHistogram,
+    pub drops: [u64; DropReason::COUNT],
 }
 
 impl Default for FlowStats {

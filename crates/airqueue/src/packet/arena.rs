@@ -24,11 +24,16 @@ pub enum Location {
     Hook(u32),
 }
 
+/// A packet and where it is (`None`: the slot is free). 128 bytes on a cache-line
+/// boundary: a packet spans exactly two lines (with a separate `live` flag a slot took
+/// 136 bytes and a third of them straddled three lines; issue 18, item 4).
+#[repr(align(64))]
 struct Slot {
     packet: Packet,
-    location: Location,
-    live: bool,
+    location: Option<Location>,
 }
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 128);
 
 /// Arena of packets with a free list; handles are slot indices.
 #[derive(Default)]
@@ -56,15 +61,13 @@ impl PacketArena {
         if let Some(i) = self.free.pop() {
             let s = &mut self.slots[i as usize];
             s.packet = packet;
-            s.location = location;
-            s.live = true;
+            s.location = Some(location);
             PacketId(i)
         } else {
             let i = self.slots.len() as u32;
             self.slots.push(Slot {
                 packet,
-                location,
-                live: true,
+                location: Some(location),
             });
             PacketId(i)
         }
@@ -74,8 +77,7 @@ impl PacketArena {
     #[inline]
     pub(crate) fn free(&mut self, id: PacketId) {
         let s = &mut self.slots[id.0 as usize];
-        assert!(s.live, "packet {} freed twice", id.0);
-        s.live = false;
+        assert!(s.location.take().is_some(), "packet {} freed twice", id.0);
         self.live -= 1;
         self.free.push(id.0);
     }
@@ -83,14 +85,14 @@ impl PacketArena {
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         let s = &self.slots[id.0 as usize];
-        debug_assert!(s.live, "use of freed packet {}", id.0);
+        debug_assert!(s.location.is_some(), "use of freed packet {}", id.0);
         &s.packet
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         let s = &mut self.slots[id.0 as usize];
-        debug_assert!(s.live, "use of freed packet {}", id.0);
+        debug_assert!(s.location.is_some(), "use of freed packet {}", id.0);
         &mut s.packet
     }
 
@@ -101,11 +103,19 @@ impl PacketArena {
 
     #[inline]
     pub fn set_location(&mut self, id: PacketId, loc: Location) {
-        self.slots[id.0 as usize].location = loc;
+        let s = &mut self.slots[id.0 as usize];
+        debug_assert!(s.location.is_some(), "use of freed packet {}", id.0);
+        s.location = Some(loc);
     }
 
+    /// Where live packet `id` is.
+    ///
+    /// # Panics
+    /// If `id` was freed.
     pub fn location(&self, id: PacketId) -> Location {
-        self.slots[id.0 as usize].location
+        self.slots[id.0 as usize]
+            .location
+            .unwrap_or_else(|| panic!("location of freed packet {}", id.0))
     }
 
     /// Packets currently alive.
@@ -128,8 +138,7 @@ impl PacketArena {
         self.slots
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.live)
-            .map(|(i, s)| (PacketId(i as u32), s.location))
+            .filter_map(|(i, s)| s.location.map(|l| (PacketId(i as u32), l)))
     }
 }
 

@@ -77,49 +77,59 @@ pub struct TcpHeader {
 }
 
 /// One packet as the network sees it.
+///
+/// `repr(C)`, in two 64-byte halves (an arena slot is 128 bytes on a line boundary): what
+/// every hop reads or writes (routing, queueing, serialization, ECN marking,
+/// classification) in the first, what only the source and the destination read (TCP
+/// header, creation time, sequence numbers) in the second, so that a hop touches one cache
+/// line of the packet (issue 18, item 4).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Packet {
-    pub flow: FlowId,
-    /// Per-flow sequence number assigned by the source (0, 1, 2, ...).
-    pub flow_seq: u64,
-    pub tuple: FiveTuple,
+    /// When the packet entered its current queue (sojourn time for AQMs).
+    pub enqueued: SimTime,
     /// Node the packet is addressed to (what routing looks up).
     pub dst_node: NodeId,
-    /// DSCP code point (6 bits), as in the IPv4 TOS byte >> 2.
-    pub dscp: u8,
-    /// Linux `skb->priority` (what prio/pfifo_fast's priomap reads).
-    pub priority: u32,
-    /// ECN field of the IP header (RFC 3168): 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE.
-    pub ecn: u8,
+    /// The link-layer next hop routing chose with `out_iface`: the node this packet is for
+    /// on that interface's medium (its MAC destination; on a wire, the far end).
+    pub next_hop: NodeId,
     /// The real egress interface routing chose for this packet at the node it is leaving,
     /// set when the packet is enqueued there (meaningless before). Classifiers match on it
     /// (`match = { dev = … }`), and a virtual device (IMQ) uses it to hand the packet to
     /// its member interface.
     pub out_iface: u32,
-    /// The link-layer next hop routing chose with `out_iface`: the node this packet is for
-    /// on that interface's medium (its MAC destination; on a wire, the far end).
-    pub next_hop: NodeId,
-    pub ttl: u8,
     /// IP datagram length in bytes (headers included): what a qdisc charges.
     pub size_bytes: u32,
+    /// Linux `skb->priority` (what prio/pfifo_fast's priomap reads).
+    pub priority: u32,
+    pub flow: FlowId,
+    pub tuple: FiveTuple,
     /// Application payload bytes carried (goodput counts these).
     pub payload_bytes: u32,
-    pub tcp: TcpHeader,
-    /// ICMP message type (RFC 792) of an ICMP packet: 8 echo request, 0 echo reply.
-    pub icmp_type: u8,
-    /// Sequence number stamped by a striping trunk (0 when not striped); for a trunk
-    /// control packet, the number it carries (an SRR marker's round, a JKM ACK's last
-    /// in-order sequence number, a JKM NAK's missing one).
-    pub trunk_seq: u64,
+    pub ttl: u8,
+    /// DSCP code point (6 bits), as in the IPv4 TOS byte >> 2.
+    pub dscp: u8,
+    /// ECN field of the IP header (RFC 3168): 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE.
+    pub ecn: u8,
     /// What the packet is to a striping trunk: user data (the default), a trunk-level
     /// retransmission of user data (JKM), or a control packet the trunk made (an SRR
     /// marker, a JKM ACK or NAK), which is no user data and no flow's.
     pub trunk_ctl: TrunkCtl,
+    /// ICMP message type (RFC 792) of an ICMP packet: 8 echo request, 0 echo reply.
+    pub icmp_type: u8,
     /// When the source created the packet.
     pub created: SimTime,
-    /// When the packet entered its current queue (sojourn time for AQMs).
-    pub enqueued: SimTime,
+    /// Per-flow sequence number assigned by the source (0, 1, 2, ...).
+    pub flow_seq: u64,
+    /// Sequence number stamped by a striping trunk (0 when not striped); for a trunk
+    /// control packet, the number it carries (an SRR marker's round, a JKM ACK's last
+    /// in-order sequence number, a JKM NAK's missing one).
+    pub trunk_seq: u64,
+    pub tcp: TcpHeader,
 }
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 120);
+const _: () = assert!(std::mem::offset_of!(Packet, created) == 64);
 
 /// A packet's role on a striping trunk (seed 004, `crate::stripe`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]

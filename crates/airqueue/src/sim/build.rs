@@ -779,6 +779,7 @@ impl Simulation {
                 to: f.to.clone(),
                 start: f.start.time(),
                 stop,
+                traced: matches!(&endpoint, Endpoint::Tcp(t) if t.trace),
                 endpoint,
                 next_seq: 0,
                 stats: FlowStats::default(),
@@ -1069,13 +1070,13 @@ fn endpoint_of(
                     ) {
                         return None;
                     }
-                    return Some(Endpoint::Ping(PingSource::new(
+                    return Some(Endpoint::Ping(Box::new(PingSource::new(
                         *size,
                         interval.time(),
                         start,
                         stop,
                         rng(),
-                    )));
+                    ))));
                 }
                 AppSpec::Bulk(_) | AppSpec::Message(_) | AppSpec::Web(_) => {
                     unreachable!("validated: bulk, message and web need TCP")
@@ -1084,13 +1085,13 @@ fn endpoint_of(
             if !fits(size, udp_headers, key, errs) {
                 return None;
             }
-            Some(Endpoint::Udp(UdpSource::new(
+            Some(Endpoint::Udp(Box::new(UdpSource::new(
                 size,
                 start + phase,
                 stop,
                 pattern,
                 rng(),
-            )))
+            ))))
         }
         TransportSpec::Tcp(t) => {
             if !fits(t.mss, TCP_WIRE_HEADER_BYTES, "transport.mss", errs) {

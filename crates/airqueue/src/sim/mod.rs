@@ -106,26 +106,41 @@ pub struct Interface {
 pub const MAX_PAGES_KEPT: usize = 10_000;
 
 /// A flow at run time.
+///
+/// `repr(C)` keeps the declared order: the fields a packet's handling reads (addressing,
+/// the endpoint, the counters and the RTT statistics) come first and share a few cache
+/// lines; names, configuration and rarely touched state follow. With 1 000 flows their
+/// state no longer fits a core's cache, so each line a packet touches is a likely miss
+/// (issue 18, item 4; `docs/limits.md`, "Scale").
+#[repr(C)]
 pub struct FlowRt {
+    // Hot: every packet of the flow.
+    endpoint: Endpoint,
+    pub tuple: FiveTuple,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub priority: u32,
+    pub dscp: u8,
+    /// A TCP flow whose cwnd, ssthresh and SRTT are sampled (`trace`), kept here so that
+    /// sampling does not read every flow's TCP state.
+    traced: bool,
+    next_seq: u64,
+    /// Bytes received at the previous time-series sample (beside the endpoint: a sample
+    /// reads both for every flow).
+    rx_bytes_at_last_sample: u64,
+    /// Round-trip times since the warm-up: TCP's RTT samples (RFC 6298, Karn-filtered),
+    /// ping's echo round trips.
+    pub rtt: LatencyStats,
+    pub stats: FlowStats,
+    // Cold: configuration, names, sampling, the timeline, web pages.
     pub name: String,
     pub from: String,
     pub to: String,
     pub transport: &'static str,
     pub app: &'static str,
-    pub src: NodeId,
-    pub dst: NodeId,
-    pub tuple: FiveTuple,
-    pub dscp: u8,
-    pub priority: u32,
     /// When the application starts and stops (the goodput window).
     pub start: SimTime,
     pub stop: SimTime,
-    endpoint: Endpoint,
-    next_seq: u64,
-    pub stats: FlowStats,
-    /// Round-trip times since the warm-up: TCP's RTT samples (RFC 6298, Karn-filtered),
-    /// ping's echo round trips.
-    pub rtt: LatencyStats,
     /// Completion times since the warm-up: web page response times.
     pub responses: LatencyStats,
     /// Every web page this flow completed (from the start of the run, warm-up included):
@@ -133,7 +148,6 @@ pub struct FlowRt {
     /// per-page plots of seed 002 Figs. 10, 11, 24, 25). At most [`MAX_PAGES_KEPT`] per
     /// flow; `pages_completed` in the flow table counts them all.
     pub pages: Vec<(SimTime, SimTime)>,
-    rx_bytes_at_last_sample: u64,
     /// The pending send of a UDP or ping source (so that the timeline can cancel it).
     app_event: Option<EventId>,
     /// Stopped by the timeline.
@@ -145,11 +159,13 @@ pub struct FlowRt {
 }
 
 /// The transport end of a flow.
+///
+/// Each variant is boxed so that the endpoint takes 16 bytes of the flow's hot fields.
 pub enum Endpoint {
-    Udp(UdpSource),
+    Udp(Box<UdpSource>),
     Tcp(Box<TcpFlow>),
     /// ICMP echo (ping).
-    Ping(PingSource),
+    Ping(Box<PingSource>),
 }
 
 /// A node hook at run time.

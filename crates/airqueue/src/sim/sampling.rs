@@ -11,11 +11,7 @@ impl Simulation {
     /// of traced TCP flows, three per root queue, four per class (see [`Self::sample`]).
     pub(super) fn rows_per_sample(&mut self) -> u64 {
         self.collect_class_samples();
-        let traced = self
-            .flows
-            .iter()
-            .filter(|f| matches!(&f.endpoint, Endpoint::Tcp(t) if t.trace))
-            .count();
+        let traced = self.flows.iter().filter(|f| f.traced).count();
         (self.flows.len() + 3 * traced + 3 * self.roots.len() + 4 * self.class_samples.len()) as u64
     }
 
@@ -48,12 +44,12 @@ impl Simulation {
             );
         }
         for (i, f) in self.flows.iter().enumerate() {
+            if !f.traced {
+                continue;
+            }
             let Endpoint::Tcp(t) = &f.endpoint else {
                 continue;
             };
-            if !t.trace {
-                continue;
-            }
             // Bulk and message flows: their one connection (web flows are not traced).
             let Some(c) = t.only_connection() else {
                 continue;

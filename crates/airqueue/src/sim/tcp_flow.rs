@@ -119,24 +119,29 @@ impl TcpCounters {
 }
 
 /// One connection of a flow.
+///
+/// `repr(C)`: the fields every segment and ACK of the connection reads (the port that
+/// names it, the armed timers, the SACK stash) first, in one cache line, before the
+/// endpoints (issue 18, item 4).
+#[repr(C)]
 pub struct TcpConn {
-    pub sender: TcpSender,
-    pub receiver: TcpReceiver,
-    /// The pending timer event of each endpoint (see the module documentation).
-    pub armed: [Option<SimTime>; 2],
     /// The client's port: tells this connection's packets from the flow's others.
     pub port: u16,
+    /// False once closed: the slot may be reused.
+    pub open: bool,
+    /// The pending timer event of each endpoint (see the module documentation).
+    pub armed: [Option<SimTime>; 2],
+    /// RTT samples of the sender already copied into the flow's statistics.
+    pub rtt_samples_seen: u64,
     /// Bytes of the object (file) this connection carries, if finite.
     pub object: Option<u64>,
     /// When the receiver got the object's last byte.
     pub delivered_at: Option<SimTime>,
-    /// RTT samples of the sender already copied into the flow's statistics.
-    pub rtt_samples_seen: u64,
-    /// False once closed: the slot may be reused.
-    pub open: bool,
     /// SACK blocks of the ACKs in flight, by ACK number (see [`TcpFlow::stash_sack`]).
     sacks_in_flight: VecDeque<(u64, SackBlocks)>,
     next_sack_id: u64,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
 }
 
 impl TcpConn {
@@ -146,18 +151,23 @@ impl TcpConn {
     }
 }
 
+/// `repr(C)`: what each packet of the flow reads (the connection pool, the ports, whether
+/// SACK is on) first, the configuration and counters after (issue 18, item 4).
+#[repr(C)]
 pub struct TcpFlow {
-    pub cfg: TcpConfig,
     /// The connection pool; closed slots are reused.
     pub conns: Vec<TcpConn>,
-    pub app: TcpApp,
-    pub start: SimTime,
-    pub trace: bool,
+    /// The server's port.
+    pub server_port: u16,
     /// Whether the client (whose ports identify connections) is the data sender (bulk,
     /// message: an upload) or the data receiver (web: a download from the server).
     pub client_is_sender: bool,
-    /// The server's port.
-    pub server_port: u16,
+    /// `cfg.sack`, read by every ACK.
+    sack: bool,
+    pub trace: bool,
+    pub cfg: TcpConfig,
+    pub app: TcpApp,
+    pub start: SimTime,
     /// The next client port, as an offset into the dynamic range.
     next_port: u32,
     /// Counters of closed connections.
@@ -222,6 +232,7 @@ impl TcpFlow {
     ) -> Self {
         let client_is_sender = !matches!(app, TcpApp::Web(_));
         TcpFlow {
+            sack: cfg.sack,
             cfg,
             conns: Vec::with_capacity(1),
             app,
@@ -378,7 +389,7 @@ impl TcpFlow {
     /// `flow_seq`, 0 for none), and the option's bytes are added to the packet. Returns
     /// `(number, extra wire bytes)`: NOP, NOP, kind, length and 8 B per block (RFC 2018 §3).
     pub fn stash_sack(&mut self, slot: usize) -> (u64, u32) {
-        if !self.cfg.sack {
+        if !self.sack {
             return (0, 0);
         }
         let c = &mut self.conns[slot];

@@ -176,35 +176,40 @@ struct Cubic {
 }
 
 /// The congestion-control state of one connection. See the module documentation.
+///
+/// `repr(C)`: what every ACK reads first; CUBIC's and HyStart++'s state, untouched under
+/// the other variants or with HyStart++ off, last (cache lines per ACK with many flows,
+/// issue 18).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Congestion {
     variant: CongestionVariant,
+    /// Whether growth is allowed on the next ACK (cwnd validation; always true when the
+    /// sender does not validate).
+    cwnd_limited: bool,
+    dupack_threshold: u32,
+    dupacks: u32,
     mss: u64,
     cwnd: u64,
     ssthresh: u64,
-    dupack_threshold: u32,
-    dupacks: u32,
-    recovery: Option<Recovery>,
     /// Bytes acknowledged in congestion avoidance since cwnd last grew (RFC 3465
     /// `bytes_acked`); reset whenever cwnd is reduced.
     bytes_acked: u64,
+    recovery: Option<Recovery>,
     /// NewReno's `recover` (RFC 6582 §3.2 step 1/2/4), stored exclusive (highest sequence
     /// number transmitted + 1). `None` until the first fast retransmit or timeout; see
     /// [`Congestion::may_fast_retransmit`].
     recover_end: Option<u64>,
-    /// Whether growth is allowed on the next ACK (cwnd validation; always true when the
-    /// sender does not validate).
-    cwnd_limited: bool,
+    /// RFC 6675 loss recovery in progress: its RecoveryPoint (exclusive).
+    sack_recovery_end: Option<u64>,
     /// Time of the ACK being processed and the smoothed RTT (CUBIC only).
     now: SimTime,
     srtt: Option<SimTime>,
-    cubic: Cubic,
-    /// RFC 6675 loss recovery in progress: its RecoveryPoint (exclusive).
-    sack_recovery_end: Option<u64>,
-    /// HyStart++ (RFC 9406), when configured, and the ACK's context it needs.
-    hystart: Option<HyStart>,
     ack_snd_nxt: u64,
     ack_rtt: Option<SimTime>,
+    cubic: Cubic,
+    /// HyStart++ (RFC 9406), when configured, and the ACK's context it needs.
+    hystart: Option<HyStart>,
 }
 
 impl Congestion {

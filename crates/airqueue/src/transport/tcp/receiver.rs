@@ -103,6 +103,7 @@ pub enum ReceiverState {
 
 /// Receiver counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct ReceiverStats {
     /// Every segment handed to [`TcpReceiver::on_segment`].
     pub segments_received: u64,
@@ -137,18 +138,27 @@ pub struct ReceiverStats {
 }
 
 /// The receiving endpoint. See the module documentation.
+///
+/// `repr(C)`: the state every segment reads first, then the per-segment counters; what
+/// only the handshake (SYN timer, initial RTO) reads last (issue 18, item 4).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct TcpReceiver {
-    buffer: u64,
-    handshake: bool,
-    delayed_ack: bool,
-    delayed_ack_segments: u32,
-    delayed_ack_timeout: SimTime,
-    /// SYN retransmission timer of a receiver that opens: `(deadline, current RTO)`.
-    syn_timer: Option<(SimTime, SimTime)>,
-    initial_rto: SimTime,
-    max_rto: SimTime,
     state: ReceiverState,
+    delayed_ack: bool,
+    ecn: bool,
+    /// Echo ECE on the ACKs until CWR arrives.
+    ece: bool,
+    sack: bool,
+    /// RFC 7323: timestamps on, PAWS on, and TS.Recent (0 until a TSval arrived).
+    timestamps: bool,
+    paws: bool,
+    handshake: bool,
+    unacked_segments: u32,
+    delayed_ack_segments: u32,
+    ts_recent: u32,
+    buffer: u64,
+    mss: u64,
     /// Our sequence number for ACKs (0 before/with the SYN-ACK, 1 after it).
     snd_seq: u64,
     rcv_nxt: u64,
@@ -158,17 +168,16 @@ pub struct TcpReceiver {
     /// `rcv_nxt`.
     ooo: Vec<(u64, u64)>,
     ooo_bytes: u64,
-    unacked_segments: u32,
     delack_deadline: Option<SimTime>,
+    delayed_ack_timeout: SimTime,
+    /// SYN retransmission timer of a receiver that opens: `(deadline, current RTO)`.
+    syn_timer: Option<(SimTime, SimTime)>,
     last_ack_sent: Option<u64>,
-    stats: ReceiverStats,
-    ecn: bool,
-    /// Echo ECE on the ACKs until CWR arrives.
-    ece: bool,
-    sack: bool,
+    /// Last.ACK.sent (RFC 7323 §4.3): the left edge of the last ACK, initially the first
+    /// sequence number expected.
+    last_ack_edge: u64,
     /// Autotuning: the largest buffer, the MSS, and the DRS state.
     autotune_max: Option<u64>,
-    mss: u64,
     /// RTT measurement in progress: `(rcv_nxt that ends it, start time)`.
     rtt_probe: Option<(u64, SimTime)>,
     rcv_rtt: Option<SimTime>,
@@ -180,13 +189,9 @@ pub struct TcpReceiver {
     last_ooo: Option<u64>,
     /// The SACK blocks of the last ACK made.
     last_blocks: SackBlocks,
-    /// RFC 7323: timestamps on, PAWS on, and TS.Recent (0 until a TSval arrived).
-    timestamps: bool,
-    paws: bool,
-    ts_recent: u32,
-    /// Last.ACK.sent (RFC 7323 §4.3): the left edge of the last ACK, initially the first
-    /// sequence number expected.
-    last_ack_edge: u64,
+    stats: ReceiverStats,
+    initial_rto: SimTime,
+    max_rto: SimTime,
 }
 
 impl TcpReceiver {

@@ -129,16 +129,17 @@ pub enum SenderState {
 
 /// RTT samples taken (after Karn's filtering, or from timestamps).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct RttStats {
     pub samples: u64,
-    /// Samples taken from ACKs that arrived during loss recovery (Karn's rule gives none
-    /// there; RFC 7323 timestamps do).
-    pub in_recovery: u64,
     /// Sum of the samples (saturating).
     pub sum: SimTime,
     pub last: Option<SimTime>,
     pub min: Option<SimTime>,
     pub max: Option<SimTime>,
+    /// Samples taken from ACKs that arrived during loss recovery (Karn's rule gives none
+    /// there; RFC 7323 timestamps do).
+    pub in_recovery: u64,
 }
 
 impl RttStats {
@@ -158,9 +159,10 @@ impl RttStats {
 /// cwnd sampled after every ACK and every timeout (bytes); `min`/`max` are meaningful
 /// once `samples > 0`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct CwndStats {
-    pub samples: u64,
     pub sum: u128,
+    pub samples: u64,
     pub min: u64,
     pub max: u64,
 }
@@ -184,6 +186,7 @@ impl CwndStats {
 
 /// Sender counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct SenderStats {
     /// Every segment returned by [`TcpSender::poll_transmit`] (SYNs, the handshake ACK,
     /// data, retransmissions).
@@ -192,6 +195,12 @@ pub struct SenderStats {
     pub data_segments_sent: u64,
     /// Payload bytes sent, retransmissions included.
     pub bytes_sent: u64,
+    /// ACKs processed (all kinds).
+    pub acks_received: u64,
+    /// Data bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+    pub cwnd: CwndStats,
+    pub rtt: RttStats,
     /// Segments (data or SYN) that resend sequence space already sent.
     pub retransmissions: u64,
     /// Payload bytes in those retransmissions.
@@ -202,20 +211,14 @@ pub struct SenderStats {
     pub partial_acks: u64,
     /// Retransmission-timer expirations (SYN timeouts included).
     pub timeouts: u64,
-    /// ACKs processed (all kinds).
-    pub acks_received: u64,
     /// ACKs that met the duplicate-ACK definition.
     pub dupacks_received: u64,
     /// ACKs below `snd_una` or above `snd_max`, ignored.
     pub stale_acks: u64,
-    /// Data bytes cumulatively acknowledged.
-    pub bytes_acked: u64,
     /// ECN-Echo window reductions (RFC 3168 §6.1.2).
     pub ecn_reductions: u64,
     /// ACKs that carried ECE.
     pub ece_acks: u64,
-    pub rtt: RttStats,
-    pub cwnd: CwndStats,
 }
 
 /// Why the sender stopped sending (see the module documentation).
@@ -254,68 +257,68 @@ pub struct TraceSample {
 
 /// The sending endpoint. See the module documentation; the driving contract is in
 /// [`crate::transport`].
+///
+/// `repr(C)`: the state every ACK and every transmission reads comes first (flags,
+/// sequence space, timers, the congestion state, the per-ACK counters); what only the
+/// handshake, a timeout or the tables read comes last. With 1 000 connections their state
+/// leaves a core's cache between two ACKs, so each line an ACK touches is a likely miss
+/// (issue 18, item 4).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct TcpSender {
-    mss: u64,
-    rcv_buffer: u32,
-    handshake: bool,
-    opener: Opener,
     state: SenderState,
-    cc: Congestion,
-    rto: RtoEstimator,
-    // Sequence space.
-    data_start: u64,
+    sack: bool,
+    ecn: bool,
+    infinite: bool,
+    /// RFC 7323 timestamps: RTT from TSecr instead of a timed segment.
+    timestamps: bool,
+    cwnd_validation: bool,
+    retransmit_head: bool,
+    ack_pending: bool,
+    syn_pending: bool,
+    /// Recovery has just started: retransmit the first hole regardless of pipe (§5 4.3).
+    sack_rtx_head: bool,
+    handshake: bool,
+    cwr_pending: bool,
+    opener: Opener,
+    limit: Limit,
+    dup_thresh: u32,
+    last_ack_window: u32,
+    rcv_buffer: u32,
+    mss: u64,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
     /// One past the last byte the application has handed over (`u64::MAX` if infinite).
     app_end: u64,
-    infinite: bool,
-    // Peer window.
     rwnd: u64,
-    last_ack_window: u32,
-    // Timer and RTT measurement.
     timer: Option<SimTime>,
     /// `(end of the timed segment, send time)`.
     rtt_timing: Option<(u64, SimTime)>,
-    /// snd_una when the timer last expired: the ssthresh hold rule of RFC 5681 §3.1.
-    rto_una: Option<u64>,
-    // Pending transmissions.
-    syn_pending: bool,
-    syn_sent_count: u32,
-    ack_pending: bool,
-    retransmit_head: bool,
-    // Bookkeeping.
-    start_time: Option<SimTime>,
-    completion_time: Option<SimTime>,
-    cwnd_integral: u128,
-    cwnd_since: SimTime,
-    integral_cwnd: u64,
-    stats: SenderStats,
-    trace: Option<Vec<TraceSample>>,
-    // Cwnd validation, limited time, ECN.
-    cwnd_validation: bool,
-    limit: Limit,
-    limit_since: SimTime,
-    limited: LimitedTime,
-    ecn: bool,
-    /// `snd_max` at the last ECN reduction: the next one needs an ACK beyond it.
-    ecn_end: Option<u64>,
-    cwr_pending: bool,
-    // SACK (RFC 6675).
-    sack: bool,
-    scoreboard: Scoreboard,
-    dup_thresh: u32,
-    /// HighRxt + 1: one past the highest byte retransmitted in this recovery.
-    high_rxt: u64,
     /// The IsLost boundary of the scoreboard at the last ACK.
     lost: u64,
+    /// HighRxt + 1: one past the highest byte retransmitted in this recovery.
+    high_rxt: u64,
     /// RFC 6675 `pipe`, set at each ACK during recovery and raised by each segment sent.
     pipe: u64,
-    /// Recovery has just started: retransmit the first hole regardless of pipe (§5 4.3).
-    sack_rtx_head: bool,
-    /// RFC 7323 timestamps: RTT from TSecr instead of a timed segment.
-    timestamps: bool,
+    cwnd_since: SimTime,
+    integral_cwnd: u64,
+    cwnd_integral: u128,
+    limit_since: SimTime,
+    limited: LimitedTime,
+    scoreboard: Scoreboard,
+    trace: Option<Vec<TraceSample>>,
+    completion_time: Option<SimTime>,
+    rto: RtoEstimator,
+    cc: Congestion,
+    stats: SenderStats,
+    data_start: u64,
+    /// snd_una when the timer last expired: the ssthresh hold rule of RFC 5681 §3.1.
+    rto_una: Option<u64>,
+    syn_sent_count: u32,
+    start_time: Option<SimTime>,
+    /// `snd_max` at the last ECN reduction: the next one needs an ACK beyond it.
+    ecn_end: Option<u64>,
 }
 
 impl TcpSender {
