@@ -80,13 +80,44 @@ impl Slot {
     }
 }
 
-/// A timer entry's place in the total order: entry time, then sequence number (the
-/// derived order compares the fields in this order). Two `u64`s rather than one `u128`,
-/// which is 16-byte aligned and would pad [`HeapEntry`] to 32 bytes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A timer entry's place in the total order: entry time, then sequence number. Stored as
+/// two `u64`s rather than one `u128`, which is 16-byte aligned and would pad [`HeapEntry`]
+/// to 32 bytes; compared as one `u128` built on the fly (a wide compare without branches:
+/// the lexicographic compare a derived order makes branches twice, unpredictably, in
+/// every sift step).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct Key {
     at: u64,
     seq: u64,
+}
+
+impl Key {
+    #[inline(always)]
+    fn wide(self) -> u128 {
+        (u128::from(self.at) << 64) | u128::from(self.seq)
+    }
+}
+
+impl PartialOrd for Key {
+    #[inline(always)]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+    #[inline(always)]
+    fn lt(&self, other: &Self) -> bool {
+        self.wide() < other.wide()
+    }
+    #[inline(always)]
+    fn le(&self, other: &Self) -> bool {
+        self.wide() <= other.wide()
+    }
+}
+
+impl Ord for Key {
+    #[inline(always)]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.wide().cmp(&other.wide())
+    }
 }
 
 /// One entry of the timer heap (24 bytes): its key kept inline, so that sifting compares
