@@ -104,6 +104,16 @@ impl PacketArena {
         self.slots[id.0 as usize].location = loc;
     }
 
+    /// Puts the packet at `loc` and returns it: one lookup where the hot path would make
+    /// two ([`set_location`](Self::set_location), then [`get_mut`](Self::get_mut)).
+    #[inline]
+    pub fn relocate(&mut self, id: PacketId, loc: Location) -> &mut Packet {
+        let s = &mut self.slots[id.0 as usize];
+        debug_assert!(s.live, "use of freed packet {}", id.0);
+        s.location = loc;
+        &mut s.packet
+    }
+
     pub fn location(&self, id: PacketId) -> Location {
         self.slots[id.0 as usize].location
     }

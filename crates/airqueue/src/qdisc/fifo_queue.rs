@@ -60,16 +60,26 @@ impl PacketFifo {
     /// The oldest packet for the asker.
     #[inline]
     pub fn peek(&self, ctx: &QdiscCtx) -> Option<PacketId> {
+        if ctx.member.is_none() {
+            return self.queue.front().copied();
+        }
         self.position(ctx).map(|i| self.queue[i])
     }
 
     /// Takes the oldest packet for the asker. A real interface (no asking member) takes
-    /// the head without a scan: this is on every dequeue of every FIFO.
+    /// the head without a scan: this is on every dequeue of every FIFO. The member's
+    /// scan is out of line, so that the common case costs the disciplines that inline
+    /// this no registers.
     #[inline(always)]
     pub fn take(&mut self, ctx: &QdiscCtx) -> Option<PacketId> {
         if ctx.member.is_none() {
             return self.queue.pop_front();
         }
+        self.take_for_member(ctx)
+    }
+
+    #[inline(never)]
+    fn take_for_member(&mut self, ctx: &QdiscCtx) -> Option<PacketId> {
         match self.position(ctx)? {
             0 => self.queue.pop_front(),
             i => self.queue.remove(i),
