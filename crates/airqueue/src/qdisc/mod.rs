@@ -187,9 +187,10 @@ pub struct QdiscCtx<'a> {
 /// Read-only access to the media below a root queue: what [`QdiscCtx::link`] reads.
 #[derive(Copy, Clone)]
 pub struct LinkAccess<'a> {
-    pub(crate) media: &'a [AnyMedium],
+    /// (Vectors rather than slices: one pointer each to build for every qdisc call.)
+    pub(crate) media: &'a Vec<AnyMedium>,
     /// Per interface: its medium and port.
-    pub(crate) ports: &'a [PortRef],
+    pub(crate) ports: &'a Vec<PortRef>,
     /// The interface a real device's qdisc sits on (`None` for a virtual device: the
     /// asking member is `QdiscCtx::member`).
     pub(crate) iface: Option<u32>,

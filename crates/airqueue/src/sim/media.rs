@@ -56,8 +56,15 @@ impl Simulation {
             }
             return false;
         }
-        self.with_medium(m, |md, cx| md.send(port, pkt, cx));
+        self.link_send_dyn(m, port, pkt);
         true
+    }
+
+    /// [`link_send`](Self::link_send) to any other medium, out of line: the wired path
+    /// then has no call cycle through the effects and inlines into the root queue's loop.
+    #[inline(never)]
+    fn link_send_dyn(&mut self, m: u32, port: usize, pkt: PacketId) {
+        self.with_medium(m, |md, cx| md.send(port, pkt, cx));
     }
 
     /// One of medium `m`'s own events (`key`) fires. A wired link's outcome is acted on
@@ -66,37 +73,44 @@ impl Simulation {
     pub(super) fn link_event(&mut self, m: u32, key: u16) {
         if let AnyMedium::P2p(l) = &mut self.media[m as usize] {
             let start = self.link_fx.len();
-            if let P2pEvent::Arrive(port) = P2pLink::event_of(key) {
-                // The most common event: a wire's arrival, which reports nothing else.
-                let (pkt, to) = {
-                    let mut cx = link_cx!(self, m);
-                    l.arrive_direct(port, &mut cx)
-                };
-                debug_assert_eq!(self.link_fx.len(), start);
-                return self.receive(pkt, to);
-            }
+            let port = match P2pLink::event_of(key) {
+                P2pEvent::Arrive(port) => {
+                    // The most common event: a wire's arrival, which reports nothing else.
+                    let (pkt, to) = {
+                        let mut cx = link_cx!(self, m);
+                        l.arrive_direct(port, &mut cx)
+                    };
+                    debug_assert_eq!(self.link_fx.len(), start);
+                    return self.receive(pkt, to);
+                }
+                P2pEvent::TxDone(port) => port,
+                P2pEvent::Watchdog(port) => {
+                    {
+                        let mut cx = link_cx!(self, m);
+                        l.watchdog(port, &mut cx);
+                    }
+                    if self.link_fx.len() > start {
+                        self.act_on_effects(start);
+                    }
+                    return;
+                }
+            };
             let outcome = {
                 let mut cx = link_cx!(self, m);
-                l.on_event_direct(key, &mut cx)
+                l.tx_done(port, &mut cx)
             };
             // A duplicate (netem) is reported through the effect buffer, before the
             // outcome, in the order the trait method emits them.
             if self.link_fx.len() > start {
                 self.act_on_effects(start);
             }
-            match outcome {
-                P2pOutcome::Ready { iface, lost } => {
-                    if let Some(pkt) = lost {
-                        self.drop_packet(pkt, DropReason::Impairment, None);
-                    }
-                    self.link_effect(LinkEffect::Ready(iface));
-                }
-                P2pOutcome::Deliver { pkt, to } => {
-                    self.link_effect(LinkEffect::Deliver { pkt, to });
-                }
-                P2pOutcome::Nothing => {}
+            let P2pOutcome::Ready { iface, lost } = outcome else {
+                unreachable!("a serialization end frees the port")
+            };
+            if let Some(pkt) = lost {
+                self.drop_packet(pkt, DropReason::Impairment, None);
             }
-            return;
+            return self.link_effect(LinkEffect::Ready(iface));
         }
         self.with_medium(m, |md, cx| md.on_event(key, cx));
     }
