@@ -110,6 +110,12 @@ impl Simulation {
             if let Some(pkt) = lost {
                 self.drop_packet(pkt, DropReason::Impairment, None);
             }
+            // `LinkEffect::Ready(iface)`; a real interface's own root pulls at once, its
+            // port being free (nothing acted on above sends on it).
+            let h = self.hot[iface.0 as usize];
+            if h.own_root() {
+                return self.pull_interface(h.tx_root(), m, port);
+            }
             return self.link_effect(LinkEffect::Ready(iface));
         }
         self.with_medium(m, |md, cx| md.on_event(key, cx));

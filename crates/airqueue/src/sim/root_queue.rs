@@ -210,14 +210,33 @@ impl Simulation {
     #[inline(always)]
     pub(super) fn kick_interface(&mut self, r: RootId) {
         let PortRef { medium, port } = self.roots[r as usize].port;
-        while self.media[medium as usize].ready(port as usize) {
-            let got = self.dequeue_interface(r);
-            match got {
+        if self.media[medium as usize].ready(port as usize) {
+            self.pull_interface(r, medium, port as usize);
+        }
+    }
+
+    /// [`kick_interface`](Self::kick_interface) of root `r` whose port (`medium`,
+    /// `port`) is known to be ready: a wired port whose serialization just ended.
+    #[inline(always)]
+    pub(super) fn pull_interface(&mut self, r: RootId, medium: u32, port: usize) {
+        debug_assert_eq!(
+            self.roots[r as usize].port,
+            PortRef {
+                medium,
+                port: port as u32
+            }
+        );
+        debug_assert!(self.media[medium as usize].ready(port));
+        loop {
+            match self.dequeue_interface(r) {
                 Some(pkt) => {
-                    let may_take_more = self.link_send(medium, port as usize, pkt);
+                    let may_take_more = self.link_send(medium, port, pkt);
                     self.flush_drops(r);
                     if !may_take_more {
-                        debug_assert!(!self.media[medium as usize].ready(port as usize));
+                        debug_assert!(!self.media[medium as usize].ready(port));
+                        return;
+                    }
+                    if !self.media[medium as usize].ready(port) {
                         return;
                     }
                 }
