@@ -59,7 +59,7 @@ mod wire;
 
 pub use impairment::{Copies, Dequeue, Finish, Impairment};
 pub use p2p::P2pLink;
-pub(crate) use p2p::P2pOutcome;
+pub(crate) use p2p::{P2pEvent, P2pOutcome};
 pub use segment::Segment;
 pub use wire::Wire;
 

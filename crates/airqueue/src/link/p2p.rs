@@ -17,8 +17,9 @@ use super::{
     Copies, Dequeue, Impairment, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, Neighbour,
     PendingEvents, Wire,
 };
-use crate::engine::SimTime;
-use crate::packet::{DropReason, Location, NodeId, PacketId};
+use crate::engine::{EventQueue, SimTime};
+use crate::packet::{DropReason, Location, NodeId, PacketArena, PacketId};
+use crate::sim::Event;
 use crate::topology::IfaceId;
 
 /// One direction: the transmitter of a port and the wire behind it, with the direction's
@@ -103,7 +104,7 @@ impl P2pLink {
     /// may make a copy, netem `duplicate`), it propagates, and the port can take the next
     /// packet.
     #[inline(always)]
-    fn tx_done(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
+    pub(crate) fn tx_done(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
         let iface = self.ports[port];
         let pkt = self.dirs[port]
             .sending
@@ -207,7 +208,7 @@ impl P2pLink {
 
     /// netem's watchdog of `port`'s direction fires (a stale one, reprogrammed since,
     /// does nothing).
-    fn watchdog(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
+    pub(crate) fn watchdog(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
         if self.dirs[port].watchdog == Some(cx.now) {
             self.dirs[port].watchdog = None;
             self.netem_dequeue(port, cx);
@@ -286,14 +287,65 @@ impl P2pLink {
     /// the arrival event, under the sequence number reserved when it entered the wire.
     #[inline(always)]
     fn arrive(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
+        let (pkt, to) = self.arrive_direct(port, cx);
+        P2pOutcome::Deliver { pkt, to }
+    }
+
+    /// [`arrive`](Self::arrive) as the simulation calls it directly: the packet and the
+    /// interface it is delivered to (a wire's arrival reports nothing else).
+    #[inline(always)]
+    pub(crate) fn arrive_direct(
+        &mut self,
+        port: usize,
+        cx: &mut LinkCtx<'_>,
+    ) -> (PacketId, IfaceId) {
         let d = &mut self.dirs[port];
         let pkt = d.wire.pop();
         if let Some((at, seq)) = d.wire.head() {
             cx.schedule_reserved(at, seq, 2 * port as u16 + ARRIVE);
         }
         d.propagating -= 1;
-        let to = self.neighbours[port][0].iface;
-        P2pOutcome::Deliver { pkt, to }
+        (pkt, self.neighbours[port][0].iface)
+    }
+
+    /// [`Medium::send`] without the context, as the simulation calls it directly (the
+    /// link touches only the packet and its own event): port `port` starts serializing
+    /// `pkt`. Returns the sending interface; the caller records the transmission start
+    /// for a capture, which is all the trait method reports.
+    #[inline(always)]
+    pub(crate) fn send_direct(
+        &mut self,
+        port: usize,
+        pkt: PacketId,
+        now: SimTime,
+        medium: u32,
+        packets: &mut PacketArena,
+        events: &mut EventQueue<Event>,
+    ) -> IfaceId {
+        let iface = self.ports[port];
+        debug_assert!(self.ready(port));
+        let size = packets
+            .relocate(pkt, Location::Transmitting(iface.0))
+            .size_bytes;
+        self.dirs[port].sending = Some(pkt);
+        let done = now + self.tx_time(port, size);
+        let key = 2 * port as u16 + TX_DONE;
+        events.schedule(done, Event::Link { medium, key });
+        iface
+    }
+
+    /// Which of the link's own events `key` is (see the module documentation).
+    #[inline(always)]
+    pub(crate) fn event_of(key: u16) -> P2pEvent {
+        if key >= WATCHDOG {
+            return P2pEvent::Watchdog(usize::from(key - WATCHDOG));
+        }
+        let port = usize::from(key / 2);
+        if key % 2 == TX_DONE {
+            P2pEvent::TxDone(port)
+        } else {
+            P2pEvent::Arrive(port)
+        }
     }
 
     /// [`Medium::on_event`], with its effects returned rather than pushed: the simulation
@@ -302,16 +354,23 @@ impl P2pLink {
     /// method emits.
     #[inline(always)]
     pub(crate) fn on_event_direct(&mut self, key: u16, cx: &mut LinkCtx<'_>) -> P2pOutcome {
-        if key >= WATCHDOG {
-            return self.watchdog(usize::from(key - WATCHDOG), cx);
-        }
-        let port = (key / 2) as usize;
-        if key % 2 == TX_DONE {
-            self.tx_done(port, cx)
-        } else {
-            self.arrive(port, cx)
+        match Self::event_of(key) {
+            P2pEvent::TxDone(port) => self.tx_done(port, cx),
+            P2pEvent::Arrive(port) => self.arrive(port, cx),
+            P2pEvent::Watchdog(port) => self.watchdog(port, cx),
         }
     }
+}
+
+/// One of a wired link's own events, decoded from its key.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum P2pEvent {
+    /// Port p's serialization ends.
+    TxDone(usize),
+    /// The head of the wire behind port p arrives.
+    Arrive(usize),
+    /// netem's watchdog of port p's direction.
+    Watchdog(usize),
 }
 
 /// What one of a wired link's own events did, in the order its effects would be
@@ -374,15 +433,9 @@ impl Medium for P2pLink {
 
     #[inline(always)]
     fn send(&mut self, port: usize, pkt: PacketId, cx: &mut LinkCtx<'_>) {
-        let iface = self.ports[port];
-        debug_assert!(self.ready(port));
         // What tcpdump on this interface sees: the packet as it starts onto the wire.
-        cx.tx_start(iface, pkt);
-        let size = cx.packets.get(pkt).size_bytes;
-        self.dirs[port].sending = Some(pkt);
-        cx.locate(pkt, Location::Transmitting(iface.0));
-        let done = cx.now + self.tx_time(port, size);
-        cx.schedule(done, 2 * port as u16 + TX_DONE);
+        cx.tx_start(self.ports[port], pkt);
+        self.send_direct(port, pkt, cx.now, cx.medium, cx.packets, cx.events);
     }
 
     fn on_event(&mut self, key: u16, cx: &mut LinkCtx<'_>) {

@@ -100,10 +100,12 @@ impl QueueStats {
     pub fn backlog_changed(&mut self, now: SimTime, packets: u64, bytes: u64) {
         let dt = (now - self.last_change).0 as u128;
         if dt > 0 {
+            // (Nothing accrues over zero time: a second change at one instant only
+            // replaces the current backlog.)
             self.hold_current_as_max();
+            self.backlog_packets_ns += self.cur_packets as u128 * dt;
+            self.backlog_bytes_ns += self.cur_bytes as u128 * dt;
         }
-        self.backlog_packets_ns += self.cur_packets as u128 * dt;
-        self.backlog_bytes_ns += self.cur_bytes as u128 * dt;
         self.last_change = now;
         self.cur_packets = packets;
         self.cur_bytes = bytes;

@@ -108,6 +108,16 @@ impl PacketArena {
         s.location = Some(loc);
     }
 
+    /// Puts the packet at `loc` and returns it: one lookup where the hot path would make
+    /// two ([`set_location`](Self::set_location), then [`get_mut`](Self::get_mut)).
+    #[inline]
+    pub fn relocate(&mut self, id: PacketId, loc: Location) -> &mut Packet {
+        let s = &mut self.slots[id.0 as usize];
+        debug_assert!(s.location.is_some(), "use of freed packet {}", id.0);
+        s.location = Some(loc);
+        &mut s.packet
+    }
+
     /// Where live packet `id` is.
     ///
     /// # Panics

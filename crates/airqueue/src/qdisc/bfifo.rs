@@ -94,6 +94,10 @@ impl Qdisc for Bfifo {
     fn backlog_bytes(&self) -> u64 {
         self.backlog
     }
+
+    fn backlog(&self) -> (usize, u64) {
+        (self.queue.len(), self.backlog)
+    }
 }
 
 #[cfg(test)]

@@ -187,9 +187,10 @@ pub struct QdiscCtx<'a> {
 /// Read-only access to the media below a root queue: what [`QdiscCtx::link`] reads.
 #[derive(Copy, Clone)]
 pub struct LinkAccess<'a> {
-    pub(crate) media: &'a [AnyMedium],
+    /// (Vectors rather than slices: one pointer each to build for every qdisc call.)
+    pub(crate) media: &'a Vec<AnyMedium>,
     /// Per interface: its medium and port.
-    pub(crate) ports: &'a [PortRef],
+    pub(crate) ports: &'a Vec<PortRef>,
     /// The interface a real device's qdisc sits on (`None` for a virtual device: the
     /// asking member is `QdiscCtx::member`).
     pub(crate) iface: Option<u32>,
@@ -209,6 +210,28 @@ impl<'a> QdiscCtx<'a> {
             member: None,
             drops,
             links: None,
+        }
+    }
+
+    /// A context with read access to the link views of the media below, built in place
+    /// (what the root queues build for every call; [`with_links`](Self::with_links) moves
+    /// a whole context to add them).
+    #[inline(always)]
+    pub(crate) fn linked(
+        now: SimTime,
+        packets: &'a mut PacketArena,
+        dev: &'a DevInfo,
+        drops: &'a mut DropSink,
+        member: Option<u32>,
+        links: LinkAccess<'a>,
+    ) -> Self {
+        QdiscCtx {
+            now,
+            packets,
+            dev,
+            member,
+            drops,
+            links: Some(links),
         }
     }
 
@@ -314,9 +337,18 @@ impl<'a> QdiscCtx<'a> {
         let len = self.packets.size(pkt) + self.dev.link_header;
         match &self.dev.stab {
             None => len,
-            Some(t) => t.pkt_len(len),
+            Some(t) => stab_len(t, len),
         }
     }
+}
+
+/// [`QdiscCtx::len_of`] through a size table, out of line: most devices have none, and
+/// the table's arithmetic inlined into every discipline's enqueue and dequeue would cost
+/// them registers.
+#[cold]
+#[inline(never)]
+fn stab_len(t: &SizeTable, len: u32) -> u32 {
+    t.pkt_len(len)
 }
 
 /// A queueing discipline.
@@ -334,6 +366,12 @@ pub trait Qdisc: Send {
     fn len(&self) -> usize;
     /// Bytes queued.
     fn backlog_bytes(&self) -> u64;
+    /// (`len`, `backlog_bytes`) in one call: the root queue's statistics read both after
+    /// every enqueue and dequeue. Disciplines on the hot path return their two counters.
+    #[inline]
+    fn backlog(&self) -> (usize, u64) {
+        (self.len(), self.backlog_bytes())
+    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -95,6 +95,10 @@ impl Qdisc for Pfifo {
     fn backlog_bytes(&self) -> u64 {
         self.backlog
     }
+
+    fn backlog(&self) -> (usize, u64) {
+        (self.queue.len(), self.backlog)
+    }
 }
 
 #[cfg(test)]

@@ -133,6 +133,10 @@ impl Qdisc for PfifoFast {
         self.backlog.iter().sum()
     }
 
+    fn backlog(&self) -> (usize, u64) {
+        (self.len, self.backlog.iter().sum())
+    }
+
     fn serves_members(&self) -> bool {
         true
     }

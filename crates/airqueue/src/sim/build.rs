@@ -839,6 +839,7 @@ impl Simulation {
             nodes,
             ifaces,
             ports,
+            hot: Vec::new(),
             media,
             roots,
             hooks,
@@ -864,6 +865,7 @@ impl Simulation {
             estimate: Default::default(),
             warnings: Vec::new(),
         };
+        sim.hot = sim.hot_ifaces();
         sim.estimate = sim.estimate_resources();
         super::budget::check(&sim.estimate, budget, &interval_text)?;
         if let Some(w) = super::budget::large(&sim.estimate, budget) {

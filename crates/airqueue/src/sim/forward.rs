@@ -9,15 +9,16 @@ use crate::qdisc::rt_tos2priority;
 use crate::topology::IfaceId;
 
 impl Simulation {
-    /// A medium delivered `pkt` to `node` on interface `iface`: the node's hooks see it
-    /// first, if it has any.
+    /// A medium delivered `pkt` to interface `iface`: its node's hooks see it first, if it
+    /// has any.
     #[inline(always)]
-    pub(super) fn receive(&mut self, node: NodeId, pkt: PacketId, iface: IfaceId) {
-        self.packets.set_location(pkt, Location::Node(node.0));
-        if self.nodes[node.0 as usize].hooks.is_empty() {
-            self.arrived(node, pkt);
+    pub(super) fn receive(&mut self, pkt: PacketId, iface: IfaceId) {
+        let h = self.hot[iface.0 as usize];
+        if h.hooks {
+            self.packets.set_location(pkt, Location::Node(h.node.0));
+            self.run_hooks(h.node, pkt, iface);
         } else {
-            self.run_hooks(node, pkt, iface);
+            self.arrived(h.node, pkt);
         }
     }
 
@@ -89,8 +90,9 @@ impl Simulation {
     /// A packet is at `node`, past its hooks: delivered there, or forwarded.
     #[inline(always)]
     fn arrived(&mut self, node: NodeId, pkt: PacketId) {
-        let p = self.packets.get_mut(pkt);
-        if p.dst_node == node {
+        let p = self.packets.relocate(pkt, Location::Node(node.0));
+        let dst = p.dst_node;
+        if dst == node {
             self.deliver(pkt);
             return;
         }
@@ -103,7 +105,7 @@ impl Simulation {
         // Linux `ip_forward` sets skb->priority from the TOS byte (what prio's and
         // pfifo_fast's priomap read at a router).
         p.priority = rt_tos2priority(p.dscp);
-        self.forward(node, pkt);
+        self.forward_to(node, pkt, dst);
     }
 
     /// Flow `f` sends `pkt` from `node`: the packet enters the arena, counts as sent (for
@@ -120,15 +122,22 @@ impl Simulation {
     #[inline(always)]
     fn forward(&mut self, node: NodeId, pkt: PacketId) {
         let dst = self.packets.get(pkt).dst_node;
+        self.forward_to(node, pkt, dst);
+    }
+
+    /// [`forward`](Self::forward) of a packet for `dst` (its destination, already read).
+    #[inline(always)]
+    fn forward_to(&mut self, node: NodeId, pkt: PacketId, dst: NodeId) {
         match self.routes.next_hop(node, dst) {
             Some(hop) => {
                 let now = self.now;
-                let p = self.packets.get_mut(pkt);
+                let root = self.hot[hop.iface.0 as usize].root;
+                let p = self.packets.relocate(pkt, Location::Queue(root));
                 p.enqueued = now;
                 p.out_iface = hop.iface.0;
                 p.next_hop = hop.via;
-                let root = self.ifaces[hop.iface.0 as usize].root;
-                self.enqueue(root, pkt);
+                let size = p.size_bytes;
+                self.enqueue_located(root, pkt, size);
             }
             None => self.drop_packet(pkt, DropReason::NoRoute, None),
         }

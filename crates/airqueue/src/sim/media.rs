@@ -2,7 +2,7 @@
 //! its context, and acting on the effects it reports, in order, after it returns.
 
 use super::Simulation;
-use crate::link::{AnyMedium, LinkCtx, LinkEffect, P2pOutcome};
+use crate::link::{AnyMedium, LinkCtx, LinkEffect, P2pEvent, P2pLink, P2pOutcome};
 use crate::packet::{DropReason, Location, PacketId};
 
 /// The context of a call into medium `$m`, borrowing the simulation's fields beside
@@ -42,20 +42,28 @@ impl Simulation {
     }
 
     /// Port `port` of medium `m` takes `pkt`. A wired link is called directly: it reports
-    /// nothing but a transmission start for a capture.
+    /// nothing but a transmission start for a capture. Returns `false` when the port is
+    /// known to be busy now (a wired port sends one packet at a time), `true` when it may
+    /// take another (the caller asks [`AnyMedium::ready`]).
     #[inline(always)]
-    pub(super) fn link_send(&mut self, m: u32, port: usize, pkt: PacketId) {
+    pub(super) fn link_send(&mut self, m: u32, port: usize, pkt: PacketId) -> bool {
         if let AnyMedium::P2p(l) = &mut self.media[m as usize] {
-            let start = self.link_fx.len();
-            {
-                let mut cx = link_cx!(self, m);
-                crate::link::Medium::send(l, port, pkt, &mut cx);
+            let now = self.now;
+            let from = l.send_direct(port, pkt, now, m, &mut self.packets, &mut self.events);
+            // The one effect `Medium::send` reports (`LinkCtx::tx_start`), acted on alike.
+            if let Some(cap) = &mut self.capture {
+                cap.record(from.0, now, self.packets.get(pkt));
             }
-            if self.link_fx.len() > start {
-                self.act_on_effects(start);
-            }
-            return;
+            return false;
         }
+        self.link_send_dyn(m, port, pkt);
+        true
+    }
+
+    /// [`link_send`](Self::link_send) to any other medium, out of line: the wired path
+    /// then has no call cycle through the effects and inlines into the root queue's loop.
+    #[inline(never)]
+    fn link_send_dyn(&mut self, m: u32, port: usize, pkt: PacketId) {
         self.with_medium(m, |md, cx| md.send(port, pkt, cx));
     }
 
@@ -65,28 +73,50 @@ impl Simulation {
     pub(super) fn link_event(&mut self, m: u32, key: u16) {
         if let AnyMedium::P2p(l) = &mut self.media[m as usize] {
             let start = self.link_fx.len();
+            let port = match P2pLink::event_of(key) {
+                P2pEvent::Arrive(port) => {
+                    // The most common event: a wire's arrival, which reports nothing else.
+                    let (pkt, to) = {
+                        let mut cx = link_cx!(self, m);
+                        l.arrive_direct(port, &mut cx)
+                    };
+                    debug_assert_eq!(self.link_fx.len(), start);
+                    return self.receive(pkt, to);
+                }
+                P2pEvent::TxDone(port) => port,
+                P2pEvent::Watchdog(port) => {
+                    {
+                        let mut cx = link_cx!(self, m);
+                        l.watchdog(port, &mut cx);
+                    }
+                    if self.link_fx.len() > start {
+                        self.act_on_effects(start);
+                    }
+                    return;
+                }
+            };
             let outcome = {
                 let mut cx = link_cx!(self, m);
-                l.on_event_direct(key, &mut cx)
+                l.tx_done(port, &mut cx)
             };
             // A duplicate (netem) is reported through the effect buffer, before the
             // outcome, in the order the trait method emits them.
             if self.link_fx.len() > start {
                 self.act_on_effects(start);
             }
-            match outcome {
-                P2pOutcome::Ready { iface, lost } => {
-                    if let Some(pkt) = lost {
-                        self.drop_packet(pkt, DropReason::Impairment, None);
-                    }
-                    self.link_effect(LinkEffect::Ready(iface));
-                }
-                P2pOutcome::Deliver { pkt, to } => {
-                    self.link_effect(LinkEffect::Deliver { pkt, to });
-                }
-                P2pOutcome::Nothing => {}
+            let P2pOutcome::Ready { iface, lost } = outcome else {
+                unreachable!("a serialization end frees the port")
+            };
+            if let Some(pkt) = lost {
+                self.drop_packet(pkt, DropReason::Impairment, None);
             }
-            return;
+            // `LinkEffect::Ready(iface)`; a real interface's own root pulls at once, its
+            // port being free (nothing acted on above sends on it).
+            let h = self.hot[iface.0 as usize];
+            if h.own_root() {
+                return self.pull_interface(h.tx_root(), m, port);
+            }
+            return self.link_effect(LinkEffect::Ready(iface));
         }
         self.with_medium(m, |md, cx| md.on_event(key, cx));
     }
@@ -107,10 +137,7 @@ impl Simulation {
     #[inline(always)]
     fn link_effect(&mut self, e: LinkEffect) {
         match e {
-            LinkEffect::Deliver { pkt, to } => {
-                let node = self.ifaces[to.0 as usize].node;
-                self.receive(node, pkt, to);
-            }
+            LinkEffect::Deliver { pkt, to } => self.receive(pkt, to),
             LinkEffect::Drop { pkt, reason } => self.drop_packet(pkt, reason, None),
             LinkEffect::Duplicate(_) => self.ledger.duplicated += 1,
             LinkEffect::TxStart { from, pkt } => {
@@ -121,11 +148,16 @@ impl Simulation {
                 }
             }
             LinkEffect::Ready(iface) => {
-                let r = self.ifaces[iface.0 as usize].tx_root;
-                self.member_ready(r, iface);
+                let h = self.hot[iface.0 as usize];
+                if h.own_root() {
+                    // A real interface's own root: what `member_ready` and `kick` come to.
+                    self.kick_interface(h.tx_root());
+                } else {
+                    self.member_ready(h.tx_root(), iface);
+                }
             }
             LinkEffect::ViewChanged(iface) => {
-                let r = self.ifaces[iface.0 as usize].tx_root;
+                let r = self.hot[iface.0 as usize].tx_root();
                 self.link_changed(r, iface);
             }
         }

@@ -102,6 +102,50 @@ pub struct Interface {
     pub tx_root: RootId,
 }
 
+/// What the hot path reads about an interface on every packet, gathered at build time
+/// from `ifaces`, `nodes` and `roots` so that one bounds-checked lookup replaces a chain
+/// of them (interface → node → hooks; interface → root → kind). 12 bytes; fixed once the
+/// simulation is built (hooks, roots and their kinds never change during a run).
+#[derive(Copy, Clone, Debug)]
+pub(super) struct IfaceHot {
+    /// The interface's node.
+    pub node: NodeId,
+    /// `Interface::root` (where routing puts packets leaving by this interface).
+    pub root: RootId,
+    /// `Interface::tx_root`, packed with whether it is the interface's own real root (not
+    /// a virtual device's): then a port that can take a packet again pulls from it
+    /// directly ([`Simulation::kick_interface`]), skipping the virtual-device dispatch.
+    tx: u32,
+    /// Whether the interface's node has hooks (most have none).
+    pub hooks: bool,
+}
+
+impl IfaceHot {
+    const OWN: u32 = 1 << 31;
+
+    pub fn new(node: NodeId, root: RootId, tx_root: RootId, own: bool, hooks: bool) -> Self {
+        assert!(tx_root < Self::OWN, "too many root queues");
+        IfaceHot {
+            node,
+            root,
+            tx: tx_root | if own { Self::OWN } else { 0 },
+            hooks,
+        }
+    }
+
+    /// `Interface::tx_root`.
+    #[inline(always)]
+    pub fn tx_root(self) -> RootId {
+        self.tx & !Self::OWN
+    }
+
+    /// `tx_root` is this interface's own real-interface root.
+    #[inline(always)]
+    pub fn own_root(self) -> bool {
+        self.tx & Self::OWN != 0
+    }
+}
+
 /// Web pages a flow keeps for the `pages` table (16 bytes each: 160 kB per flow at most).
 pub const MAX_PAGES_KEPT: usize = 10_000;
 
@@ -190,6 +234,9 @@ pub struct Simulation {
     pub ifaces: Vec<Interface>,
     /// Per interface: its medium and port.
     ports: Vec<PortRef>,
+    /// Per interface: what the hot path reads (`IfaceHot`), derived from `ifaces`, `nodes`
+    /// and `roots` once they are built.
+    hot: Vec<IfaceHot>,
     /// The media: wired links and segments, in scenario order.
     pub media: Vec<AnyMedium>,
     /// Root queues: interfaces with their own qdisc (interface order), then virtual
@@ -306,6 +353,21 @@ impl Simulation {
         }
         self.wall_seconds = started.elapsed().as_secs_f64();
         RunEnd::Finished
+    }
+
+    /// The per-interface hot-path data (`IfaceHot`) of the built interfaces, nodes and
+    /// root queues.
+    fn hot_ifaces(&self) -> Vec<IfaceHot> {
+        self.ifaces
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let tx = &self.roots[f.tx_root as usize];
+                let own = !tx.virtual_dev && tx.members.first().is_some_and(|m| m.0 == i as u32);
+                let hooks = !self.nodes[f.node.0 as usize].hooks.is_empty();
+                IfaceHot::new(f.node, f.root, f.tx_root, own, hooks)
+            })
+            .collect()
     }
 
     /// Flushes and closes the pcap files (none when capture was not asked for).

@@ -61,6 +61,8 @@ pub struct RootQueue {
     pub imq: bool,
     /// A real interface's port (its only member's), looked up once.
     pub(super) port: PortRef,
+    /// Its first member (a real interface: the interface itself), looked up once.
+    pub(super) iface: u32,
     pub(super) wakeup: TimerId,
     /// A striping trunk (seed 004 §3.4): idle members are asked in round-robin order from
     /// this member index (after the one served last, or the one that just became idle).
@@ -68,6 +70,10 @@ pub struct RootQueue {
     pub(super) round_robin: Option<u32>,
     pub stats: QueueStats,
     pub(super) drops_at_last_sample: u64,
+    /// The qdisc's backlog changed at `now` and `stats` has not heard of it yet
+    /// ([`Simulation::enqueue`] tells it after the kick that follows, once, rather than
+    /// before and after a packet that passes an idle port at the same instant).
+    backlog_stale: bool,
 }
 
 impl RootQueue {
@@ -85,6 +91,7 @@ impl RootQueue {
             name,
             kind: qdisc.kind(),
             qdisc,
+            iface: members.first().map_or(u32::MAX, |m| m.0),
             members,
             virtual_dev,
             imq: false,
@@ -93,6 +100,7 @@ impl RootQueue {
             round_robin: None,
             stats: QueueStats::default(),
             drops_at_last_sample: 0,
+            backlog_stale: false,
         }
     }
 }
@@ -101,24 +109,41 @@ impl Simulation {
     /// `pkt` (its `out_iface` and `next_hop` set by routing) enters root queue `r`.
     #[inline(always)]
     pub(super) fn enqueue(&mut self, r: RootId, pkt: PacketId) {
+        let size = self.packets.relocate(pkt, Location::Queue(r)).size_bytes;
+        self.enqueue_located(r, pkt, size);
+    }
+
+    /// [`enqueue`](Self::enqueue) of a packet of `size` bytes already at
+    /// `Location::Queue(r)`.
+    #[inline(always)]
+    pub(super) fn enqueue_located(&mut self, r: RootId, pkt: PacketId, size: u32) {
         let now = self.now;
-        self.packets.set_location(pkt, Location::Queue(r));
-        let size = self.packets.size(pkt);
+        debug_assert_eq!(self.packets.location(pkt), Location::Queue(r));
         let q = &mut self.roots[r as usize];
         let verdict = {
             let mut ctx = QdiscCtx::new(now, &mut self.packets, &q.dev, &mut self.drops);
             q.qdisc.enqueue(pkt, &mut ctx)
         };
-        if verdict != Verdict::Dropped {
+        let refused = matches!(verdict, Verdict::Dropped);
+        if !refused {
             q.stats.on_enqueue(size);
         }
-        let refused = (verdict == Verdict::Dropped) as usize;
+        let refused = usize::from(refused);
         q.stats
             .on_drops_after_enqueue(self.drops.pending.len().saturating_sub(refused));
-        q.stats
-            .backlog_changed(now, q.qdisc.len() as u64, q.qdisc.backlog_bytes());
+        // The statistics hear of the new backlog after the kick (a dequeue there tells
+        // them, or the check below does): two changes at one instant integrate as the
+        // last one alone (`QueueStats::backlog_changed`: nothing accrues over zero time
+        // and a backlog that lasts no time is no maximum).
+        q.backlog_stale = true;
         self.flush_drops(r);
         self.kick(r);
+        let q = &mut self.roots[r as usize];
+        if q.backlog_stale {
+            q.backlog_stale = false;
+            let (len, bytes) = q.qdisc.backlog();
+            q.stats.backlog_changed(now, len as u64, bytes);
+        }
     }
 
     /// Lets every ready member of root `r` pull packets until none takes one; then, if a
@@ -183,14 +208,37 @@ impl Simulation {
     /// pulls while it can take packets; if it is left wanting while packets wait, the
     /// wake-up is armed. The same steps as the general loop, without its bookkeeping.
     #[inline(always)]
-    fn kick_interface(&mut self, r: RootId) {
+    pub(super) fn kick_interface(&mut self, r: RootId) {
         let PortRef { medium, port } = self.roots[r as usize].port;
-        while self.media[medium as usize].ready(port as usize) {
-            let got = self.dequeue_for_member(r, None);
-            match got {
+        if self.media[medium as usize].ready(port as usize) {
+            self.pull_interface(r, medium, port as usize);
+        }
+    }
+
+    /// [`kick_interface`](Self::kick_interface) of root `r` whose port (`medium`,
+    /// `port`) is known to be ready: a wired port whose serialization just ended.
+    #[inline(always)]
+    pub(super) fn pull_interface(&mut self, r: RootId, medium: u32, port: usize) {
+        debug_assert_eq!(
+            self.roots[r as usize].port,
+            PortRef {
+                medium,
+                port: port as u32
+            }
+        );
+        debug_assert!(self.media[medium as usize].ready(port));
+        loop {
+            match self.dequeue_interface(r) {
                 Some(pkt) => {
-                    self.link_send(medium, port as usize, pkt);
+                    let may_take_more = self.link_send(medium, port, pkt);
                     self.flush_drops(r);
+                    if !may_take_more {
+                        debug_assert!(!self.media[medium as usize].ready(port));
+                        return;
+                    }
+                    if !self.media[medium as usize].ready(port) {
+                        return;
+                    }
                 }
                 None => {
                     self.flush_drops(r);
@@ -226,6 +274,39 @@ impl Simulation {
         }
     }
 
+    /// One dequeue of a real interface's root `r` ([`dequeue_for_member`] without a member,
+    /// with the interface's link view): the path of every packet on a wired hop.
+    ///
+    /// [`dequeue_for_member`]: Self::dequeue_for_member
+    #[inline(always)]
+    fn dequeue_interface(&mut self, r: RootId) -> Option<PacketId> {
+        let now = self.now;
+        let q = &mut self.roots[r as usize];
+        debug_assert!(!q.virtual_dev && !q.imq);
+        let links = LinkAccess {
+            media: &self.media,
+            ports: &self.ports,
+            iface: Some(q.iface),
+        };
+        let got = {
+            let mut ctx =
+                QdiscCtx::linked(now, &mut self.packets, &q.dev, &mut self.drops, None, links);
+            q.qdisc.dequeue(&mut ctx)
+        };
+        let dropped = self.drops.pending.len();
+        if got.is_none() && dropped == 0 {
+            return None;
+        }
+        q.stats.on_drops_after_enqueue(dropped);
+        q.backlog_stale = false;
+        let (len, bytes) = q.qdisc.backlog();
+        q.stats.backlog_changed(now, len as u64, bytes);
+        let pkt = got?;
+        let p = self.packets.get(pkt);
+        q.stats.on_dequeue(p.size_bytes, now - p.enqueued);
+        Some(pkt)
+    }
+
     /// One dequeue of root `r` (a virtual device: on behalf of member `m`; an IMQ-mode
     /// device for none), with the statistics it implies.
     #[inline(always)]
@@ -238,9 +319,15 @@ impl Simulation {
             iface: (m.is_none() && !q.imq).then_some(q.members[0].0),
         };
         let got = {
-            let mut ctx =
-                QdiscCtx::new(now, &mut self.packets, &q.dev, &mut self.drops).with_links(links);
-            ctx.member = m.map(|m| m.0);
+            let member = m.map(|m| m.0);
+            let mut ctx = QdiscCtx::linked(
+                now,
+                &mut self.packets,
+                &q.dev,
+                &mut self.drops,
+                member,
+                links,
+            );
             dequeue_for(&mut *q.qdisc, &mut ctx)
         };
         let dropped = self.drops.pending.len();
@@ -250,8 +337,9 @@ impl Simulation {
             return None;
         }
         q.stats.on_drops_after_enqueue(dropped);
-        q.stats
-            .backlog_changed(now, q.qdisc.len() as u64, q.qdisc.backlog_bytes());
+        q.backlog_stale = false;
+        let (len, bytes) = q.qdisc.backlog();
+        q.stats.backlog_changed(now, len as u64, bytes);
         let pkt = got?;
         let p = self.packets.get(pkt);
         if let Some(m) = m {
@@ -294,7 +382,7 @@ impl Simulation {
         };
         {
             let mut ctx =
-                QdiscCtx::new(now, &mut self.packets, &q.dev, &mut self.drops).with_links(links);
+                QdiscCtx::linked(now, &mut self.packets, &q.dev, &mut self.drops, None, links);
             q.qdisc.link_changed(iface.0, &mut ctx);
         }
         self.flush_drops(r);

@@ -60,6 +60,9 @@ pub struct Routes {
     default: Vec<Hop>,
     /// Per node: its connected component; a default route reaches only its own.
     component: Vec<u32>,
+    /// Every node is in one component (the usual case): a default route then needs no
+    /// component check.
+    connected: bool,
     table: Vec<Hop>,
 }
 
@@ -125,6 +128,7 @@ impl Routes {
             n,
             row,
             default,
+            connected: component.iter().all(|&c| c == 0),
             component,
             table,
         }
@@ -137,7 +141,8 @@ impl Routes {
         }
         let r = self.row[node.0 as usize];
         let h = if r == NONE {
-            if self.component[node.0 as usize] != self.component[dst.0 as usize] {
+            if !self.connected && self.component[node.0 as usize] != self.component[dst.0 as usize]
+            {
                 return None;
             }
             self.default[node.0 as usize]
