@@ -16,6 +16,7 @@
 
 use crate::engine::{EventId, SimTime};
 use crate::packet::PacketId;
+use std::collections::VecDeque;
 
 /// A packet on the wire: when it arrives at the far end, and the sequence number of its
 /// arrival event.
@@ -26,24 +27,12 @@ struct InFlight {
     pkt: PacketId,
 }
 
-const EMPTY: InFlight = InFlight {
-    at: SimTime::ZERO,
-    seq: EventId(0),
-    pkt: PacketId(u32::MAX),
-};
-
-/// Packets propagating in order on a wire with a constant delay: a ring buffer whose
-/// capacity is a power of two (an index wraps with a mask, where `VecDeque` compares and
-/// subtracts), grown to the most packets ever in flight on the wire and reused, so that
-/// steady-state operation allocates nothing. Every packet a link sends passes here
-/// (a push, a pop, two peeks), which is why it is not a `VecDeque`.
+/// Packets propagating in order on a wire with a constant delay. The ring buffer grows to
+/// the most packets ever in flight on the wire and is reused, so steady-state operation
+/// allocates nothing.
 #[derive(Default)]
 pub struct Wire {
-    /// `buf.len()` is 0 or a power of two; the packets are `buf[head..head + len]`
-    /// (indices modulo `buf.len()`), oldest first.
-    buf: Vec<InFlight>,
-    head: usize,
-    len: usize,
+    in_flight: VecDeque<InFlight>,
 }
 
 impl Wire {
@@ -51,77 +40,46 @@ impl Wire {
         Self::default()
     }
 
-    #[inline(always)]
-    fn mask(&self) -> usize {
-        self.buf.len().wrapping_sub(1)
-    }
-
     /// Puts `pkt` on the wire, arriving `at` with event sequence number `seq`. Returns
     /// whether it is now the head (the wire was empty), whose arrival the caller schedules.
     #[inline]
     pub fn push(&mut self, at: SimTime, seq: EventId, pkt: PacketId) -> bool {
         debug_assert!(
-            self.last_arrival().is_none_or(|b| b <= at),
+            self.in_flight.back().is_none_or(|b| b.at <= at),
             "a constant-delay wire cannot reorder packets"
         );
-        if self.len == self.buf.len() {
-            self.grow();
-        }
-        let i = (self.head + self.len) & self.mask();
-        self.buf[i] = InFlight { at, seq, pkt };
-        self.len += 1;
-        self.len == 1
-    }
-
-    /// Doubles the ring (at least 8 places), its packets moved to the front in order.
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) {
-        let cap = (2 * self.buf.len()).max(8);
-        let mut buf = vec![EMPTY; cap];
-        for (k, slot) in buf.iter_mut().enumerate().take(self.len) {
-            *slot = self.buf[(self.head + k) & self.mask()];
-        }
-        self.buf = buf;
-        self.head = 0;
+        self.in_flight.push_back(InFlight { at, seq, pkt });
+        self.in_flight.len() == 1
     }
 
     /// Removes the packet at the head (the one whose arrival event fired).
     #[inline]
     pub fn pop(&mut self) -> PacketId {
-        assert!(self.len > 0, "an arrival event fired for an empty wire");
-        let h = self.buf[self.head];
-        self.head = (self.head + 1) & self.mask();
-        self.len -= 1;
-        h.pkt
+        self.in_flight
+            .pop_front()
+            .expect("an arrival event fired for an empty wire")
+            .pkt
     }
 
     /// The arrival time and event sequence number of the packet at the head, if any.
     #[inline]
     pub fn head(&self) -> Option<(SimTime, EventId)> {
-        if self.len == 0 {
-            return None;
-        }
-        let h = &self.buf[self.head];
-        Some((h.at, h.seq))
+        self.in_flight.front().map(|h| (h.at, h.seq))
     }
 
     /// The arrival time of the packet entered last, if any.
     #[inline]
     pub fn last_arrival(&self) -> Option<SimTime> {
-        if self.len == 0 {
-            return None;
-        }
-        Some(self.buf[(self.head + self.len - 1) & self.mask()].at)
+        self.in_flight.back().map(|b| b.at)
     }
 
     /// Packets on the wire in this FIFO.
     pub fn len(&self) -> usize {
-        self.len
+        self.in_flight.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.in_flight.is_empty()
     }
 }
 
@@ -178,37 +136,5 @@ mod tests {
         }
         assert_eq!(got, want);
         assert!(wire.is_empty());
-    }
-
-    /// The ring keeps FIFO order through wrap-arounds and growth (the reference is a
-    /// `VecDeque` fed the same pushes and pops).
-    #[test]
-    fn the_ring_is_a_fifo_through_wraps_and_growth() {
-        let mut wire = Wire::new();
-        let mut want = std::collections::VecDeque::new();
-        let mut t = 0u64;
-        // Push k and pop k/2 in rounds, so the ring wraps and grows several times.
-        for round in 1..40u32 {
-            for _ in 0..round {
-                t += 1;
-                let pkt = PacketId(t as u32);
-                assert_eq!(wire.push(SimTime(t), EventId(t), pkt), want.is_empty());
-                want.push_back((SimTime(t), EventId(t), pkt));
-                assert_eq!(wire.last_arrival(), Some(SimTime(t)));
-            }
-            for _ in 0..round / 2 + 1 {
-                let Some(&(at, seq, pkt)) = want.front() else {
-                    break;
-                };
-                assert_eq!(wire.head(), Some((at, seq)));
-                assert_eq!(wire.pop(), pkt);
-                want.pop_front();
-            }
-            assert_eq!(wire.len(), want.len());
-        }
-        while let Some((_, _, pkt)) = want.pop_front() {
-            assert_eq!(wire.pop(), pkt);
-        }
-        assert!(wire.is_empty() && wire.head().is_none() && wire.last_arrival().is_none());
     }
 }
