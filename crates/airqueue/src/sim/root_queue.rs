@@ -105,6 +105,33 @@ impl RootQueue {
     }
 }
 
+impl RootQueue {
+    /// The statistics of one dequeue that returned `got` while the qdisc recorded
+    /// `dropped` drops; `got` back. Nothing changes when nothing left and nothing was
+    /// dropped: the backlog is what it was (the common "asked while empty" case after a
+    /// port becomes ready).
+    #[inline(always)]
+    fn book_dequeue(
+        &mut self,
+        now: crate::engine::SimTime,
+        got: Option<PacketId>,
+        dropped: usize,
+        packets: &crate::packet::PacketArena,
+    ) -> Option<PacketId> {
+        if got.is_none() && dropped == 0 {
+            return None;
+        }
+        self.stats.on_drops_after_enqueue(dropped);
+        self.backlog_stale = false;
+        let (len, bytes) = self.qdisc.backlog();
+        self.stats.backlog_changed(now, len as u64, bytes);
+        let pkt = got?;
+        let p = packets.get(pkt);
+        self.stats.on_dequeue(p.size_bytes, now - p.enqueued);
+        Some(pkt)
+    }
+}
+
 impl Simulation {
     /// `pkt` (its `out_iface` and `next_hop` set by routing) enters root queue `r`.
     #[inline(always)]
@@ -293,18 +320,7 @@ impl Simulation {
                 QdiscCtx::linked(now, &mut self.packets, &q.dev, &mut self.drops, None, links);
             q.qdisc.dequeue(&mut ctx)
         };
-        let dropped = self.drops.pending.len();
-        if got.is_none() && dropped == 0 {
-            return None;
-        }
-        q.stats.on_drops_after_enqueue(dropped);
-        q.backlog_stale = false;
-        let (len, bytes) = q.qdisc.backlog();
-        q.stats.backlog_changed(now, len as u64, bytes);
-        let pkt = got?;
-        let p = self.packets.get(pkt);
-        q.stats.on_dequeue(p.size_bytes, now - p.enqueued);
-        Some(pkt)
+        q.book_dequeue(now, got, self.drops.pending.len(), &self.packets)
     }
 
     /// One dequeue of root `r` (a virtual device: on behalf of member `m`; an IMQ-mode
@@ -330,26 +346,17 @@ impl Simulation {
             );
             dequeue_for(&mut *q.qdisc, &mut ctx)
         };
-        let dropped = self.drops.pending.len();
-        if got.is_none() && dropped == 0 {
-            // Nothing left the qdisc: its backlog is what it was (the common "asked while
-            // empty" case after a port becomes ready).
-            return None;
-        }
-        q.stats.on_drops_after_enqueue(dropped);
-        q.backlog_stale = false;
-        let (len, bytes) = q.qdisc.backlog();
-        q.stats.backlog_changed(now, len as u64, bytes);
-        let pkt = got?;
-        let p = self.packets.get(pkt);
+        let pkt = q.book_dequeue(now, got, self.drops.pending.len(), &self.packets)?;
         if let Some(m) = m {
             assert_eq!(
-                p.out_iface, m.0,
+                self.packets.get(pkt).out_iface,
+                m.0,
                 "qdisc {} of virtual device {} gave member {} a packet for another interface",
-                q.kind, q.dev.name, self.ifaces[m.0 as usize].dev.name
+                q.kind,
+                q.dev.name,
+                self.ifaces[m.0 as usize].dev.name
             );
         }
-        q.stats.on_dequeue(p.size_bytes, now - p.enqueued);
         Some(pkt)
     }
 
