@@ -331,3 +331,36 @@ pub fn assert_tdd_timeline_covered(r: &RunResults, span_s: f64) {
         "{slots} slots in {expect}"
     );
 }
+
+/// ns-3 3.37's wifi-hidden-terminal topology (`tools/ns3/wifi_hidden`) as airqueue writes
+/// it: an ad hoc cell a, b, c; a and c send saturated UDP (1472-B datagrams at the PHY
+/// rate) to b; `hidden`: a and c do not hear each other (`hears` lists a–b and b–c only),
+/// else all three do. `cell_keys` are more lines of the cell (e.g. `capture = "sinr"`).
+pub fn ns3_triangle(
+    standard: &str,
+    rate: &str,
+    hidden: bool,
+    rts: bool,
+    cell_keys: &str,
+    seed: u64,
+) -> String {
+    let mut s = format!(
+        "[run]\nduration = \"10s\"\nwarmup = \"1s\"\nseed = {seed}\n\
+         [[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n[[nodes]]\nname = \"c\"\n\
+         [[cells]]\nname = \"w\"\nmode = \"adhoc\"\nstandard = \"{standard}\"\nrate = \"{rate}\"\n\
+         {cell_keys}stations = [{{ node = \"a\" }}, {{ node = \"b\" }}, {{ node = \"c\" }}]\n"
+    );
+    if rts {
+        s += "rts_threshold = 500\n";
+    }
+    if hidden {
+        s += "[propagation]\nhears = [[\"a\", \"b\"], [\"b\", \"c\"]]\n";
+    }
+    for from in ["a", "c"] {
+        s += &format!(
+            "[[flows]]\nname = \"{from}\"\nfrom = \"{from}\"\nto = \"b\"\n\
+             app = {{ kind = \"cbr\", size = 1472, rate = \"{rate}\" }}\n"
+        );
+    }
+    s
+}
