@@ -95,6 +95,12 @@ impl QueueStats {
         };
     }
 
+    /// Packets in the queue as last recorded by [`backlog_changed`](Self::backlog_changed).
+    #[inline]
+    pub fn current_packets(&self) -> u64 {
+        self.cur_packets
+    }
+
     /// Records that the backlog is (`packets`, `bytes`) from `now` on.
     #[inline]
     pub fn backlog_changed(&mut self, now: SimTime, packets: u64, bytes: u64) {

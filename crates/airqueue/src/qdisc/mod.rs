@@ -375,6 +375,14 @@ pub trait Qdisc: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Whether `dequeue` of an empty instance returns `None` and changes nothing (no AQM
+    /// state, no clock, no wake-up): the plain FIFOs, which Linux marks
+    /// `TCQ_F_CAN_BYPASS` for the same reason. A root queue that knows such a discipline
+    /// is empty does not ask it when its port frees (`sim::root_queue`), the common case
+    /// after each packet on a lightly loaded link.
+    fn idle_when_empty(&self) -> bool {
+        false
+    }
     /// For non-work-conserving disciplines: when `dequeue` may next succeed although it
     /// returned `None` with packets queued. Work-conserving disciplines return `None`.
     /// Classful parents pass on their children's wakeups that lie after `now` (a child

@@ -88,6 +88,11 @@ impl Qdisc for Pfifo {
         true
     }
 
+    /// A FIFO asked while empty only finds nothing (`TCQ_F_CAN_BYPASS` in Linux).
+    fn idle_when_empty(&self) -> bool {
+        true
+    }
+
     fn len(&self) -> usize {
         self.queue.len()
     }

@@ -69,6 +69,10 @@ pub struct RootQueue {
     /// `None` for other devices, whose members are asked in member order.
     pub(super) round_robin: Option<u32>,
     pub stats: QueueStats,
+    /// Its qdisc finds nothing and changes nothing when asked while empty
+    /// ([`Qdisc::idle_when_empty`]): a freed port does not ask it while `stats` says it
+    /// holds no packet.
+    pub(super) idle_when_empty: bool,
     pub(super) drops_at_last_sample: u64,
     /// The qdisc's backlog changed at `now` and `stats` has not heard of it yet
     /// ([`Simulation::enqueue`] tells it after the kick that follows, once, rather than
@@ -90,6 +94,7 @@ impl RootQueue {
             dev,
             name,
             kind: qdisc.kind(),
+            idle_when_empty: qdisc.idle_when_empty(),
             qdisc,
             iface: members.first().map_or(u32::MAX, |m| m.0),
             members,
@@ -106,6 +111,14 @@ impl RootQueue {
 }
 
 impl RootQueue {
+    /// Whether the qdisc is known to hold nothing and to find nothing if asked: its
+    /// backlog as last recorded is zero and nothing entered since (every enqueue records
+    /// the backlog after it, so a recorded zero is never above the truth's zero).
+    #[inline(always)]
+    fn known_idle(&self) -> bool {
+        self.idle_when_empty && !self.backlog_stale && self.stats.current_packets() == 0
+    }
+
     /// The statistics of one dequeue that returned `got` while the qdisc recorded
     /// `dropped` drops; `got` back. Nothing changes when nothing left and nothing was
     /// dropped: the backlog is what it was (the common "asked while empty" case after a
@@ -254,6 +267,10 @@ impl Simulation {
             }
         );
         debug_assert!(self.media[medium as usize].ready(port));
+        if self.roots[r as usize].known_idle() {
+            debug_assert!(self.roots[r as usize].qdisc.is_empty());
+            return;
+        }
         loop {
             match self.dequeue_interface(r) {
                 Some(pkt) => {

@@ -412,6 +412,7 @@ impl Simulation {
         debug_assert_eq!(held.len(), q.qdisc.len());
         q.stats.on_drops_after_enqueue(held.len());
         q.kind = new.kind();
+        q.idle_when_empty = new.idle_when_empty();
         q.qdisc = new;
         let now = self.now;
         q.stats.backlog_changed(now, 0, 0);
