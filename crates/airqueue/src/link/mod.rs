@@ -218,6 +218,27 @@ impl<'a> LinkCtx<'a> {
     pub fn locate(&mut self, pkt: PacketId, loc: Location) {
         self.packets.set_location(pkt, loc);
     }
+
+    /// The part of the context a wire's own path uses.
+    #[inline(always)]
+    pub(crate) fn wire(&mut self) -> WireCx<'_> {
+        WireCx {
+            now: self.now,
+            medium: self.medium,
+            packets: self.packets,
+            events: self.events,
+        }
+    }
+}
+
+/// What a point-to-point link's serialization end touches: the time, the medium's index
+/// (its events carry it), the packets and the event queue. Four fields where a
+/// [`LinkCtx`] has seven: the simulation builds one for every wired hop.
+pub(crate) struct WireCx<'a> {
+    pub(crate) now: SimTime,
+    pub(crate) medium: u32,
+    pub(crate) packets: &'a mut PacketArena,
+    pub(crate) events: &'a mut EventQueue<Event>,
 }
 
 /// Build-time services for a medium: timers with their owner recorded.
@@ -267,7 +288,7 @@ impl AnyMedium {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn ready(&self, port: usize) -> bool {
         match self {
             AnyMedium::P2p(l) => l.ready(port),

@@ -15,7 +15,7 @@
 
 use super::{
     Copies, Dequeue, Impairment, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, Neighbour,
-    PendingEvents, Wire,
+    PendingEvents, Wire, WireCx,
 };
 use crate::engine::{EventQueue, SimTime};
 use crate::packet::{DropReason, Location, NodeId, PacketArena, PacketId};
@@ -105,15 +105,12 @@ impl P2pLink {
     /// packet.
     #[inline(always)]
     pub(crate) fn tx_done(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
-        let iface = self.ports[port];
-        let pkt = self.dirs[port]
-            .sending
-            .take()
-            .expect("serialization ends without a packet being sent");
         if self.dirs[port].impairment.is_none() {
-            self.propagate(port, pkt, self.dirs[port].delay, false, cx);
+            let iface = self.tx_done_plain(port, &mut cx.wire());
             return P2pOutcome::Ready { iface, lost: None };
         }
+        let iface = self.ports[port];
+        let pkt = self.take_sending(port);
         let p = cx.packets.get(pkt);
         let (flow, size) = (p.flow, p.size_bytes);
         let wire_bits = (u64::from(size) + u64::from(self.overhead_bytes)) * 8;
@@ -174,7 +171,7 @@ impl P2pLink {
         }
         let own_event = reordered || imp.reorders();
         let delay = self.dirs[port].delay + netem_delay;
-        self.propagate(port, pkt, delay, own_event, cx);
+        self.propagate(port, pkt, delay, own_event, &mut cx.wire());
     }
 
     /// netem's dequeue (`slot`), run at each enqueue and when its watchdog fires: every
@@ -189,7 +186,7 @@ impl P2pLink {
                     // `propagate` counts it again.
                     d.propagating -= 1;
                     let delay = d.delay;
-                    self.propagate(port, pkt, delay, false, cx);
+                    self.propagate(port, pkt, delay, false, &mut cx.wire());
                 }
                 Dequeue::WaitUntil(t) => {
                     if d.watchdog != Some(t) {
@@ -262,32 +259,61 @@ impl P2pLink {
         pkt: PacketId,
         delay: SimTime,
         own_event: bool,
-        cx: &mut LinkCtx<'_>,
+        w: &mut WireCx<'_>,
     ) {
         let iface = self.ports[port];
         let d = &mut self.dirs[port];
         d.propagating += 1;
-        cx.locate(pkt, Location::Propagating(iface.0));
-        let at = cx.now + delay;
+        w.packets.set_location(pkt, Location::Propagating(iface.0));
+        let at = w.now + delay;
         // A delay shortened by the timeline lets this packet overtake those already on
         // the wire: it gets an event of its own, as on a jittered wire.
         if own_event || d.wire.last_arrival().is_some_and(|last| last > at) {
-            cx.schedule_packet(at, pkt);
+            w.events.schedule(at, Event::LinkPacket(pkt));
         } else {
             // The sequence number its own event would have had: ties resolve as if
             // every packet on the wire had its event in the heap.
-            let seq = cx.reserve();
+            let seq = w.events.reserve();
             if d.wire.push(at, seq, pkt) {
-                cx.schedule_reserved(at, seq, 2 * port as u16 + ARRIVE);
+                let (medium, key) = (w.medium, 2 * port as u16 + ARRIVE);
+                w.events
+                    .schedule_reserved(at, seq, Event::Link { medium, key });
             }
         }
+    }
+
+    /// The packet port `port` was serializing.
+    #[inline(always)]
+    fn take_sending(&mut self, port: usize) -> PacketId {
+        self.dirs[port]
+            .sending
+            .take()
+            .expect("serialization ends without a packet being sent")
+    }
+
+    /// Whether direction `port` has no netem: its serialization ends are
+    /// [`tx_done_plain`](Self::tx_done_plain)'s.
+    #[inline(always)]
+    pub(crate) fn plain(&self, port: usize) -> bool {
+        self.dirs[port].impairment.is_none()
+    }
+
+    /// [`tx_done`](Self::tx_done) of a direction without netem, as the simulation calls it
+    /// directly: the packet goes onto the wire and the port is free (the interface is
+    /// returned; the outcome is `Ready` with nothing lost).
+    #[inline(always)]
+    pub(crate) fn tx_done_plain(&mut self, port: usize, w: &mut WireCx<'_>) -> IfaceId {
+        debug_assert!(self.plain(port));
+        let pkt = self.take_sending(port);
+        self.propagate(port, pkt, self.dirs[port].delay, false, w);
+        self.ports[port]
     }
 
     /// The packet at the head of the wire behind `port` arrives; the next one (if any) gets
     /// the arrival event, under the sequence number reserved when it entered the wire.
     #[inline(always)]
     fn arrive(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
-        let (pkt, to) = self.arrive_direct(port, cx);
+        let (pkt, to) = self.arrive_direct(port, cx.medium, cx.events);
         P2pOutcome::Deliver { pkt, to }
     }
 
@@ -297,12 +323,14 @@ impl P2pLink {
     pub(crate) fn arrive_direct(
         &mut self,
         port: usize,
-        cx: &mut LinkCtx<'_>,
+        medium: u32,
+        events: &mut EventQueue<Event>,
     ) -> (PacketId, IfaceId) {
         let d = &mut self.dirs[port];
         let pkt = d.wire.pop();
         if let Some((at, seq)) = d.wire.head() {
-            cx.schedule_reserved(at, seq, 2 * port as u16 + ARRIVE);
+            let key = 2 * port as u16 + ARRIVE;
+            events.schedule_reserved(at, seq, Event::Link { medium, key });
         }
         d.propagating -= 1;
         (pkt, self.neighbours[port][0].iface)

@@ -2,8 +2,9 @@
 //! its context, and acting on the effects it reports, in order, after it returns.
 
 use super::Simulation;
-use crate::link::{AnyMedium, LinkCtx, LinkEffect, P2pEvent, P2pLink, P2pOutcome};
+use crate::link::{AnyMedium, LinkCtx, LinkEffect, P2pEvent, P2pLink, P2pOutcome, WireCx};
 use crate::packet::{DropReason, Location, PacketId};
+use crate::topology::IfaceId;
 
 /// The context of a call into medium `$m`, borrowing the simulation's fields beside
 /// `self.media` (a macro, as a method would borrow all of `self`).
@@ -76,12 +77,20 @@ impl Simulation {
             let port = match P2pLink::event_of(key) {
                 P2pEvent::Arrive(port) => {
                     // The most common event: a wire's arrival, which reports nothing else.
-                    let (pkt, to) = {
-                        let mut cx = link_cx!(self, m);
-                        l.arrive_direct(port, &mut cx)
-                    };
-                    debug_assert_eq!(self.link_fx.len(), start);
+                    let (pkt, to) = l.arrive_direct(port, m, &mut self.events);
                     return self.receive(pkt, to);
+                }
+                P2pEvent::TxDone(port) if l.plain(port) => {
+                    // A serialization end without netem: onto the wire, and the port is
+                    // free (`P2pOutcome::Ready` with nothing lost).
+                    let mut w = WireCx {
+                        now: self.now,
+                        medium: m,
+                        packets: &mut self.packets,
+                        events: &mut self.events,
+                    };
+                    let iface = l.tx_done_plain(port, &mut w);
+                    return self.port_freed(iface, m, port);
                 }
                 P2pEvent::TxDone(port) => port,
                 P2pEvent::Watchdog(port) => {
@@ -110,15 +119,21 @@ impl Simulation {
             if let Some(pkt) = lost {
                 self.drop_packet(pkt, DropReason::Impairment, None);
             }
-            // `LinkEffect::Ready(iface)`; a real interface's own root pulls at once, its
-            // port being free (nothing acted on above sends on it).
-            let h = self.hot[iface.0 as usize];
-            if h.own_root() {
-                return self.pull_interface(h.tx_root(), m, port);
-            }
-            return self.link_effect(LinkEffect::Ready(iface));
+            return self.port_freed(iface, m, port);
         }
         self.with_medium(m, |md, cx| md.on_event(key, cx));
+    }
+
+    /// `LinkEffect::Ready(iface)` of a wired port (`m`, `port`) whose serialization ended:
+    /// a real interface's own root pulls at once, its port being free (nothing acted on
+    /// before sends on it).
+    #[inline(always)]
+    fn port_freed(&mut self, iface: IfaceId, m: u32, port: usize) {
+        let h = self.hot[iface.0 as usize];
+        if h.own_root() {
+            return self.pull_interface(h.tx_root(), m, port);
+        }
+        self.link_effect(LinkEffect::Ready(iface));
     }
 
     /// Acts on the effects recorded from `start` on, then forgets them.
