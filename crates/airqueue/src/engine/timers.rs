@@ -293,8 +293,32 @@ impl Timers {
         self.slots[front].pos = NONE;
         let last = self.heap.pop().expect("a front entry");
         if !self.heap.is_empty() {
-            self.sift_down(0, last);
+            self.sift_down_to_bottom(last);
         }
+    }
+
+    /// Fills the hole at the root with `e`, the heap's former last entry: the hole moves
+    /// down to a leaf along the smaller children, then `e` rises from there (Floyd's
+    /// bottom-up deletion, as std's `BinaryHeap::pop`). The last entry belongs near the
+    /// bottom, so this saves a compare with it at every level.
+    fn sift_down_to_bottom(&mut self, e: HeapEntry) {
+        let n = self.heap.len();
+        let mut p = 0;
+        loop {
+            let l = 2 * p + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n {
+                l + usize::from(self.heap[r].key < self.heap[l].key)
+            } else {
+                l
+            };
+            self.place(p, self.heap[c]);
+            p = c;
+        }
+        self.sift_up(p, e);
     }
 
     /// Puts `e` (whose place is the hole at `p`) as far up as it goes; returns its place.
@@ -320,9 +344,11 @@ impl Timers {
             if l >= n {
                 break;
             }
+            // The smaller child, chosen without a branch (which child wins is a coin
+            // flip the predictor cannot learn).
             let r = l + 1;
-            let c = if r < n && self.heap[r].key < self.heap[l].key {
-                r
+            let c = if r < n {
+                l + usize::from(self.heap[r].key < self.heap[l].key)
             } else {
                 l
             };
