@@ -293,52 +293,34 @@ impl Timers {
         self.slots[front].pos = NONE;
         let last = self.heap.pop().expect("a front entry");
         if !self.heap.is_empty() {
-            self.sift_down_to_bottom(last);
+            self.sift_down(0, last);
         }
-    }
-
-    /// Fills the hole at the root with `e`, the heap's former last entry: the hole moves
-    /// down to a leaf along the smaller children, then `e` rises from there (Floyd's
-    /// bottom-up deletion, as std's `BinaryHeap::pop`). The last entry belongs near the
-    /// bottom, so this saves a compare with it at every level.
-    fn sift_down_to_bottom(&mut self, e: HeapEntry) {
-        let n = self.heap.len();
-        let mut p = 0;
-        loop {
-            let l = 2 * p + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n {
-                l + usize::from(self.heap[r].key < self.heap[l].key)
-            } else {
-                l
-            };
-            self.place(p, self.heap[c]);
-            p = c;
-        }
-        self.sift_up(p, e);
     }
 
     /// Puts `e` (whose place is the hole at `p`) as far up as it goes; returns its place.
+    #[inline(never)]
     fn sift_up(&mut self, mut p: usize, e: HeapEntry) -> usize {
+        // (The sifts work on the two vectors as slices: the heap's length is then fixed
+        // for the loop and its index checks fold into the loop's own bounds test.)
+        let (heap, slots) = (&mut self.heap[..], &mut self.slots[..]);
         while p > 0 {
             let parent = (p - 1) / 2;
-            let above = self.heap[parent];
+            let above = heap[parent];
             if above.key <= e.key {
                 break;
             }
-            self.place(p, above);
+            place(heap, slots, p, above);
             p = parent;
         }
-        self.place(p, e);
+        place(heap, slots, p, e);
         p
     }
 
     /// Puts `e` (whose place is the hole at `p`) as far down as it goes.
+    #[inline(never)]
     fn sift_down(&mut self, mut p: usize, e: HeapEntry) {
-        let n = self.heap.len();
+        let (heap, slots) = (&mut self.heap[..], &mut self.slots[..]);
+        let n = heap.len();
         loop {
             let l = 2 * p + 1;
             if l >= n {
@@ -348,25 +330,26 @@ impl Timers {
             // flip the predictor cannot learn).
             let r = l + 1;
             let c = if r < n {
-                l + usize::from(self.heap[r].key < self.heap[l].key)
+                l + usize::from(heap[r].key < heap[l].key)
             } else {
                 l
             };
-            let below = self.heap[c];
+            let below = heap[c];
             if e.key <= below.key {
                 break;
             }
-            self.place(p, below);
+            place(heap, slots, p, below);
             p = c;
         }
-        self.place(p, e);
+        place(heap, slots, p, e);
     }
+}
 
-    #[inline(always)]
-    fn place(&mut self, p: usize, e: HeapEntry) {
-        self.heap[p] = e;
-        self.slots[e.slot as usize].pos = p as u32;
-    }
+/// Puts entry `e` at heap place `p` and tells its slot.
+#[inline(always)]
+fn place(heap: &mut [HeapEntry], slots: &mut [Slot], p: usize, e: HeapEntry) {
+    heap[p] = e;
+    slots[e.slot as usize].pos = p as u32;
 }
 
 #[cfg(test)]
