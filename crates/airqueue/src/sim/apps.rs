@@ -1,8 +1,9 @@
 //! Application glue: the sources and TCP endpoints of the flows turned into packets, and
 //! the packets that reach an end host turned back into what the endpoint hears.
 
-use super::tcp_flow::{self, Side, TcpApp, TcpFlow};
-use super::{Endpoint, Event, Simulation};
+use super::tcp_flow::{self, Side, TcpApp, TcpFlow, NO_TIMER};
+use super::{Endpoint, Event, Simulation, TimerOwner};
+use crate::engine::TimerId;
 
 /// The IP TTL every host sends with (RFC 1122 §3.2.1.7 recommends 64; Linux's default).
 pub(super) const INITIAL_TTL: u8 = 64;
@@ -123,26 +124,44 @@ impl Simulation {
         self.tcp_arm(f, slot);
     }
 
+    /// Arms each endpoint's timer slot at its deadline, or disarms it when it has none.
     fn tcp_arm(&mut self, f: usize, slot: usize) {
+        let now = self.now;
         for side in [Side::Sender, Side::Receiver] {
-            if let Some(at) = self.tcp_mut(f).needs_arming(slot, side) {
-                let at = at.max(self.now);
-                self.events.schedule(
-                    at,
-                    Event::TcpTimer {
-                        flow: f as u32,
-                        conn: slot as u16,
-                        side,
-                    },
-                );
+            let t = self.tcp_mut(f);
+            let deadline = t.deadline(slot, side);
+            let mut id = t.conns[slot].timers[side as usize];
+            if id == NO_TIMER {
+                if deadline.is_none() {
+                    continue;
+                }
+                id = self.tcp_timer_slot(f, slot, side);
+            }
+            match deadline {
+                Some(at) => self.timers.arm(&mut self.events, id, at.max(now)),
+                None => self.timers.cancel(id),
             }
         }
+    }
+
+    /// A timer slot for endpoint `side` of connection `slot` of flow `f` (the first time
+    /// the slot is armed; the pool keeps it when the slot is reused).
+    #[cold]
+    fn tcp_timer_slot(&mut self, f: usize, slot: usize, side: Side) -> TimerId {
+        let id = self.timers.add();
+        self.timer_owners.push(TimerOwner::Tcp {
+            flow: f as u32,
+            conn: slot as u16,
+            side,
+        });
+        debug_assert_eq!(self.timer_owners.len(), self.timers.len());
+        self.tcp_mut(f).conns[slot].timers[side as usize] = id;
+        id
     }
 
     pub(super) fn tcp_timer(&mut self, f: usize, slot: usize, side: Side) {
         let now = self.now;
         let t = self.tcp_mut(f);
-        t.fired(slot, side, now);
         if !t.conns[slot].open {
             return; // the connection closed after this event was scheduled
         }

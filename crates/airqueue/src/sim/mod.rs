@@ -64,9 +64,6 @@ pub enum Event {
     Sample,
     /// Reset statistics: the warm-up is over.
     WarmupEnd,
-    /// An endpoint of connection `conn` (a slot of the flow's pool) of TCP flow `flow`
-    /// asked to be woken up now.
-    TcpTimer { flow: u32, conn: u16, side: Side },
     /// Timeline entry i applies (`sim::timeline`).
     Change(u32),
 }
@@ -85,6 +82,12 @@ pub enum TimerOwner {
     Hook {
         hook: u32,
         key: u32,
+    },
+    /// An endpoint of a TCP connection (`sim::tcp_flow`).
+    Tcp {
+        flow: u32,
+        conn: u16,
+        side: Side,
     },
 }
 
@@ -402,9 +405,6 @@ impl Simulation {
                 self.events.schedule(next, Event::Sample);
             }
             Event::WarmupEnd => self.reset_statistics(),
-            Event::TcpTimer { flow, conn, side } => {
-                self.tcp_timer(flow as usize, conn as usize, side)
-            }
             Event::Change(i) => self.apply_change(i),
         }
     }
@@ -416,6 +416,9 @@ impl Simulation {
                 self.with_medium(medium, |m, cx| m.get_mut().on_timer(key, cx));
             }
             TimerOwner::Hook { hook, key } => self.with_hook(hook, |h, cx| h.on_timer(key, cx)),
+            TimerOwner::Tcp { flow, conn, side } => {
+                self.tcp_timer(flow as usize, conn as usize, side)
+            }
         }
     }
 }

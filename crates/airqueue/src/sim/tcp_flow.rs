@@ -13,11 +13,13 @@
 //! a segment for a closed port.
 //!
 //! Data segments travel `from` → `to`, pure ACKs back; both are packets of the flow (its
-//! drops count both directions). Each endpoint has at most one deadline; the flow keeps at
-//! most one pending timer event per endpoint, scheduled only when the deadline moves
-//! *earlier* than the armed one. When an armed event fires early (the deadline moved later,
-//! e.g. the RTO restarted on a new ACK), the endpoint ignores it and the flow re-arms at the
-//! new deadline, so an ACK does not cost a heap insertion.
+//! drops count both directions). Each endpoint has at most one deadline, kept in a slot of
+//! the run's [`Timers`](crate::engine::Timers) (one per endpoint, allocated when the
+//! connection's slot is first armed and kept when the slot is reused): a deadline that moves
+//! later (the RTO restarted on a new ACK) costs no heap operation, and the flows' timers sit
+//! in the timer heap rather than the event heap, which then holds only what is on the
+//! links (with 1 000 flows the event heap held up to 2 000 TCP timer events, and every
+//! packet's event paid for its depth).
 //!
 //! Wire sizes: a segment carries 52 bytes of headers (IPv4 20 + TCP 20 + the 12-byte
 //! timestamp option that Linux and ns-3 send by default); the model uses them for RTT
@@ -25,13 +27,16 @@
 //! (RTT timing is then RFC 6298's one segment at a time).
 
 use crate::app::{UdpSource, WebSession};
-use crate::engine::SimTime;
+use crate::engine::{SimTime, TimerId};
 use crate::scenario::{TcpSpec, TcpVariant};
 use crate::transport::tcp::{
     AppData, CongestionVariant, LimitedTime, Opener, SackBlocks, Segment, SenderStats, TcpConfig,
     TcpReceiver, TcpSender, SSTHRESH_INFINITE,
 };
 use std::collections::VecDeque;
+
+/// A connection endpoint without a timer slot yet.
+pub const NO_TIMER: TimerId = TimerId(u32::MAX);
 
 /// IPv4 + TCP + timestamp option bytes on every segment.
 pub const TCP_WIRE_HEADER_BYTES: u32 = 20 + 20 + 12;
@@ -129,8 +134,9 @@ pub struct TcpConn {
     pub port: u16,
     /// False once closed: the slot may be reused.
     pub open: bool,
-    /// The pending timer event of each endpoint (see the module documentation).
-    pub armed: [Option<SimTime>; 2],
+    /// Each endpoint's timer slot (see the module documentation); [`NO_TIMER`] until the
+    /// connection's slot is first armed.
+    pub timers: [TimerId; 2],
     /// RTT samples of the sender already copied into the flow's statistics.
     pub rtt_samples_seen: u64,
     /// Bytes of the object (file) this connection carries, if finite.
@@ -260,7 +266,7 @@ impl TcpFlow {
         let conn = TcpConn {
             sender,
             receiver: TcpReceiver::new(&self.cfg),
-            armed: [None, None],
+            timers: [NO_TIMER; 2],
             port,
             object: object.filter(|&n| n > 0),
             delivered_at: None,
@@ -272,7 +278,10 @@ impl TcpFlow {
         self.retired.connections += 1;
         match self.conns.iter().position(|c| !c.open) {
             Some(slot) => {
-                self.conns[slot] = conn;
+                // The slot's timers go on with the new connection (re-armed or cancelled
+                // by the caller's next arming).
+                let timers = self.conns[slot].timers;
+                self.conns[slot] = TcpConn { timers, ..conn };
                 slot
             }
             None => {
@@ -432,28 +441,6 @@ impl TcpFlow {
         match side {
             Side::Sender => c.sender.next_timer(),
             Side::Receiver => c.receiver.next_timer(),
-        }
-    }
-
-    /// Whether a timer event must be scheduled at `d` (it is earlier than the armed one).
-    pub fn needs_arming(&mut self, slot: usize, side: Side) -> Option<SimTime> {
-        let d = self.deadline(slot, side)?;
-        let armed = &mut self.conns[slot].armed[side as usize];
-        match *armed {
-            Some(a) if a <= d => None,
-            _ => {
-                *armed = Some(d);
-                Some(d)
-            }
-        }
-    }
-
-    /// Called when a timer event fires at `now`: disarms the slot if this was the armed
-    /// event.
-    pub fn fired(&mut self, slot: usize, side: Side, now: SimTime) {
-        let armed = &mut self.conns[slot].armed[side as usize];
-        if *armed == Some(now) {
-            *armed = None;
         }
     }
 }
