@@ -247,9 +247,18 @@ def test_a_bad_memory_budget_is_an_input_error() -> None:
 
 def interrupt(argv: list[str], cwd: Path, after: float = 3.0) -> tuple[int, str, float]:
     """Starts ``argv`` in its own process group, sends SIGINT to the group (as a terminal
-    does) after ``after`` seconds, and returns (exit code, stderr, seconds to exit)."""
+    does) after ``after`` seconds, and returns (exit code, stderr, seconds to exit).
+
+    The child gets SIGINT's default disposition, as a terminal's foreground job has: a test
+    run started in the background (``make test &``, some CI runners) has SIGINT ignored,
+    children inherit that, and Python then installs no KeyboardInterrupt handler."""
     proc = subprocess.Popen(
-        argv, cwd=cwd, start_new_session=True, stderr=subprocess.PIPE, text=True
+        argv,
+        cwd=cwd,
+        start_new_session=True,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(after)
     sent = time.monotonic()
