@@ -1,5 +1,6 @@
 //! Building a runnable network from a validated scenario.
 
+use super::far::FarEvents;
 use super::tcp_flow::{config_of, TcpApp, TcpFlow, EPHEMERAL_PORT_BASE, TCP_WIRE_HEADER_BYTES};
 use super::{
     Endpoint, Event, FlowRt, HookRt, Interface, RootId, RootQueue, Simulation, TimerOwner,
@@ -8,7 +9,7 @@ use crate::app::{
     video_interval, voice_packets, Pattern, PingSource, UdpSource, WebSession,
     ICMP_ECHO_HEADER_BYTES,
 };
-use crate::engine::{stream, EventQueue, SimTime, Timers};
+use crate::engine::{stream, EventId, EventQueue, SimTime, Timers};
 use crate::hook::{HookBuild, NodeHook};
 use crate::link::{AnyMedium, Impairment, Medium, MediumBuild, P2pLink, Segment};
 use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
@@ -835,6 +836,7 @@ impl Simulation {
             events: EventQueue::with_capacity(1024),
             timers,
             timer_owners,
+            far: Default::default(),
             packets: PacketArena::new(),
             nodes,
             ifaces,
@@ -880,6 +882,7 @@ impl Simulation {
         for m in 0..self.media.len() {
             self.with_medium(m as u32, |md, cx| md.get_mut().start(cx));
         }
+        let mut far: Vec<(SimTime, EventId, Event)> = Vec::new();
         for i in 0..self.flows.len() {
             if self.flows[i].awaiting_call {
                 continue; // starts when its call arrives
@@ -893,25 +896,30 @@ impl Simulation {
                 },
             };
             if let Some(t) = first {
-                let id = self.events.schedule(t, Event::AppSend(i as u32));
+                let id = self.events.reserve();
+                far.push((t, id, Event::AppSend(i as u32)));
                 self.flows[i].app_event = Some(id);
             }
             // A bulk transfer stops writing at the flow's `stop` (an AppSend after its start).
             let flow = &self.flows[i];
             if let Endpoint::Tcp(t) = &flow.endpoint {
                 if matches!(t.app, TcpApp::Bulk(_)) && flow.stop < self.stop {
-                    self.events.schedule(flow.stop, Event::AppSend(i as u32));
+                    far.push((flow.stop, self.events.reserve(), Event::AppSend(i as u32)));
                 }
             }
         }
         if self.warmup.0 > 0 {
-            self.events.schedule(self.warmup, Event::WarmupEnd);
+            far.push((self.warmup, self.events.reserve(), Event::WarmupEnd));
         }
         self.events.schedule(self.sample_interval, Event::Sample);
         for q in &mut self.roots {
             q.stats.reset(SimTime::ZERO);
         }
-        self.schedule_timeline();
+        // Flows' starts and stops, the warm-up's end and the timeline's changes wait
+        // outside the event queue until each is the earliest of them (`sim::far`),
+        // numbered here, where they were met.
+        self.timeline_events(&mut far);
+        self.far = FarEvents::new(far, &mut self.events);
     }
 }
 

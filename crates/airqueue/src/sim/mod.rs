@@ -16,6 +16,7 @@ pub mod budget;
 mod build;
 mod capture;
 mod conservation;
+mod far;
 mod forward;
 mod media;
 mod results;
@@ -66,6 +67,9 @@ pub enum Event {
     WarmupEnd,
     /// Timeline entry i applies (`sim::timeline`).
     Change(u32),
+    /// Far entry i (`sim::far`): a flow's start or stop, the warm-up's end or a timeline
+    /// change, known at build and kept out of the queue until it is the earliest of them.
+    Far(u32),
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8);
@@ -232,6 +236,8 @@ pub struct Simulation {
     /// Cancellable timers (root wake-ups, media, hooks) and who owns each.
     timers: Timers,
     timer_owners: Vec<TimerOwner>,
+    /// Events known at build, waiting outside the queue (`sim::far`).
+    far: far::FarEvents,
     packets: PacketArena,
     pub nodes: Vec<Node>,
     pub ifaces: Vec<Interface>,
@@ -406,6 +412,7 @@ impl Simulation {
             }
             Event::WarmupEnd => self.reset_statistics(),
             Event::Change(i) => self.apply_change(i),
+            Event::Far(k) => self.far_event(k),
         }
     }
 

@@ -12,7 +12,7 @@
 //! `[[at]]`; the event, the ordering and the summary listing stay as they are.
 
 use super::{Endpoint, Event, RootId, Simulation};
-use crate::engine::SimTime;
+use crate::engine::{EventId, SimTime};
 use crate::link::{AnyMedium, LinkChange};
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::qdisc::classify::NameTable;
@@ -324,11 +324,12 @@ fn record(at: SimTime, kind: &'static str, target: &str, what: String) -> Timeli
 }
 
 impl Simulation {
-    /// Schedules one `Change` event per timeline entry (after every other initial event,
-    /// so that the sequence numbers of the rest do not move).
-    pub(super) fn schedule_timeline(&mut self) {
+    /// One `Change` event per timeline entry, numbered now (after every other initial
+    /// event, so that the sequence numbers of the rest do not move), for the event queue's
+    /// far list.
+    pub(super) fn timeline_events(&mut self, far: &mut Vec<(SimTime, EventId, Event)>) {
         for (i, (at, _)) in self.timeline.entries.iter().enumerate() {
-            self.events.schedule(*at, Event::Change(i as u32));
+            far.push((*at, self.events.reserve(), Event::Change(i as u32)));
         }
     }
 
@@ -436,7 +437,7 @@ impl Simulation {
         let flow = &mut self.flows[f];
         if matches!(action, FlowAction::Stop | FlowAction::Restart) {
             if let Some(id) = flow.app_event.take() {
-                self.events.cancel(id);
+                self.far.cancel(&mut self.events, id);
             }
             flow.app_paused = true;
         }
@@ -444,7 +445,7 @@ impl Simulation {
         let idle = flow.app_paused || flow.next_seq == 0;
         if matches!(action, FlowAction::Start | FlowAction::Restart) && idle {
             if let Some(id) = flow.app_event.take() {
-                self.events.cancel(id);
+                self.far.cancel(&mut self.events, id);
             }
             flow.app_paused = false;
             if now < flow.stop {
@@ -509,7 +510,7 @@ impl Simulation {
             // The scheduled first open (a `start` still ahead) would now read as the
             // flow's stop; it is cancelled.
             if let Some(id) = flow.app_event.take() {
-                self.events.cancel(id);
+                self.far.cancel(&mut self.events, id);
             }
             flow.app_paused = false;
             if now < flow.stop {
