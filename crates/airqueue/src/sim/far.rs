@@ -19,13 +19,10 @@
 use super::{Event, Simulation};
 use crate::engine::{EventId, EventQueue, SimTime};
 
-#[derive(Copy, Clone, Debug)]
-struct FarEntry {
-    at: SimTime,
-    id: EventId,
-    event: Event,
-    cancelled: bool,
-}
+/// A far event: its time, the sequence number it was given at build, and the event it
+/// stands for (24 bytes; the list is sorted in place, so a run of 100 000 flows holds one
+/// copy of it).
+type FarEntry = (SimTime, EventId, Event);
 
 /// The far events of a run, in (time, sequence number) order.
 #[derive(Default, Debug)]
@@ -35,29 +32,19 @@ pub(super) struct FarEvents {
     next: usize,
     /// The entry in the queue, if any.
     queued: Option<usize>,
+    /// Sequence numbers of entries cancelled while waiting (empty unless the timeline
+    /// stopped a flow before its start).
+    cancelled: rustc_hash::FxHashSet<u64>,
 }
 
 impl FarEvents {
     /// The far events of a run, `(time, reserved sequence number, event)`; the earliest
     /// goes in the queue.
-    pub(super) fn new(
-        list: Vec<(SimTime, EventId, Event)>,
-        events: &mut EventQueue<Event>,
-    ) -> Self {
-        let mut entries: Vec<FarEntry> = list
-            .into_iter()
-            .map(|(at, id, event)| FarEntry {
-                at,
-                id,
-                event,
-                cancelled: false,
-            })
-            .collect();
-        entries.sort_unstable_by_key(|e| (e.at, e.id.0));
+    pub(super) fn new(mut entries: Vec<FarEntry>, events: &mut EventQueue<Event>) -> Self {
+        entries.sort_unstable_by_key(|&(at, id, _)| (at, id.0));
         let mut far = FarEvents {
             entries,
-            next: 0,
-            queued: None,
+            ..FarEvents::default()
         };
         far.feed(events);
         far
@@ -66,12 +53,12 @@ impl FarEvents {
     /// Puts the next entry that is not cancelled in the queue.
     fn feed(&mut self, events: &mut EventQueue<Event>) {
         self.queued = None;
-        while let Some(e) = self.entries.get(self.next) {
+        while let Some(&(at, id, _)) = self.entries.get(self.next) {
             let k = self.next;
             self.next += 1;
-            if !e.cancelled {
+            if self.cancelled.is_empty() || !self.cancelled.remove(&id.0) {
                 self.queued = Some(k);
-                events.schedule_reserved(e.at, e.id, Event::Far(k as u32));
+                events.schedule_reserved(at, id, Event::Far(k as u32));
                 return;
             }
         }
@@ -79,15 +66,14 @@ impl FarEvents {
 
     /// Cancels the event `id`, a far entry or an ordinary event (no effect if it fired).
     pub(super) fn cancel(&mut self, events: &mut EventQueue<Event>, id: EventId) {
-        if let Some(k) = self.queued.filter(|&k| self.entries[k].id == id) {
+        if self.queued.is_some_and(|k| self.entries[k].1 == id) {
             events.cancel(id);
-            self.entries[k].cancelled = true;
             self.feed(events);
             return;
         }
         // (A linear search: cancelling comes from the timeline, seldom.)
-        if let Some(e) = self.entries[self.next..].iter_mut().find(|e| e.id == id) {
-            e.cancelled = true;
+        if self.entries[self.next..].iter().any(|e| e.1 == id) {
+            self.cancelled.insert(id.0);
             return;
         }
         events.cancel(id);
@@ -99,7 +85,7 @@ impl Simulation {
     /// stands for.
     #[inline(never)]
     pub(super) fn far_event(&mut self, k: u32) {
-        let event = self.far.entries[k as usize].event;
+        let event = self.far.entries[k as usize].2;
         self.far.feed(&mut self.events);
         match event {
             Event::AppSend(f) => self.app_send(f as usize),
@@ -122,7 +108,7 @@ mod tests {
             let ev = match ev {
                 Event::Far(k) => {
                     far.feed(q);
-                    far.entries[k as usize].event
+                    far.entries[k as usize].2
                 }
                 ev => ev,
             };
