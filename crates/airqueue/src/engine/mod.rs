@@ -1,6 +1,7 @@
 //! The discrete-event engine: integer-nanosecond time, a deterministic event queue and
 //! per-component random-number streams. The run loop itself lives in [`crate::sim`].
 
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;

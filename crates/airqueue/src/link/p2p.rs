@@ -313,7 +313,7 @@ impl P2pLink {
     /// the arrival event, under the sequence number reserved when it entered the wire.
     #[inline(always)]
     fn arrive(&mut self, port: usize, cx: &mut LinkCtx<'_>) -> P2pOutcome {
-        let (pkt, to) = self.arrive_direct(port, cx.medium, cx.events);
+        let (pkt, to) = self.arrive_direct(port, cx.medium, cx.packets, cx.events);
         P2pOutcome::Deliver { pkt, to }
     }
 
@@ -324,6 +324,7 @@ impl P2pLink {
         &mut self,
         port: usize,
         medium: u32,
+        packets: &PacketArena,
         events: &mut EventQueue<Event>,
     ) -> (PacketId, IfaceId) {
         let d = &mut self.dirs[port];
@@ -331,6 +332,13 @@ impl P2pLink {
         if let Some((at, seq)) = d.wire.head() {
             let key = 2 * port as u16 + ARRIVE;
             events.schedule_reserved(at, seq, Event::Link { medium, key });
+        }
+        // The packet arriving next gets its slot warmed ahead of use (`engine::prefetch`):
+        // its arrival is a serialization time away, and after a propagation delay it has
+        // usually left the core's caches (1 000 TCP flows: 4 % less CPU; asking for the
+        // packet behind it, or its flow's state, as well gained nothing).
+        if let Some(next) = d.wire.packet_at(0) {
+            packets.prefetch(next);
         }
         d.propagating -= 1;
         (pkt, self.neighbours[port][0].iface)

@@ -67,6 +67,12 @@ impl Wire {
         self.in_flight.front().map(|h| (h.at, h.seq))
     }
 
+    /// The packet `k` places behind the head (0: the head), if there is one.
+    #[inline]
+    pub fn packet_at(&self, k: usize) -> Option<PacketId> {
+        self.in_flight.get(k).map(|h| h.pkt)
+    }
+
     /// The arrival time of the packet entered last, if any.
     #[inline]
     pub fn last_arrival(&self) -> Option<SimTime> {

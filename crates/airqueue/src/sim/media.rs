@@ -77,7 +77,7 @@ impl Simulation {
             let port = match P2pLink::event_of(key) {
                 P2pEvent::Arrive(port) => {
                     // The most common event: a wire's arrival, which reports nothing else.
-                    let (pkt, to) = l.arrive_direct(port, m, &mut self.events);
+                    let (pkt, to) = l.arrive_direct(port, m, &self.packets, &mut self.events);
                     return self.receive(pkt, to);
                 }
                 P2pEvent::TxDone(port) if l.plain(port) => {
