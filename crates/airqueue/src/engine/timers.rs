@@ -134,6 +134,11 @@ pub struct Timers {
     slots: Vec<Slot>,
     /// A binary min-heap by (entry time, sequence number).
     heap: Vec<HeapEntry>,
+    /// The front entry has fired and waits to be replaced: the next arming of a slot with
+    /// no entry takes its place (one sift down, where removing it and pushing the new
+    /// entry would sift twice), and anything else that reads the heap removes it first
+    /// ([`settle`](Self::settle)). The event queue keeps its fired top the same way.
+    front_fired: bool,
 }
 
 impl Timers {
@@ -177,11 +182,16 @@ impl Timers {
     /// resolve in the order of arming.
     #[inline]
     pub fn arm_exact<E: Copy>(&mut self, q: &mut EventQueue<E>, id: TimerId, at: SimTime) {
-        let s = &mut self.slots[id.0 as usize];
-        if s.pos != NONE && s.entry_at == at {
-            s.due = at;
-            return;
+        let s = &self.slots[id.0 as usize];
+        if s.pos != NONE {
+            if s.entry_at == at {
+                self.slots[id.0 as usize].due = at;
+                return;
+            }
+            // The entry moves within the heap: the fired front must be gone first.
+            self.settle();
         }
+        let s = &mut self.slots[id.0 as usize];
         let EventId(seq) = q.reserve();
         let earlier = at < s.entry_at;
         s.seq = seq;
@@ -192,7 +202,11 @@ impl Timers {
             slot: id.0,
         };
         let pos = s.pos;
-        if pos == NONE {
+        if pos == NONE && self.front_fired {
+            // In the fired front's place: any key may sift down from the root.
+            self.front_fired = false;
+            self.sift_down(0, e);
+        } else if pos == NONE {
             self.heap.push(e);
             self.sift_up(self.heap.len() - 1, e);
         } else if earlier {
@@ -232,6 +246,7 @@ impl Timers {
         q: &mut EventQueue<E>,
         limit: SimTime,
     ) -> Option<(SimTime, Next<E>)> {
+        self.settle();
         loop {
             let main = q.peek_live();
             let timer_first = match (self.heap.first(), &main) {
@@ -272,7 +287,8 @@ impl Timers {
             }
             due if due <= s.entry_at => {
                 s.due = DISARMED;
-                self.remove_front();
+                s.pos = NONE;
+                self.front_fired = true;
                 Surfaced::Fire
             }
             due => {
@@ -288,9 +304,23 @@ impl Timers {
         }
     }
 
+    /// Removes the fired front, if it is still there.
+    #[inline(always)]
+    fn settle(&mut self) {
+        if self.front_fired {
+            self.front_fired = false;
+            self.pop_front();
+        }
+    }
+
     fn remove_front(&mut self) {
         let front = self.heap[0].slot as usize;
         self.slots[front].pos = NONE;
+        self.pop_front();
+    }
+
+    /// Takes the front entry out of the heap (its slot's `pos` is already cleared).
+    fn pop_front(&mut self) {
         let last = self.heap.pop().expect("a front entry");
         if !self.heap.is_empty() {
             self.sift_down(0, last);
@@ -367,6 +397,125 @@ mod tests {
             fired.push((time.0, v));
         }
         fired
+    }
+
+    /// The reference for the interleaved test: one sorted list of every arming's entry and
+    /// every event, with the lazy rules spelled out (a stale entry is skipped, a later due
+    /// time defers the entry under a fresh sequence number).
+    #[derive(Default)]
+    struct Reference {
+        next_seq: u64,
+        list: Vec<(u64, u64, u32)>,
+        /// Per slot: (sequence number, time) of its live entry, and its due time.
+        live: Vec<Option<(u64, u64)>>,
+        due: Vec<Option<u64>>,
+    }
+
+    impl Reference {
+        fn schedule(&mut self, at: u64, what: u32) {
+            self.list.push((at, self.next_seq, what));
+            self.next_seq += 1;
+        }
+
+        /// `exact`: `arm_exact` (a new entry unless one is at exactly `at`), else `arm`
+        /// (a new entry unless one is at or before `at`).
+        fn arm(&mut self, k: usize, at: u64, exact: bool) {
+            let keep = self.live[k].is_some_and(|(_, e)| if exact { e == at } else { e <= at });
+            if !keep {
+                self.live[k] = Some((self.next_seq, at));
+                self.schedule(at, 1000 + k as u32);
+            }
+            self.due[k] = Some(at);
+        }
+
+        fn pop(&mut self) -> Option<(u64, u32)> {
+            loop {
+                self.list.sort();
+                if self.list.is_empty() {
+                    return None;
+                }
+                let (at, seq, what) = self.list.remove(0);
+                if what < 1000 {
+                    return Some((at, what));
+                }
+                let k = (what - 1000) as usize;
+                if self.live[k].map(|(s, _)| s) != Some(seq) {
+                    continue; // stale
+                }
+                match self.due[k] {
+                    None => self.live[k] = None,
+                    Some(d) if d <= at => {
+                        self.live[k] = None;
+                        self.due[k] = None;
+                        return Some((at, what));
+                    }
+                    Some(d) => {
+                        self.live[k] = Some((self.next_seq, d));
+                        self.schedule(d, what);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Armings, cancellations and events interleaved with pops, as a simulation makes
+    /// them (mostly at or after the time of the last pop): a fired front that the next
+    /// arming replaces, or that the next pop removes, gives the reference's order.
+    #[test]
+    fn interleaved_armings_and_pops_give_the_reference_order() {
+        use rand::Rng;
+        let mut rng = crate::engine::stream(11, "test:timers:interleaved");
+        for _case in 0..300 {
+            let mut q: EventQueue<u32> = EventQueue::new();
+            let mut t = Timers::new();
+            let n = rng.random_range(1..8usize);
+            let slots: Vec<TimerId> = (0..n).map(|_| t.add()).collect();
+            let mut r = Reference {
+                live: vec![None; n],
+                due: vec![None; n],
+                ..Reference::default()
+            };
+            let mut now = 0u64;
+            for _ in 0..200 {
+                // Mostly ahead of the last pop, as a simulation arms; sometimes before it,
+                // which the heap must order as well.
+                let at = (now + rng.random_range(0..40u64)).saturating_sub(8);
+                let k = rng.random_range(0..n);
+                match rng.random_range(0..6) {
+                    0 | 1 => {
+                        let got = t.pop_before(&mut q, SimTime::MAX).map(|(at, next)| {
+                            let v = match next {
+                                Next::Event(e) => e,
+                                Next::Timer(id) => 1000 + id.0,
+                            };
+                            (at.0, v)
+                        });
+                        assert_eq!(got, r.pop());
+                        if let Some((at, _)) = got {
+                            now = at;
+                        }
+                    }
+                    2 => {
+                        q.schedule(SimTime(at), k as u32);
+                        r.schedule(at, k as u32);
+                    }
+                    3 => {
+                        t.arm(&mut q, slots[k], SimTime(at));
+                        r.arm(k, at, false);
+                    }
+                    4 => {
+                        t.arm_exact(&mut q, slots[k], SimTime(at));
+                        r.arm(k, at, true);
+                    }
+                    _ => {
+                        t.cancel(slots[k]);
+                        r.due[k] = None;
+                    }
+                }
+            }
+            let want: Vec<(u64, u32)> = std::iter::from_fn(|| r.pop()).collect();
+            assert_eq!(drain(&mut q, &mut t), want);
+        }
     }
 
     /// Reference: a timer fires once per arming that was neither replaced nor cancelled,
