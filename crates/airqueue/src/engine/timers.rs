@@ -16,7 +16,10 @@
 //!   timer had been armed at that moment) and is not counted as an event;
 //! - **re-arming earlier** gives the entry a new time and sequence number (sifted up);
 //! - **cancelling** only clears the due time; the entry is dropped, uncounted, when it
-//!   reaches the front (a re-arm before then reuses it, as a later re-arm does).
+//!   reaches the front (a re-arm before then reuses it, as a later re-arm does);
+//! - **firing** leaves the entry at the front, dead, until the next arming of a slot
+//!   without an entry takes its place (one sift down instead of a removal and a push: a
+//!   MAC re-arms as it handles its timer) or the next pop removes it.
 //!
 //! [`Timers::arm_exact`] always gives the entry a fresh sequence number when the time
 //! changes (for timers whose tie order must follow the moment they were armed).
