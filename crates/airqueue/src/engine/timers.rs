@@ -390,16 +390,17 @@ mod tests {
     use super::*;
 
     /// Pops everything: (time, event) for events, (time, 1000 + slot) for timers.
-    fn drain(q: &mut EventQueue<u32>, t: &mut Timers) -> Vec<(u64, u32)> {
-        let mut fired = Vec::new();
-        while let Some((time, next)) = t.pop_before(q, SimTime::MAX) {
-            let v = match next {
-                Next::Event(e) => e,
-                Next::Timer(id) => 1000 + id.0,
-            };
-            fired.push((time.0, v));
+    /// A popped event or timer as (time, label): an event's own number, 1000 + a timer's
+    /// slot.
+    fn labelled((time, next): (SimTime, Next<u32>)) -> (u64, u32) {
+        match next {
+            Next::Event(e) => (time.0, e),
+            Next::Timer(id) => (time.0, 1000 + id.0),
         }
-        fired
+    }
+
+    fn drain(q: &mut EventQueue<u32>, t: &mut Timers) -> Vec<(u64, u32)> {
+        std::iter::from_fn(|| t.pop_before(q, SimTime::MAX).map(labelled)).collect()
     }
 
     /// The reference for the interleaved test: one sorted list of every arming's entry and
@@ -486,13 +487,7 @@ mod tests {
                 let k = rng.random_range(0..n);
                 match rng.random_range(0..6) {
                     0 | 1 => {
-                        let got = t.pop_before(&mut q, SimTime::MAX).map(|(at, next)| {
-                            let v = match next {
-                                Next::Event(e) => e,
-                                Next::Timer(id) => 1000 + id.0,
-                            };
-                            (at.0, v)
-                        });
+                        let got = t.pop_before(&mut q, SimTime::MAX).map(labelled);
                         assert_eq!(got, r.pop());
                         if let Some((at, _)) = got {
                             now = at;
@@ -584,77 +579,34 @@ mod tests {
             let mut q: EventQueue<u32> = EventQueue::new();
             let mut t = Timers::new();
             let slots: Vec<TimerId> = (0..5).map(|_| t.add()).collect();
-            // The reference: (time, seq, what) entries; slot state (seq of live entry, due).
-            let mut next_seq = 0u64;
-            let mut list: Vec<(u64, u64, u32)> = Vec::new();
-            let mut live: Vec<Option<(u64, u64)>> = vec![None; 5]; // (seq, entry_at)
-            let mut due: Vec<Option<u64>> = vec![None; 5];
+            let mut r = Reference {
+                live: vec![None; 5],
+                due: vec![None; 5],
+                ..Reference::default()
+            };
             for _ in 0..30 {
                 let at = rng.random_range(0..100u64);
                 let k = rng.random_range(0..5usize);
                 match rng.random_range(0..4) {
                     0 => {
                         q.schedule(SimTime(at), k as u32);
-                        list.push((at, next_seq, k as u32));
-                        next_seq += 1;
+                        r.schedule(at, k as u32);
                     }
                     1 => {
                         t.arm(&mut q, slots[k], SimTime(at));
-                        if live[k].is_some_and(|(_, e)| e <= at) {
-                            due[k] = Some(at);
-                        } else {
-                            list.push((at, next_seq, 1000 + k as u32));
-                            live[k] = Some((next_seq, at));
-                            due[k] = Some(at);
-                            next_seq += 1;
-                        }
+                        r.arm(k, at, false);
                     }
                     2 => {
                         t.arm_exact(&mut q, slots[k], SimTime(at));
-                        if live[k].is_some_and(|(_, e)| e == at) {
-                            due[k] = Some(at);
-                        } else {
-                            list.push((at, next_seq, 1000 + k as u32));
-                            live[k] = Some((next_seq, at));
-                            due[k] = Some(at);
-                            next_seq += 1;
-                        }
+                        r.arm(k, at, true);
                     }
                     _ => {
                         t.cancel(slots[k]);
-                        due[k] = None;
+                        r.due[k] = None;
                     }
                 }
             }
-            let mut want = Vec::new();
-            loop {
-                list.sort();
-                if list.is_empty() {
-                    break;
-                }
-                let (at, seq, what) = list.remove(0);
-                if what < 1000 {
-                    want.push((at, what));
-                    continue;
-                }
-                let k = (what - 1000) as usize;
-                if live[k].map(|(s, _)| s) != Some(seq) {
-                    continue; // stale
-                }
-                match due[k] {
-                    None => live[k] = None,
-                    Some(d) if d <= at => {
-                        live[k] = None;
-                        due[k] = None;
-                        want.push((at, what));
-                    }
-                    Some(d) => {
-                        list.push((d, next_seq, what));
-                        live[k] = Some((next_seq, d));
-                        next_seq += 1;
-                    }
-                }
-            }
+            let want: Vec<(u64, u32)> = std::iter::from_fn(|| r.pop()).collect();
             assert_eq!(drain(&mut q, &mut t), want);
         }
     }
