@@ -2,9 +2,9 @@
 //!
 //! With many flows the per-flow state and the packets in flight no longer fit a core's
 //! caches, and the run is bound by the misses of the first touch of each (issue 18;
-//! `docs/limits.md`, "Scale"). Where the simulation knows which state the next event on a
-//! wire will read (the packet behind the one arriving, its flow), it asks for those cache
-//! lines ahead of time, so that they come from the shared L3 while the current event is
+//! `docs/limits.md`, "Scale"). Where the simulation knows which state a later event will
+//! read (a wire's next packet, `PacketArena::prefetch`), it asks for those cache lines
+//! ahead of time, so that they come from the shared L3 while the current event is
 //! processed. A hint changes no state and no result; off x86-64 it compiles to nothing.
 
 /// Cache line size of every x86-64 CPU in use.

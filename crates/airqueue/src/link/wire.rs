@@ -61,16 +61,10 @@ impl Wire {
             .pkt
     }
 
-    /// The arrival time and event sequence number of the packet at the head, if any.
+    /// The arrival time, event sequence number and packet of the head, if any.
     #[inline]
-    pub fn head(&self) -> Option<(SimTime, EventId)> {
-        self.in_flight.front().map(|h| (h.at, h.seq))
-    }
-
-    /// The packet `k` places behind the head (0: the head), if there is one.
-    #[inline]
-    pub fn packet_at(&self, k: usize) -> Option<PacketId> {
-        self.in_flight.get(k).map(|h| h.pkt)
+    pub fn head(&self) -> Option<(SimTime, EventId, PacketId)> {
+        self.in_flight.front().map(|h| (h.at, h.seq, h.pkt))
     }
 
     /// The arrival time of the packet entered last, if any.
@@ -132,7 +126,7 @@ mod tests {
             match ev {
                 Ev::Arrive(_) => {
                     let pkt = wire.pop();
-                    if let Some((at, seq)) = wire.head() {
+                    if let Some((at, seq, _)) = wire.head() {
                         q.schedule_reserved(at, seq, Ev::Arrive(u32::MAX));
                     }
                     got.push((t, Ev::Arrive(pkt.0)));
