@@ -138,6 +138,18 @@ def test_invalid_dict_raises_scenario_error_naming_the_field(
     assert isinstance(info.value, ValueError)
 
 
+def test_toml_text_or_an_unreadable_name_is_a_scenario_error_not_an_os_error(
+    scenario_dict: dict[str, Any],
+) -> None:
+    with pytest.raises(airqueue.ScenarioError) as info:
+        airqueue.run('[run]\nduration = "1s"\n')
+    assert info.value.problems[0][0] == "scenario"
+    assert "tomllib.loads" in info.value.problems[0][1]
+    with pytest.raises(airqueue.ScenarioError) as info:
+        airqueue.run("x" * 5000 + ".toml")
+    assert "cannot be read" in info.value.problems[0][1]
+
+
 def test_bad_override_path_raises_scenario_error(scenario_dict: dict[str, Any]) -> None:
     with pytest.raises(airqueue.ScenarioError) as info:
         airqueue.run(scenario_dict, set={"links.nosuch.rate": "1Gbit"})

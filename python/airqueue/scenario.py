@@ -223,6 +223,15 @@ def parse_assignments(items: Iterable[str]) -> dict[str, Any]:
     return out
 
 
+def _exists(path: Path) -> bool:
+    """``path.exists()``, false for a name the system cannot even look up (too long, a NUL
+    byte): reading it then says why."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def load_scenario(
     source: str | Path | Mapping[str, Any],
     set: Mapping[str, Any] | Iterable[str] | None = None,
@@ -238,8 +247,14 @@ def load_scenario(
     if isinstance(source, Mapping):
         data = copy.deepcopy(dict(source))
     else:
+        if isinstance(source, str) and "\n" in source:
+            raise ScenarioError.single(
+                "scenario",
+                "is a string with line breaks, i.e. TOML text, where a file path was expected; "
+                "pass the file's path, or the parsed table (`tomllib.loads(text)`)",
+            )
         path = Path(source)
-        if not path.exists() and (found := shipped.find(path)) is not None:
+        if not _exists(path) and (found := shipped.find(path)) is not None:
             path = found
         try:
             text = path.read_text(encoding="utf-8")
@@ -249,7 +264,7 @@ def load_scenario(
                 "no such file, and no scenario shipped with airqueue has this name "
                 "(`airqueue list scenarios` lists them, e.g. examples/udp-bottleneck)",
             ) from None
-        except (OSError, UnicodeDecodeError) as e:
+        except (OSError, UnicodeDecodeError, ValueError) as e:
             raise ScenarioError.single(str(path), f"cannot be read: {e}") from None
         try:
             data = tomllib.loads(text)

@@ -25,8 +25,11 @@ def find(name: str | Path) -> Path | None:
         return None
     root = scenarios_dir()
     for candidate in (root / rel, root / rel.with_name(rel.name + ".toml")):
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except (OSError, ValueError):  # a name too long to look up, or with a NUL byte
+            return None
     return None
 
 
