@@ -18,7 +18,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 programs=("$@")
 if [[ ${#programs[@]} -eq 0 ]]; then
     # OUT alone names the dumbbell's output, as before the wifi programs existed.
-    if [[ -n "${OUT:-}" ]]; then programs=(dumbbell); else programs=(dumbbell wifi_saturation wifi_mixed_rate wifi_hidden); fi
+    if [[ -n "${OUT:-}" ]]; then programs=(dumbbell); else programs=(dumbbell wifi_saturation wifi_mixed_rate wifi_hidden wifi_updown); fi
 fi
 if [[ -n "${OUT:-}" && ${#programs[@]} -ne 1 ]]; then
     echo "OUT names one program's output: name one program" >&2
