@@ -134,3 +134,29 @@ def test_either_or_measures_on_constructed_series() -> None:
     # sides 2, 1, 1, 2, -, -, 1 -> changes 2→1, 1→2, 2→1
     assert yk.alternations(bt, wl) == 3
     assert yk.alternations(np.zeros(5), np.full(5, 600e3)) == 0
+
+
+def test_checks_over_seeds_give_a_ci_and_the_seeds_holding(tmp_path: Path) -> None:
+    """:func:`airqueue.catalog.findings.finish` with a check function: judged on all the
+    rows, then on each seed's; the CI is Student's t over the per-seed numbers (for 1, 2, 6
+    with mean 3 and sd √7: 3 ± 4.303 · √7/√3), and the seeds count where the check holds
+    alone (values below 4: seeds 1 and 2)."""
+    from airqueue import plots
+    from airqueue.catalog.findings import at_most, finish
+
+    data = pd.DataFrame({"seed": [1, 2, 3], "v": [1.0, 2.0, 6.0]})
+    res = finish(
+        yk.ENTRIES[1],
+        tmp_path,
+        data,
+        lambda d: [at_most("mean v ≤ 4 (Fig. 0)", float(d["v"].mean()), 4.0)],
+        plots.new_figure(2, 2),
+        quick=False,
+    )
+    row = pd.read_csv(tmp_path / "comparison.csv").iloc[0]
+    half = 4.302652729911275 * 7**0.5 / 3**0.5
+    assert row["ours"] == 3.0 and bool(row["holds"])
+    assert row["ci95_low"] == pytest.approx(3 - half)
+    assert row["ci95_high"] == pytest.approx(3 + half)
+    assert row["seeds"] == 3 and row["holds_in_seeds"] == 2
+    assert res.passed is True

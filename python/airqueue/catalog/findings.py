@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import plots
 from ..store import atomic_write_bytes
-from ..sweep import ProgressHook, SweepResult
+from ..sweep import ProgressHook, SweepResult, mean_ci
 from .core import Reproduction, ReproductionResult
 
 
@@ -34,6 +35,11 @@ class Task:
     seed: int = 1
 
 
+def seeded(tasks: Sequence[Task], seeds: int) -> list[Task]:
+    """Every task with seeds 1 … ``seeds`` (seed-major: all of seed 1's runs first)."""
+    return [Task(t.label, t.scenario, s) for s in range(1, seeds + 1) for t in tasks]
+
+
 def run_tasks(
     tasks: Sequence[Task],
     metrics: Callable[[Task, Any], list[dict[str, Any]]],
@@ -41,7 +47,8 @@ def run_tasks(
     progress: ProgressHook | None,
 ) -> pd.DataFrame:
     """Runs every task (threads: a simulation runs without the GIL) and concatenates the
-    rows ``metrics(task, result)`` gives, in task order."""
+    rows ``metrics(task, result)`` gives, in task order; a row without a ``seed`` gets its
+    task's."""
     import airqueue
 
     workers = max(1, jobs or os.cpu_count() or 1)
@@ -50,7 +57,7 @@ def run_tasks(
     def one(i: int) -> tuple[int, list[dict[str, Any]]]:
         t = tasks[i]
         res = airqueue.run(t.scenario, seed=t.seed)
-        return i, metrics(t, res)
+        return i, [{**r, "seed": r.get("seed", t.seed)} for r in metrics(t, res)]
 
     if progress:
         progress(0, len(tasks), 0)
@@ -96,25 +103,34 @@ def finish(
     rep: Reproduction,
     out: Path,
     data: pd.DataFrame,
-    checks: Sequence[Check],
+    checks: Sequence[Check] | Callable[[pd.DataFrame], Sequence[Check]],
     fig: Any,
     quick: bool,
 ) -> ReproductionResult:
     """Writes ``figure.png``, ``comparison.csv`` (one row per check), ``metrics.csv`` (the
-    figure's data) and ``reproduction.json``; returns the result."""
+    figure's data) and ``reproduction.json``; returns the result.
+
+    ``checks`` may be a function of the data: it is then judged on all of it (``ours``:
+    over every seed) and again on each seed's rows alone, which gives each check's 95 %
+    CI over seeds (``ci95_low``, ``ci95_high``, ``seeds``) and ``holds_in_seeds``, the
+    number of seeds whose runs alone would meet it."""
     out.mkdir(parents=True, exist_ok=True)
+    judged, per_seed = _judge(checks, data)
     rows = []
-    for i, c in enumerate(checks, 1):
+    for i, c in enumerate(judged, 1):
         rel = c.ours / c.reference - 1 if c.reference else math.nan
+        each = [p[i - 1] for p in per_seed] or [c]
+        n, _, _, lo, hi = mean_ci(np.array([e.ours for e in each]))
         rows.append(
             {
                 "x": float(i),
                 "check": c.text,
                 "reference": c.reference,
                 "ours": c.ours,
-                "ci95_low": c.ours,
-                "ci95_high": c.ours,
-                "seeds": 1,
+                "ci95_low": lo if n > 1 else c.ours,
+                "ci95_high": hi if n > 1 else c.ours,
+                "seeds": len(each),
+                "holds_in_seeds": sum(e.holds for e in each),
                 "rel_error": rel,
                 "tolerance": rep.tolerance,
                 "within": None if quick else c.holds,
@@ -138,11 +154,29 @@ def finish(
         "checked": not quick,
         "passed": passed,
         "version": airqueue.__version__,
-        "checks": [{"check": c.text, "ours": c.ours, "paper": c.reference} for c in checks],
+        "checks": [{"check": c.text, "ours": c.ours, "paper": c.reference} for c in judged],
     }
     atomic_write_bytes(out / "reproduction.json", (json.dumps(meta, indent=2) + "\n").encode())
     sw = SweepResult(runs=data, points=pd.DataFrame(), info={"runs": len(data)}, out=out)
     return ReproductionResult(rep, table, sw, fig_path, table_path, passed, quick)
+
+
+def _judge(
+    checks: Sequence[Check] | Callable[[pd.DataFrame], Sequence[Check]], data: pd.DataFrame
+) -> tuple[list[Check], list[list[Check]]]:
+    """The checks over all the data, and (for a function of the data run with several
+    seeds) over each seed's rows; the per-seed lists are empty otherwise."""
+    if not callable(checks):
+        return list(checks), []
+    judged = list(checks(data))
+    seeds = sorted(data["seed"].unique()) if "seed" in data else []
+    if len(seeds) < 2:
+        return judged, []
+    per_seed = [list(checks(data[data["seed"] == s])) for s in seeds]
+    assert all([c.text for c in p] == [c.text for c in judged] for p in per_seed), (
+        "a seed's checks differ from the whole run's"
+    )
+    return judged, per_seed
 
 
 def entry(

@@ -30,7 +30,7 @@ import pandas as pd
 
 from .. import plots
 from ..nap import REFERENCE_BPS, interface_metrics
-from ..sweep import ProgressHook
+from ..sweep import ProgressHook, mean_ci
 from .core import Reproduction, ReproductionResult, shipped_toml
 from .findings import (
     Check,
@@ -41,6 +41,7 @@ from .findings import (
     entry,
     finish,
     run_tasks,
+    seeded,
     within,
 )
 
@@ -209,7 +210,8 @@ def _entry(
     runner: Callable[..., ReproductionResult],
 ) -> Reproduction:
     """An entry run by ``runner``: ``values`` are the figure's lines or x values, the
-    tolerance (25 %) that of the checks against the paper's levels."""
+    tolerance (25 %) that of the checks against the paper's levels; every run with seeds
+    1–3 (a quick run: seed 1), the checks judged on all three and on each."""
     return entry(
         name,
         title,
@@ -223,7 +225,18 @@ def _entry(
         x_label=x_label,
         y_label=y_label,
         param=param,
+        seeds=SEEDS,
     )
+
+
+#: Seeds per run: the paper reports one measurement per point; three seeds say how far
+#: each finding's number moves with the randomness the model has (back-off, hops, start
+#: phases) and in how many of them it holds (``holds_in_seeds`` in ``comparison.csv``).
+SEEDS = 3
+
+
+def _seeded(rep: Reproduction, quick: bool, tasks: list[Task]) -> list[Task]:
+    return seeded(tasks, rep.quick_seeds if quick else rep.seeds)
 
 
 def _mean(df: pd.DataFrame, col: str, **where: Any) -> float:
@@ -294,14 +307,17 @@ def _ftp_run(
     progress: ProgressHook | None = None,
 ) -> ReproductionResult:
     duration = 120.0 if quick else 300.0
-    tasks = [
-        Task((s, o), _ftp_scenario(s, o, f"{duration:g}s")) for s in SCHEDULERS for o in ORDERS
-    ]
+    tasks = _seeded(
+        rep,
+        quick,
+        [Task((s, o), _ftp_scenario(s, o, f"{duration:g}s")) for s in SCHEDULERS for o in ORDERS],
+    )
     series: dict[tuple[Any, ...], pd.DataFrame] = {}
 
     def metrics(task: Task, res: Any) -> list[dict[str, Any]]:
         s = _iface_series(res)
-        series[task.label] = s
+        if task.seed == 1:  # the figure draws seed 1's rates
+            series[task.label] = s
         rows = iface_rows(task, res, (SECOND_START_S + SETTLE_S, duration), ("scheduler", "order"))
         first = "bluetooth" if task.label[1] == "bt-first" else "wlan"
         alone = s.loc[(s.index > 5) & (s.index <= SECOND_START_S), first]
@@ -316,6 +332,12 @@ def _ftp_run(
 
     data = run_tasks(tasks, metrics, jobs, progress)
 
+    return finish(rep, Path(out), data, _ftp_checks, _ftp_figure(series, duration), quick)
+
+
+def _ftp_checks(data: pd.DataFrame) -> list[Check]:
+    """Figs. 11–14's findings, judged on ``data`` (one row per run and interface)."""
+
     def m(col: str, sched: str, iface: str | None = None, order: str | None = None) -> float:
         where: dict[str, Any] = {"scheduler": sched}
         if iface:
@@ -328,7 +350,7 @@ def _ftp_run(
         sel = data[(data["scheduler"] == sched) & (data["interface"] == iface)]
         return float(sel[col].min())
 
-    checks = [
+    return [
         within(
             "Bluetooth alone (FIFO, Bluetooth first, 5–45 s) ≈ 70 kB/s (§3.1), ±25 %",
             m("alone_kBps", "fifo", "bluetooth", "bt-first"),
@@ -398,7 +420,6 @@ def _ftp_run(
             0.25,
         ),
     ]
-    return finish(rep, Path(out), data, checks, _ftp_figure(series, duration), quick)
 
 
 def _ftp_figure(series: dict[tuple[Any, ...], pd.DataFrame], duration: float) -> Any:
@@ -472,7 +493,8 @@ def curves_figure(
     cols: int = 2,
 ) -> Any:
     """A grid of panels (``panels``: (title, row filter, metric)), each with one line per
-    value of ``line`` over ``x``, as the paper draws Figs. 15–18."""
+    value of ``line`` over ``x``, as the paper draws Figs. 15–18: the mean over seeds, with
+    its 95 % CI as error bars when there are several."""
     rows = math.ceil(len(panels) / cols)
     fig = plots.new_figure(5.2 * cols, 3.0 * rows + 0.6)
     axes = fig.subplots(rows, cols, squeeze=False)
@@ -483,9 +505,16 @@ def curves_figure(
         for col, v in where.items():
             sel = sel[sel[col] == v]
         for i, (key, label) in enumerate(labels.items()):
-            s = sel[sel[line] == key].sort_values(x)
-            if len(s):
-                ax.plot(s[x], s[metric], marker=markers[i % len(markers)], ms=4, label=label)
+            by_x = sel[sel[line] == key].groupby(x, sort=True)[metric]
+            if not len(by_x):
+                continue
+            xs = [k for k, _ in by_x]
+            cis = [mean_ci(g.to_numpy(dtype=float)) for _, g in by_x]
+            means = np.array([c[1] for c in cis])
+            half = np.array([(c[4] - c[3]) / 2 if c[0] > 1 else 0.0 for c in cis])
+            ax.errorbar(
+                xs, means, yerr=half, marker=markers[i % len(markers)], ms=4, capsize=2, label=label
+            )
         ax.set_xticks(sorted(data[x].unique()))
         ax.set_title(ptitle, fontsize=9, loc="left")
         ax.set_xlabel(x_label, fontsize=8)
@@ -526,35 +555,15 @@ def _ditg(load: str, sched: str, duration: str) -> dict[str, Any]:
     return with_duration(with_scheduler(shipped_toml("nap", f"ditg-{load}.toml"), sched), duration)
 
 
-def _fig15_run(
-    rep: Reproduction,
-    out: str | Path,
-    jobs: int | None = None,
-    quick: bool = False,
-    progress: ProgressHook | None = None,
-) -> ReproductionResult:
-    duration = 20.0 if quick else 60.0
-    tasks = []
-    for load in LOADS:
-        for sched in DITG_SCHEDULERS:
-            base = _ditg(load, sched, f"{duration:g}s")
-            for v in VOICE_FLOWS:
-                d = copy.deepcopy(base)
-                set_flow_count(d, "wlan-voice", v)
-                tasks.append(Task((load, sched, v), d))
-    data = run_tasks(
-        tasks,
-        lambda t, r: iface_rows(t, r, (0.0, duration), ("load", "scheduler", "voice")),
-        jobs,
-        progress,
-    )
+def _fig15_checks(data: pd.DataFrame) -> list[Check]:
+    """Fig. 15's findings, judged on ``data`` (one row per run and interface)."""
 
     def drop(iface: str, sched: str | list[str], load: str, voice: Any = VOICE_FLOWS) -> pd.Series:
         return _at(data, "drop_pct", interface=iface, scheduler=sched, load=load, voice=voice)
 
     others = [s for s in DITG_SCHEDULERS if s != "cawn"]
     light_bt = {s: float(drop("bluetooth", s, "light").mean()) for s in DITG_SCHEDULERS}
-    checks = [
+    return [
         at_most(
             "Light load: WLAN drop % of CIF-Complete, BoTh-WiN and CAWN is zero, 1–4 voice "
             "flows (Fig. 15(b)); largest ≤ 1 %",
@@ -611,6 +620,31 @@ def _fig15_run(
             90.0,
         ),
     ]
+
+
+def _fig15_run(
+    rep: Reproduction,
+    out: str | Path,
+    jobs: int | None = None,
+    quick: bool = False,
+    progress: ProgressHook | None = None,
+) -> ReproductionResult:
+    duration = 20.0 if quick else 60.0
+    tasks = []
+    for load in LOADS:
+        for sched in DITG_SCHEDULERS:
+            base = _ditg(load, sched, f"{duration:g}s")
+            for v in VOICE_FLOWS:
+                d = copy.deepcopy(base)
+                set_flow_count(d, "wlan-voice", v)
+                tasks.append(Task((load, sched, v), d))
+    data = run_tasks(
+        _seeded(rep, quick, tasks),
+        lambda t, r: iface_rows(t, r, (0.0, duration), ("load", "scheduler", "voice")),
+        jobs,
+        progress,
+    )
+
     panels = [
         (f"{load} Bluetooth load: {IFACE_LABEL[i]}", {"load": load, "interface": i}, "drop_pct")
         for load in LOADS
@@ -625,7 +659,7 @@ def _fig15_run(
         "voice flows in the WLAN",
         "Yip & Kwok 2007 Fig. 15: drop % vs WLAN voice flows, three Bluetooth loads",
     )
-    return finish(rep, Path(out), data, checks, fig, quick)
+    return finish(rep, Path(out), data, _fig15_checks, fig, quick)
 
 
 YIP_KWOK_FIG15 = _entry(
@@ -651,27 +685,8 @@ YIP_KWOK_FIG15 = _entry(
 VIDEO_FLOWS = (1, 2, 3, 4)
 
 
-def _fig16_run(
-    rep: Reproduction,
-    out: str | Path,
-    jobs: int | None = None,
-    quick: bool = False,
-    progress: ProgressHook | None = None,
-) -> ReproductionResult:
-    duration = 20.0 if quick else 60.0
-    tasks = []
-    for sched in DITG_SCHEDULERS:
-        base = _ditg("medium", sched, f"{duration:g}s")
-        for v in VIDEO_FLOWS:
-            d = copy.deepcopy(base)
-            set_flow_count(d, "wlan-video", v)
-            tasks.append(Task((sched, v), d))
-    data = run_tasks(
-        tasks,
-        lambda t, r: iface_rows(t, r, (0.0, duration), ("scheduler", "video")),
-        jobs,
-        progress,
-    )
+def _fig16_checks(data: pd.DataFrame) -> list[Check]:
+    """Fig. 16's findings, judged on ``data`` (one row per run and interface)."""
 
     def mean(col: str, iface: str, sched: str, video: Any = VIDEO_FLOWS) -> float:
         return float(_at(data, col, interface=iface, scheduler=sched, video=video).mean())
@@ -680,7 +695,7 @@ def _fig16_run(
     growth = {
         s: mean("delay_ms", "wlan", s, 4) - mean("delay_ms", "wlan", s, 1) for s in DITG_SCHEDULERS
     }
-    checks = [
+    return [
         Check(
             "BoTh-WiN gives the highest Bluetooth delay at 1 WLAN video flow (Fig. 16(a): "
             "22.18 s); vs the highest other (ms)",
@@ -716,6 +731,30 @@ def _fig16_run(
             95.0,
         ),
     ]
+
+
+def _fig16_run(
+    rep: Reproduction,
+    out: str | Path,
+    jobs: int | None = None,
+    quick: bool = False,
+    progress: ProgressHook | None = None,
+) -> ReproductionResult:
+    duration = 20.0 if quick else 60.0
+    tasks = []
+    for sched in DITG_SCHEDULERS:
+        base = _ditg("medium", sched, f"{duration:g}s")
+        for v in VIDEO_FLOWS:
+            d = copy.deepcopy(base)
+            set_flow_count(d, "wlan-video", v)
+            tasks.append(Task((sched, v), d))
+    data = run_tasks(
+        _seeded(rep, quick, tasks),
+        lambda t, r: iface_rows(t, r, (0.0, duration), ("scheduler", "video")),
+        jobs,
+        progress,
+    )
+
     panels = [
         (f"{METRIC_LABEL[m]}: {IFACE_LABEL[i]}", {"interface": i}, m)
         for m in ("delay_ms", "utilization_kBps", "drop_pct")
@@ -730,7 +769,7 @@ def _fig16_run(
         "video flows in the WLAN",
         "Yip & Kwok 2007 Fig. 16: video flows in the WLAN, medium Bluetooth load",
     )
-    return finish(rep, Path(out), data, checks, fig, quick)
+    return finish(rep, Path(out), data, _fig16_checks, fig, quick)
 
 
 YIP_KWOK_FIG16 = _entry(
@@ -795,6 +834,30 @@ def _mac(file: str, duration: str) -> dict[str, Any]:
     return with_duration(shipped_toml("nap", file), duration)
 
 
+def _fig17_checks(data: pd.DataFrame) -> list[Check]:
+    """Fig. 17's findings, judged on ``data`` (one row per run and interface)."""
+    rise = {
+        i: min(
+            float(
+                _at(data, "air_loss_pct", scheme=s, interface=i, load=100).mean()
+                - _at(data, "air_loss_pct", scheme=s, interface=i, load=0).mean()
+            )
+            for s in SCHEMES
+        )
+        for i in IFACES
+    }
+    return [
+        Check(
+            f"{IFACE_LABEL[i]} loss rises with the background load under every scheme "
+            "(Fig. 17); smallest rise from 0 to 100 % (percentage points)",
+            rise[i],
+            0.0,
+            rise[i] > 0,
+        )
+        for i in IFACES
+    ] + _loss_checks(data, "0–100 % load", "Fig. 17")
+
+
 def _fig17_run(
     rep: Reproduction,
     out: str | Path,
@@ -811,35 +874,18 @@ def _fig17_run(
             set_background(d, load)
             tasks.append(Task((scheme, load), d))
     data = run_tasks(
-        tasks, lambda t, r: iface_rows(t, r, (0.0, duration), ("scheme", "load")), jobs, progress
+        _seeded(rep, quick, tasks),
+        lambda t, r: iface_rows(t, r, (0.0, duration), ("scheme", "load")),
+        jobs,
+        progress,
     )
-    rise = {
-        i: min(
-            float(
-                _at(data, "air_loss_pct", scheme=s, interface=i, load=100).mean()
-                - _at(data, "air_loss_pct", scheme=s, interface=i, load=0).mean()
-            )
-            for s in SCHEMES
-        )
-        for i in IFACES
-    }
-    checks = [
-        Check(
-            f"{IFACE_LABEL[i]} loss rises with the background load under every scheme "
-            "(Fig. 17); smallest rise from 0 to 100 % (percentage points)",
-            rise[i],
-            0.0,
-            rise[i] > 0,
-        )
-        for i in IFACES
-    ] + _loss_checks(data, "0–100 % load", "Fig. 17")
     fig = _loss_figure(
         data,
         "load",
         "background IEEE 802.11b load (%)",
         "Yip & Kwok 2007 Fig. 17: loss with a nearby independent 802.11b network",
     )
-    return finish(rep, Path(out), data, checks, fig, quick)
+    return finish(rep, Path(out), data, _fig17_checks, fig, quick)
 
 
 YIP_KWOK_FIG17 = _entry(
@@ -860,6 +906,27 @@ YIP_KWOK_FIG17 = _entry(
 )
 
 
+def _fig18_checks(data: pd.DataFrame) -> list[Check]:
+    """Fig. 18's findings, judged on ``data`` (one row per run and interface)."""
+
+    def loss(scheme: str, iface: str, n: int) -> float:
+        return float(_at(data, "air_loss_pct", scheme=scheme, interface=iface, clients=n).mean())
+
+    return [
+        at_least(
+            "TG2 AFH almost breaks down at 8 clients: 802.11b loss above 50 % (Fig. 18(b))",
+            loss("afh", "wlan", 8),
+            50.0,
+        ),
+        at_least(
+            "CAWN fails at 12 clients: the worse interface's loss above 50 % (Fig. 18)",
+            max(loss("cawn", i, 12) for i in IFACES),
+            50.0,
+        ),
+        *_loss_checks(data, "2–12 clients", "Fig. 18"),
+    ]
+
+
 def _fig18_run(
     rep: Reproduction,
     out: str | Path,
@@ -874,32 +941,19 @@ def _fig18_run(
         for n in CLIENTS:
             tasks.append(Task((scheme, n), keep_clients(base, n)))
     data = run_tasks(
-        tasks, lambda t, r: iface_rows(t, r, (0.0, duration), ("scheme", "clients")), jobs, progress
+        _seeded(rep, quick, tasks),
+        lambda t, r: iface_rows(t, r, (0.0, duration), ("scheme", "clients")),
+        jobs,
+        progress,
     )
 
-    def loss(scheme: str, iface: str, n: int) -> float:
-        return float(_at(data, "air_loss_pct", scheme=scheme, interface=iface, clients=n).mean())
-
-    checks = [
-        at_least(
-            "TG2 AFH almost breaks down at 8 clients: 802.11b loss above 50 % (Fig. 18(b))",
-            loss("afh", "wlan", 8),
-            50.0,
-        ),
-        at_least(
-            "CAWN fails at 12 clients: the worse interface's loss above 50 % (Fig. 18)",
-            max(loss("cawn", i, 12) for i in IFACES),
-            50.0,
-        ),
-        *_loss_checks(data, "2–12 clients", "Fig. 18"),
-    ]
     fig = _loss_figure(
         data,
         "clients",
         "client devices (half Bluetooth, half 802.11b)",
         "Yip & Kwok 2007 Fig. 18: loss vs clients, background 802.11b at 50 %",
     )
-    return finish(rep, Path(out), data, checks, fig, quick)
+    return finish(rep, Path(out), data, _fig18_checks, fig, quick)
 
 
 YIP_KWOK_FIG18 = _entry(
