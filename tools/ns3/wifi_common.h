@@ -45,6 +45,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
+#include "ns3/tcp-recovery-ops.h"
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
@@ -132,6 +133,34 @@ DsssMode(double mbps)
     }
     NS_ABORT_MSG("802.11b rates are 1, 2, 5.5 and 11 Mb/s, not " << mbps);
     return WifiMode();
+}
+
+/// airqueue's default TCP, as tools/ns3/dumbbell.cc sets it (see there for why): NewReno
+/// with classic recovery, initial window 1, delayed ACKs every 2nd segment / 200 ms, min
+/// RTO 1 s (1 ms clock, 1 s initial RTT estimate), window scaling, timestamps, no limited
+/// transmit, 3 duplicate ACKs, no SACK, no Nagle. Segment size and buffers are the
+/// program's. Call before creating any socket.
+inline void
+ConfigureAirqueueTcpDefaults()
+{
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
+                       UintegerValue(std::numeric_limits<uint32_t>::max()));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(1)));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
+    Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1)));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(3));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
 }
 
 /// Defaults every cell needs; call before creating any wifi object.

@@ -40,26 +40,8 @@ main(int argc, char* argv[])
     bool json = false;
     bool preambleDetection = false;
 
-    // airqueue's TCP defaults, as tools/ns3/dumbbell.cc sets them (see there for why).
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
-    Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
-                       UintegerValue(std::numeric_limits<uint32_t>::max()));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
+    ConfigureAirqueueTcpDefaults();
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 << 20));
-    Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(1)));
-    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
-    Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1)));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(3));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("duration", "Simulated seconds", duration);
