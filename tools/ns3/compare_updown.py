@@ -116,6 +116,8 @@ def main() -> None:
                     n = run_json(
                         [
                             str(NS3),
+                            "--duration=60",
+                            "--from=20",
                             f"--up={up}",
                             f"--down={down}",
                             f"--rts={500 if rts else 2347}",

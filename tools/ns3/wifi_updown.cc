@@ -123,7 +123,7 @@ InstallOfdmCell(Ptr<Node> ap, const NodeContainer& stations, uint32_t rtsThresho
 int
 main(int argc, char* argv[])
 {
-    double duration = 120.0;
+    double duration = 60.0;
     double from = 20.0;
     double upStart = 0.0;
     uint32_t up = 1;
