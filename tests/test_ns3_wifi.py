@@ -101,10 +101,10 @@ def test_uploads_beside_downloads_share_the_cell_as_in_ns3(
     starves a transfer (the paper's testbed did: docs/reproductions/hegde-2013.md); each
     flow's goodput within 10 % of ns-3's, seed 1, over 20–60 s (docs/ns3-wifi-comparison.md
     has three seeds: the other flows' means within 5.3 %), except the upload beside a
-    download: within 20 % (seed 1: +16.6 % with basic access), because ns-3's upload loses
-    segments at its own station's queue when its slow start overshoots and spends tens of
-    seconds in NewReno's recovery, which airqueue's does not (13.41, 14.74, 13.58 Mb/s for
-    seeds 1-3 in ns-3; airqueue 15.6-15.7)."""
+    download: within 20 % (seed 1: +16.6 % with basic access). Both uploads lose a burst at
+    their own station's queue at the end of the first slow start; ns-3 then halves again at
+    the timeout and resends segments still waiting in that queue until 27-34 s (13.41,
+    14.74, 13.58 Mb/s for seeds 1-3 in ns-3; airqueue 15.6-15.7)."""
     path = tmp_path / "cell.toml"
     path.write_text(_updown_cell(up, down, rts))
     flows = airqueue.run(path, seed=1).flows
