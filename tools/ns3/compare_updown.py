@@ -5,7 +5,9 @@ and 23 without the box; docs/reproductions/hegde-2013.md, docs/ns3-wifi-comparis
 The cell of tools/ns3/wifi_updown.cc, and the same as an airqueue scenario written here:
 server —100 Mbit, 150 µs— AP ))) 802.11a at 54 Mb/s (control frames at 24 Mb/s), driver
 buffers of 100 packets, a 1-packet pfifo at the AP; one bulk TCP transfer per station
-(airqueue's default NewReno, the scenarios' 8 MiB receive buffer), downloads and uploads
+(airqueue's default NewReno, the scenarios' 8 MiB receive buffer, and, as ns-3's TCP, not
+told when its own station's queue refuses a segment: `local_congestion = "loss"`; Linux's
+"cwr", airqueue's default, keeps such segments unsent), downloads and uploads
 from time 0; goodput over 20–60 s. Two cells (one download beside one upload: Fig. 22; two
 uploads: Fig. 23), each with basic access and with RTS/CTS above 500 bytes (the paper's
 §IV-B setting: data frames protected, TCP ACK frames not), seeds 1 … --seeds in both
@@ -63,7 +65,8 @@ def cell(up: int, down: int, rts: bool, window: str, duration: int = 60, warmup:
         src, dst = ("server", n) if n.startswith("down") else (n, "server")
         s += (
             f'[[flows]]\nname = "{n}"\nfrom = "{src}"\nto = "{dst}"\n'
-            f'transport = {{ kind = "tcp", rcv_buffer = "{window}" }}\napp = {{ kind = "bulk" }}\n'
+            f'transport = {{ kind = "tcp", rcv_buffer = "{window}", local_congestion = "loss" }}\n'
+            'app = { kind = "bulk" }\n'
         )
     return s
 

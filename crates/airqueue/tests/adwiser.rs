@@ -354,13 +354,18 @@ const FIG22: &str = include_str!("../../../scenarios/adwiser/fig22-up-down-54.to
 /// will shift from ADWISER back to the AP". Fig. 22's download and upload at 54 Mb/s (the
 /// box in the path from the start, 120 s, statistics after 60 s): measuring what the box
 /// released (the default), C climbs to C* (within Δ) although the medium carries less,
-/// and the AP's buffer overflows; measuring what came back from the WLAN (`measure =
-/// "carried"`, the WLAN meter hook), C stays below C* by more than 3 Δ. Both keep the
-/// packet ledger exact (the meter only counts).
+/// and the AP's buffer overflows. Measuring what came back from the WLAN (`measure =
+/// "carried"`, the WLAN meter hook) holds C below C* by more than 3 Δ only while the
+/// upload loses segments at its own station's full queue (`local_congestion = "loss"`,
+/// ns-3's TCP): those losses and their recovery make the returning bits fall short of
+/// what was released. With the testbed's Linux TCP (`"cwr"`, the default: the refused
+/// segment stays unsent) nothing is lost there, the carried bits match the released ones,
+/// and C climbs to within 3 Δ of C* as well. Every run keeps the packet ledger exact (the
+/// meter only counts).
 #[test]
-fn fig22_carried_measurement_keeps_c_below_c_star_where_released_reaches_it() {
+fn fig22_carried_measurement_keeps_c_below_c_star_only_while_the_upload_loses_at_its_station() {
     let mut results = Vec::new();
-    for measure in ["released", "carried"] {
+    for (measure, local) in [("released", "cwr"), ("carried", "loss"), ("carried", "cwr")] {
         let mut v: toml::Table = toml::from_str(FIG22).unwrap();
         for q in v["qdiscs"].as_array_mut().unwrap() {
             let q = q.as_table_mut().unwrap();
@@ -370,6 +375,12 @@ fn fig22_carried_measurement_keeps_c_below_c_star_where_released_reaches_it() {
         }
         let mut flows = v["flows"].as_array().unwrap().clone();
         flows[1].as_table_mut().unwrap().remove("start");
+        for f in &mut flows {
+            let t = f.as_table_mut().unwrap()["transport"]
+                .as_table_mut()
+                .unwrap();
+            t.insert("local_congestion".into(), local.into());
+        }
         v.insert("flows".into(), flows.into());
         let r = run(&toml::to_string(&v).unwrap(), "120s", "60s", false);
         let row = Row {
@@ -379,7 +390,7 @@ fn fig22_carried_measurement_keeps_c_below_c_star_where_released_reaches_it() {
         let (c, c_star) = (row.u("rate_bps") as f64, row.u("ceil_bps") as f64);
         let ap_drops = queue(&r, "ap.wlan").u("drops");
         println!(
-            "{measure}: C {:.3} C* {:.3} Mb/s, down {:.3} up {:.3} Mb/s, AP drops {ap_drops}",
+            "{measure} ({local}): C {:.3} C* {:.3} Mb/s, down {:.3} up {:.3} Mb/s, AP drops {ap_drops}",
             c / 1e6,
             c_star / 1e6,
             mbit(&r, "down"),
@@ -388,15 +399,20 @@ fn fig22_carried_measurement_keeps_c_below_c_star_where_released_reaches_it() {
         results.push((c, c_star));
     }
     let delta = 0.1e6;
-    let (released, carried) = (results[0], results[1]);
+    let (released, carried_loss, carried_cwr) = (results[0], results[1], results[2]);
     assert!(
         released.0 >= released.1 - delta,
         "released: C {:?}",
         released
     );
     assert!(
-        carried.0 < carried.1 - 3.0 * delta,
-        "carried: C {:?}",
-        carried
+        carried_loss.0 < carried_loss.1 - 3.0 * delta,
+        "carried, loss: C {:?}",
+        carried_loss
+    );
+    assert!(
+        carried_cwr.0 >= carried_cwr.1 - 3.0 * delta,
+        "carried, cwr: C {:?}",
+        carried_cwr
     );
 }

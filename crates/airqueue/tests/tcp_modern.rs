@@ -424,3 +424,76 @@ fn dumbbell_with_cubic_sack_timestamps_and_hystart_fills_the_link_and_keys_are_c
         );
     }
 }
+
+/// One bulk TCP flow whose sender's own interface (10 Mbit/s, 5 ms, pfifo of 20 packets)
+/// is the bottleneck, with `local_congestion` as given.
+fn upload_through_own_queue(local: &str) -> airqueue::sim::RunResults {
+    ScenarioToml::new("30s")
+        .warmup("5s")
+        .nodes(&["sender", "receiver"])
+        .link("uplink", "sender", "receiver", "10Mbit", "5ms", "")
+        .qdisc("sender.uplink", "kind = \"pfifo\"\nlimit = 20")
+        .flow(
+            "up",
+            "sender",
+            "receiver",
+            "{ kind = \"bulk\" }",
+            &format!(
+                "transport = {{ kind = \"tcp\", initial_window = 10, min_rto = \"200ms\", rcv_buffer = \"4MiB\", local_congestion = \"{local}\" }}"
+            ),
+        )
+        .run()
+}
+
+#[test]
+fn a_full_queue_at_the_senders_own_host_is_not_a_network_loss_for_linux_or_bsd() {
+    // Reference: Linux `tcp_transmit_skb` (NET_XMIT_DROP → `tcp_enter_cwr`, the segment
+    // stays unsent) and FreeBSD 4.x `tcp_output` (ENOBUFS → snd_nxt backed out,
+    // `tcp_quench`): data refused by the host's own qdisc is never retransmitted, because
+    // it was never sent; every refusal is still a qdisc drop (`tc -s`). Without that
+    // feedback (ns-3) the same refusals are losses and are retransmitted. Tolerances: 0
+    // retransmissions and timeouts for "cwr" and "quench"; "cwr" halves the window once
+    // per window, so with 20 packets queued above an 8-packet pipe the link stays busy
+    // (goodput ≥ 97 % of the payload rate).
+    let rate = payload_rate(10e6);
+    for local in ["cwr", "quench"] {
+        let r = upload_through_own_queue(local);
+        assert_conserved(&r);
+        let f = flow(&r, "up");
+        eprintln!(
+            "{local}: {:.3} Mbit/s, {} refused, {} retransmits, {} timeouts",
+            f.f("goodput_bps") / 1e6,
+            f.u("local_drops"),
+            f.u("retransmits"),
+            f.u("timeouts")
+        );
+        let refused = f.u("local_drops");
+        assert!(refused > 0, "{local}: the queue never overflowed");
+        assert_eq!(f.u("retransmits"), 0, "{local}");
+        assert_eq!(f.u("timeouts"), 0, "{local}");
+        assert_eq!(
+            queue(&r, "sender.uplink").u("drops_qdisc_overflow"),
+            f.u("drops_qdisc_overflow"),
+            "{local}: the refusals are the queue's drops"
+        );
+        if local == "cwr" {
+            let got = f.f("goodput_bps");
+            assert!(got >= 0.97 * rate, "cwr: {got} of {rate}");
+        }
+    }
+    let lost = upload_through_own_queue("loss");
+    let f = flow(&lost, "up");
+    eprintln!(
+        "loss: {:.3} Mbit/s, {} dropped, {} retransmits, {} timeouts",
+        f.f("goodput_bps") / 1e6,
+        f.u("drops_qdisc_overflow"),
+        f.u("retransmits"),
+        f.u("timeouts")
+    );
+    assert_eq!(f.u("local_drops"), 0);
+    assert!(f.u("drops_qdisc_overflow") > 0);
+    assert!(
+        f.u("retransmits") >= f.u("drops_qdisc_overflow"),
+        "loss: every refused segment is resent"
+    );
+}

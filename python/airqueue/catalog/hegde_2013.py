@@ -754,7 +754,15 @@ ADWISER_FIG23_NO_BOX = _adwiser(
 #: The hybrid testbed's hosts were Linux (wget, window scaling on, §II-B): CUBIC, Linux's
 #: default since 2.6.19, and a receive buffer that may grow to 4 MiB (tcp_rmem's maximum in
 #: Linux 2.6 kernels; the shipped scenario's 256 KiB would cap a window at 181 segments).
-ADWISER_LINUX_TCP = {"variant": "cubic", "rcv_buffer": "4MiB", "trace": True}
+#: Their TCP sent over Ethernet into QualNet, whose emulated station queued for the WLAN:
+#: a drop there is a network loss to the laptop's TCP (``local_congestion = "loss"``), not a
+#: refusal by its own interface.
+ADWISER_LINUX_TCP = {
+    "variant": "cubic",
+    "rcv_buffer": "4MiB",
+    "trace": True,
+    "local_congestion": "loss",
+}
 #: MSS of the scenarios (1448 B of payload in 1500-B packets).
 ADWISER_MSS = 1448
 

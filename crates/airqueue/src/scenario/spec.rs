@@ -1486,6 +1486,24 @@ pub struct TcpSpec {
     /// ACK). Off: RFC 5681 slow start until the first loss.
     #[serde(default)]
     pub hystart: bool,
+    /// What the sender does when its own host's interface queue is full and refuses a data
+    /// segment: "cwr" (default: Linux, `tcp_transmit_skb` → `tcp_enter_cwr`: the segment
+    /// stays unsent, the window is reduced once, sending resumes at the next ACK), "quench"
+    /// (FreeBSD 4.x, ENOBUFS → `tcp_quench`: unsent, cwnd = 1 segment) or "loss" (no
+    /// feedback: the segment is lost as if dropped in the network, as ns-3 does). Matters
+    /// only where a sender's own queue overflows, e.g. an upload over a WLAN station.
+    #[serde(default)]
+    pub local_congestion: LocalCongestionKind,
+}
+
+/// [`TcpSpec::local_congestion`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LocalCongestionKind {
+    #[default]
+    Cwr,
+    Quench,
+    Loss,
 }
 
 impl Default for TcpSpec {
@@ -1511,6 +1529,7 @@ impl Default for TcpSpec {
             timestamps: false,
             paws: false,
             hystart: false,
+            local_congestion: LocalCongestionKind::default(),
         }
     }
 }

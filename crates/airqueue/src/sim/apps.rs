@@ -1,6 +1,7 @@
 //! Application glue: the sources and TCP endpoints of the flows turned into packets, and
 //! the packets that reach an end host turned back into what the endpoint hears.
 
+use super::root_queue::Xmit;
 use super::tcp_flow::{self, Side, TcpApp, TcpFlow, NO_TIMER};
 use super::{Endpoint, Event, Simulation, TimerOwner};
 use crate::engine::TimerId;
@@ -49,7 +50,7 @@ impl Simulation {
         if let Some(t) = next {
             flow.app_event = Some(self.events.schedule(t, Event::AppSend(f as u32)));
         }
-        self.send(f, pkt, src);
+        let _ = self.send(f, pkt, src);
     }
 
     fn tcp_mut(&mut self, f: usize) -> &mut TcpFlow {
@@ -116,10 +117,25 @@ impl Simulation {
 
     /// Sends every segment the sender of connection `slot` has due now, then re-arms its
     /// timers.
+    ///
+    /// A data segment that the host's own interface queue refuses is handed back to the
+    /// sender ([`TcpSender::on_local_drop`]): with Linux's or BSD's behaviour it stays
+    /// unsent and the sender stops until the next ACK or timer, as `tcp_write_xmit` does;
+    /// an AQM's early drop of it reduces the window (NET_XMIT_CN, Linux's
+    /// `tcp_enter_cwr` in `tcp_transmit_skb`).
     fn tcp_transmit(&mut self, f: usize, slot: usize) {
         let now = self.now;
         while let Some(seg) = self.tcp_mut(f).conns[slot].sender.poll_transmit(now) {
-            self.send_segment(f, slot, &seg);
+            match self.send_segment(f, slot, &seg) {
+                Xmit::Queued => {}
+                Xmit::Dropped => {
+                    let sender = &mut self.tcp_mut(f).conns[slot].sender;
+                    if sender.on_local_drop(now, &seg) {
+                        break;
+                    }
+                }
+                Xmit::Congested => self.tcp_mut(f).conns[slot].sender.on_local_congestion(),
+            }
         }
         self.tcp_arm(f, slot);
     }
@@ -180,7 +196,7 @@ impl Simulation {
     }
 
     /// Wraps a data segment (or SYN, SYN-ACK) in a packet from `from` to `to`.
-    fn send_segment(&mut self, f: usize, slot: usize, seg: &Segment) {
+    fn send_segment(&mut self, f: usize, slot: usize, seg: &Segment) -> Xmit {
         let now = self.now;
         let t = self.tcp_mut(f);
         let ((src_port, dst_port), ecn) = (t.ports(slot, true), t.ip_ecn(slot, seg));
@@ -217,7 +233,7 @@ impl Simulation {
             flow.stats.on_send(seg.len);
         }
         let src = flow.src;
-        self.send(f, pkt, src);
+        self.send(f, pkt, src)
     }
 
     /// Wraps an acknowledgment (or the receiver's SYN) in a packet from `to` back to `from`.
@@ -257,7 +273,7 @@ impl Simulation {
             ..Packet::default()
         };
         let dst = flow.dst;
-        self.send(f, pkt, dst);
+        let _ = self.send(f, pkt, dst);
     }
 
     /// A TCP packet reached the end host it was addressed to.
@@ -404,7 +420,7 @@ impl Simulation {
         flow.next_seq += 1;
         flow.stats.on_send(data);
         let src = flow.src;
-        self.send(f, pkt, src);
+        let _ = self.send(f, pkt, src);
     }
 
     /// An ICMP echo reached its destination: a request is answered with a reply that
@@ -445,6 +461,6 @@ impl Simulation {
         self.ledger.delivered += 1;
         self.packets.free(pkt);
         let dst = flow.dst;
-        self.send(f, reply, dst);
+        let _ = self.send(f, reply, dst);
     }
 }

@@ -2,6 +2,7 @@
 //! medium delivers pass the node's hooks, then are delivered (at their destination) or
 //! forwarded (TTL decremented, re-routed); every drop is counted with its reason.
 
+use super::root_queue::Xmit;
 use super::{RootId, Simulation};
 use crate::hook::{HookCtx, HookEffect, HookVerdict};
 use crate::packet::{DropReason, Location, NodeId, Packet, PacketId, Protocol};
@@ -80,7 +81,7 @@ impl Simulation {
                 HookEffect::Send(pkt) => {
                     self.ledger.created += 1;
                     self.packets.set_location(pkt, Location::Node(node.0));
-                    self.forward(node, pkt);
+                    let _ = self.forward(node, pkt);
                 }
             }
         }
@@ -105,29 +106,30 @@ impl Simulation {
         // Linux `ip_forward` sets skb->priority from the TOS byte (what prio's and
         // pfifo_fast's priomap read at a router).
         p.priority = rt_tos2priority(p.dscp);
-        self.forward_to(node, pkt, dst);
+        let _ = self.forward_to(node, pkt, dst);
     }
 
     /// Flow `f` sends `pkt` from `node`: the packet enters the arena, counts as sent (for
-    /// the conservation check) and is routed.
+    /// the conservation check) and is routed. Returns what the host's interface queue
+    /// answered (a local TCP sender reacts to it, `sim/apps.rs`).
     #[inline]
-    pub(super) fn send(&mut self, f: usize, pkt: Packet, node: NodeId) {
+    pub(super) fn send(&mut self, f: usize, pkt: Packet, node: NodeId) -> Xmit {
         let id = self.packets.alloc(pkt, Location::Source(f as u32));
         self.ledger.sent += 1;
-        self.forward(node, id);
+        self.forward(node, id)
     }
 
     /// Routes a packet out of `node`: it leaves by the route's interface, for the route's
     /// next hop on that interface's medium.
     #[inline(always)]
-    fn forward(&mut self, node: NodeId, pkt: PacketId) {
+    fn forward(&mut self, node: NodeId, pkt: PacketId) -> Xmit {
         let dst = self.packets.get(pkt).dst_node;
-        self.forward_to(node, pkt, dst);
+        self.forward_to(node, pkt, dst)
     }
 
     /// [`forward`](Self::forward) of a packet for `dst` (its destination, already read).
     #[inline(always)]
-    fn forward_to(&mut self, node: NodeId, pkt: PacketId, dst: NodeId) {
+    fn forward_to(&mut self, node: NodeId, pkt: PacketId, dst: NodeId) -> Xmit {
         match self.routes.next_hop(node, dst) {
             Some(hop) => {
                 let now = self.now;
@@ -137,9 +139,12 @@ impl Simulation {
                 p.out_iface = hop.iface.0;
                 p.next_hop = hop.via;
                 let size = p.size_bytes;
-                self.enqueue_located(root, pkt, size);
+                self.enqueue_located(root, pkt, size)
             }
-            None => self.drop_packet(pkt, DropReason::NoRoute, None),
+            None => {
+                self.drop_packet(pkt, DropReason::NoRoute, None);
+                Xmit::Queued
+            }
         }
     }
 

@@ -269,6 +269,10 @@ impl Simulation {
             "ecn_reductions",
             u64s(&|x| counters(x).map_or(0, |c| c.ecn_reductions)),
         );
+        t.push(
+            "local_drops",
+            u64s(&|x| counters(x).map_or(0, |c| c.local_drops)),
+        );
         // Where the senders' time went (fractions of the time they were established and
         // stopped for one of the three reasons; NaN for other flows).
         let frac = |x: &super::FlowRt, pick: fn(&super::tcp_flow::TcpCounters) -> f64| {

@@ -39,7 +39,7 @@
 use super::{RootId, Simulation};
 use crate::engine::TimerId;
 use crate::metrics::QueueStats;
-use crate::packet::{Location, PacketId};
+use crate::packet::{DropReason, Location, PacketId};
 use crate::qdisc::{dequeue_for, DevInfo, LinkAccess, Qdisc, QdiscCtx, Verdict};
 use crate::topology::{IfaceId, PortRef};
 
@@ -145,18 +145,36 @@ impl RootQueue {
     }
 }
 
+/// What handing a packet to an interface's root queue tells a sender on the same host,
+/// as Linux's `dev_queue_xmit` return codes do (`NET_XMIT_*`, `include/linux/netdevice.h`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Xmit {
+    /// Queued (NET_XMIT_SUCCESS), or dropped in a way the stack does not hear of: a
+    /// classifier's drop (Linux returns success with `__NET_XMIT_BYPASS`), no route. The
+    /// "congested" answer of the flow-queueing qdiscs ([`Verdict::Congested`]: another
+    /// packet was dropped to make room) is not passed on: Linux gives NET_XMIT_CN there
+    /// only when the drop hit the sender's own flow, which the verdict does not say.
+    Queued,
+    /// The packet itself was refused for lack of room (a full FIFO, a flow or class
+    /// limit): NET_XMIT_DROP, the data never left the host.
+    Dropped,
+    /// The packet itself was dropped early by an AQM (RED's `congestion_drop`):
+    /// NET_XMIT_CN, the stack reduces its window but counts the packet as sent.
+    Congested,
+}
+
 impl Simulation {
     /// `pkt` (its `out_iface` and `next_hop` set by routing) enters root queue `r`.
     #[inline(always)]
     pub(super) fn enqueue(&mut self, r: RootId, pkt: PacketId) {
         let size = self.packets.relocate(pkt, Location::Queue(r)).size_bytes;
-        self.enqueue_located(r, pkt, size);
+        let _ = self.enqueue_located(r, pkt, size);
     }
 
     /// [`enqueue`](Self::enqueue) of a packet of `size` bytes already at
     /// `Location::Queue(r)`.
     #[inline(always)]
-    pub(super) fn enqueue_located(&mut self, r: RootId, pkt: PacketId, size: u32) {
+    pub(super) fn enqueue_located(&mut self, r: RootId, pkt: PacketId, size: u32) -> Xmit {
         let now = self.now;
         debug_assert_eq!(self.packets.location(pkt), Location::Queue(r));
         let q = &mut self.roots[r as usize];
@@ -165,6 +183,11 @@ impl Simulation {
             q.qdisc.enqueue(pkt, &mut ctx)
         };
         let refused = matches!(verdict, Verdict::Dropped);
+        let xmit = if refused {
+            refusal(&self.drops.pending, pkt)
+        } else {
+            Xmit::Queued
+        };
         if !refused {
             q.stats.on_enqueue(size);
         }
@@ -184,6 +207,7 @@ impl Simulation {
             let (len, bytes) = q.qdisc.backlog();
             q.stats.backlog_changed(now, len as u64, bytes);
         }
+        xmit
     }
 
     /// Lets every ready member of root `r` pull packets until none takes one; then, if a
@@ -437,5 +461,18 @@ impl Simulation {
         }
         pending.clear();
         self.drops.pending = pending;
+    }
+}
+
+/// What the sender of `pkt`, which the qdisc has just refused, is told (its drop is still
+/// among the sink's `pending`).
+#[cold]
+fn refusal(pending: &[(PacketId, DropReason)], pkt: PacketId) -> Xmit {
+    match pending.iter().rev().find(|&&(p, _)| p == pkt) {
+        Some((_, DropReason::QdiscOverflow | DropReason::FlowLimit | DropReason::Overlimit)) => {
+            Xmit::Dropped
+        }
+        Some((_, DropReason::Aqm)) => Xmit::Congested,
+        _ => Xmit::Queued,
     }
 }

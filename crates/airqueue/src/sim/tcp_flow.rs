@@ -29,10 +29,10 @@
 
 use crate::app::{UdpSource, WebSession};
 use crate::engine::{SimTime, TimerId};
-use crate::scenario::{TcpSpec, TcpVariant};
+use crate::scenario::{LocalCongestionKind, TcpSpec, TcpVariant};
 use crate::transport::tcp::{
-    AppData, CongestionVariant, LimitedTime, Opener, SackBlocks, Segment, SenderStats, TcpConfig,
-    TcpReceiver, TcpSender, SSTHRESH_INFINITE,
+    AppData, CongestionVariant, LimitedTime, LocalCongestion, Opener, SackBlocks, Segment,
+    SenderStats, TcpConfig, TcpReceiver, TcpSender, SSTHRESH_INFINITE,
 };
 use std::collections::VecDeque;
 
@@ -81,6 +81,9 @@ pub struct TcpCounters {
     pub connections: u64,
     /// ECN-Echo window reductions (RFC 3168).
     pub ecn_reductions: u64,
+    /// Data segments the host's own interface queue refused, kept unsent
+    /// (`transport.local_congestion` "cwr" or "quench").
+    pub local_drops: u64,
     /// Time the senders were application-, receive-window- and cwnd-limited.
     pub app_limited: SimTime,
     pub rwnd_limited: SimTime,
@@ -93,6 +96,7 @@ impl TcpCounters {
         self.fast_retransmits += s.fast_retransmits;
         self.timeouts += s.timeouts;
         self.ecn_reductions += s.ecn_reductions;
+        self.local_drops += s.local_drops;
     }
     fn add_limited(&mut self, l: LimitedTime) {
         self.app_limited += l.app;
@@ -117,6 +121,7 @@ impl TcpCounters {
             timeouts: self.timeouts - earlier.timeouts,
             connections: self.connections - earlier.connections,
             ecn_reductions: self.ecn_reductions - earlier.ecn_reductions,
+            local_drops: self.local_drops - earlier.local_drops,
             app_limited: self.app_limited - earlier.app_limited,
             rwnd_limited: self.rwnd_limited - earlier.rwnd_limited,
             cwnd_limited: self.cwnd_limited - earlier.cwnd_limited,
@@ -218,6 +223,11 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         timestamps: t.timestamps,
         paws: t.paws,
         hystart: t.hystart,
+        local_congestion: match t.local_congestion {
+            LocalCongestionKind::Cwr => LocalCongestion::Cwr,
+            LocalCongestionKind::Quench => LocalCongestion::Quench,
+            LocalCongestionKind::Loss => LocalCongestion::Loss,
+        },
         ..TcpConfig::default()
     };
     match t.initial_ssthresh {

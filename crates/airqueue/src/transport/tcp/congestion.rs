@@ -377,6 +377,14 @@ impl Congestion {
         self.bytes_acked = 0;
     }
 
+    /// FreeBSD's `tcp_quench` (a local ENOBUFS): cwnd = 1 SMSS, ssthresh unchanged, so the
+    /// sender slow-starts back up to it.
+    pub fn quench(&mut self) {
+        self.end_hystart();
+        self.cwnd = self.mss;
+        self.bytes_acked = 0;
+    }
+
     /// An ACK acknowledged `acked` > 0 new bytes, up to `ack`.
     ///
     /// Outside recovery the window grows (RFC 5681 §3.1): in slow start by

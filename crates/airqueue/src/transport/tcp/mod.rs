@@ -167,6 +167,11 @@ pub struct TcpConfig {
     /// RTT rises, through conservative slow start. NewReno and CUBIC; needs
     /// [`TcpConfig::timestamps`] (an RTT sample per ACK). Default off.
     pub hystart: bool,
+    /// What the sender does when its own host's interface queue refuses a data segment it
+    /// has just handed down ([`LocalCongestion`]). Default [`LocalCongestion::Loss`] here
+    /// (the classic model and ns-3's); scenarios choose Linux's by default
+    /// (`transport.local_congestion`).
+    pub local_congestion: LocalCongestion,
 }
 
 /// The sender's timestamp clock (RFC 7323 §5.4): milliseconds (Linux's `TCP_TS_HZ` =
@@ -197,6 +202,31 @@ pub enum Opener {
     Receiver,
 }
 
+/// What a sender learns when the queue of its own host's outgoing interface refuses a
+/// segment (a qdisc full: Linux's `dev_queue_xmit` returns NET_XMIT_DROP, a BSD
+/// `if_output` ENOBUFS). A real stack hears it at once and the data was never sent; a
+/// simulator that treats it as a loss in the network makes the sender retransmit data that
+/// never left it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum LocalCongestion {
+    /// No feedback: the segment counts as sent and is lost like a drop anywhere else (ns-3,
+    /// whose traffic-control layer does not tell TCP; the classic model).
+    #[default]
+    Loss,
+    /// Linux (2.4 to today, `tcp_transmit_skb`): on NET_XMIT_DROP the socket enters CWR
+    /// (`tcp_enter_cwr`: ssthresh from the congestion control, at most once per window and
+    /// not during loss recovery, the state an ECN echo enters) and `tcp_write_xmit` stops;
+    /// the segment stays at the head of the unsent data (snd_nxt is not advanced) and goes
+    /// out on the next ACK, or from the probe timer when nothing is in flight. The window
+    /// is reduced at once, as this model's ECN response is (Linux lowers it over the next
+    /// window by rate halving).
+    Cwr,
+    /// FreeBSD 4.x (`tcp_output` on ENOBUFS, the kernel NCTUns ran for seed 004): snd_nxt
+    /// backs out over the segment, the retransmission timer is armed if idle, and
+    /// `tcp_quench` sets cwnd to one segment (ssthresh unchanged, so slow start regrows it).
+    Quench,
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
@@ -223,6 +253,7 @@ impl Default for TcpConfig {
             timestamps: false,
             paws: false,
             hystart: false,
+            local_congestion: LocalCongestion::Loss,
         }
     }
 }

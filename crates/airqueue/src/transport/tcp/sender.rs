@@ -109,7 +109,9 @@
 use super::congestion::{Congestion, DupAckAction};
 use super::rto::{RtoEstimator, SYN_TIMEOUT_FALLBACK_RTO};
 use super::sack::{SackBlocks, Scoreboard};
-use super::{ts_clock, AckInfo, AppData, Opener, Segment, TcpConfig, TcpFlags, TS_TICK};
+use super::{
+    ts_clock, AckInfo, AppData, LocalCongestion, Opener, Segment, TcpConfig, TcpFlags, TS_TICK,
+};
 use crate::engine::SimTime;
 
 /// Connection state of the sender.
@@ -219,6 +221,13 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
     /// ACKs that carried ECE.
     pub ece_acks: u64,
+    /// Data segments the host's own interface queue refused and that stayed unsent
+    /// ([`LocalCongestion::Cwr`] and [`LocalCongestion::Quench`]; with
+    /// [`LocalCongestion::Loss`] they are lost in the network instead).
+    pub local_drops: u64,
+    /// Window reductions for them (at most one per window, none during loss recovery with
+    /// `Cwr`; every one with `Quench`).
+    pub local_reductions: u64,
 }
 
 /// Why the sender stopped sending (see the module documentation).
@@ -317,8 +326,33 @@ pub struct TcpSender {
     rto_una: Option<u64>,
     syn_sent_count: u32,
     start_time: Option<SimTime>,
-    /// `snd_max` at the last ECN reduction: the next one needs an ACK beyond it.
+    /// `snd_max` at the last ECN (or local CWR) reduction: the next one needs an ACK
+    /// beyond it.
     ecn_end: Option<u64>,
+    local_congestion: LocalCongestion,
+    /// The state before the segment [`TcpSender::poll_transmit`] returned last, to take
+    /// it back if the host's own queue refuses it ([`TcpSender::on_local_drop`]).
+    before_emit: Emitted,
+}
+
+/// What handing out a segment changes, saved to undo it (the segment never left the
+/// host).
+#[derive(Copy, Clone, Debug, Default)]
+struct Emitted {
+    snd_nxt: u64,
+    snd_max: u64,
+    high_rxt: u64,
+    pipe: u64,
+    retransmit_head: bool,
+    sack_rtx_head: bool,
+    cwr_pending: bool,
+    timer: Option<SimTime>,
+    rtt_timing: Option<(u64, SimTime)>,
+    segments_sent: u64,
+    data_segments_sent: u64,
+    bytes_sent: u64,
+    retransmissions: u64,
+    retransmitted_bytes: u64,
 }
 
 impl TcpSender {
@@ -374,6 +408,8 @@ impl TcpSender {
             limited: LimitedTime::default(),
             ecn: cfg.ecn,
             ecn_end: None,
+            local_congestion: cfg.local_congestion,
+            before_emit: Emitted::default(),
             cwr_pending: false,
             sack: cfg.sack,
             scoreboard: if cfg.sack {
@@ -447,6 +483,7 @@ impl TcpSender {
                 Some(self.emit_syn(now))
             }
             SenderState::Established => {
+                self.before_emit = self.emitted();
                 if self.ack_pending {
                     self.ack_pending = false;
                     self.stats.segments_sent += 1;
@@ -494,6 +531,99 @@ impl TcpSender {
                 Some(self.emit_data(now, self.snd_nxt, len))
             }
         }
+    }
+
+    /// What handing out a segment may change (see [`TcpSender::on_local_drop`]).
+    #[inline(always)]
+    fn emitted(&self) -> Emitted {
+        Emitted {
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            high_rxt: self.high_rxt,
+            pipe: self.pipe,
+            retransmit_head: self.retransmit_head,
+            sack_rtx_head: self.sack_rtx_head,
+            cwr_pending: self.cwr_pending,
+            timer: self.timer,
+            rtt_timing: self.rtt_timing,
+            segments_sent: self.stats.segments_sent,
+            data_segments_sent: self.stats.data_segments_sent,
+            bytes_sent: self.stats.bytes_sent,
+            retransmissions: self.stats.retransmissions,
+            retransmitted_bytes: self.stats.retransmitted_bytes,
+        }
+    }
+
+    /// The host's own interface queue refused `seg`, the data segment the last
+    /// [`TcpSender::poll_transmit`] returned (call it before polling again). With
+    /// [`LocalCongestion::Cwr`] or [`LocalCongestion::Quench`] the segment is taken back
+    /// (it goes out again later, as new data or as the same retransmission), the window
+    /// is reduced as that stack does, and the caller stops sending until the next ACK or
+    /// timer; returns true. With [`LocalCongestion::Loss`], or for a segment without data,
+    /// nothing changes (the packet is lost in the network); returns false.
+    pub fn on_local_drop(&mut self, now: SimTime, seg: &Segment) -> bool {
+        if self.local_congestion == LocalCongestion::Loss
+            || seg.len == 0
+            || self.state != SenderState::Established
+        {
+            return false;
+        }
+        let e = self.before_emit;
+        self.snd_nxt = e.snd_nxt;
+        self.snd_max = e.snd_max;
+        self.high_rxt = e.high_rxt;
+        self.pipe = e.pipe;
+        self.retransmit_head = e.retransmit_head;
+        self.sack_rtx_head = e.sack_rtx_head;
+        self.cwr_pending = e.cwr_pending;
+        self.timer = e.timer;
+        self.rtt_timing = e.rtt_timing;
+        self.stats.segments_sent = e.segments_sent;
+        self.stats.data_segments_sent = e.data_segments_sent;
+        self.stats.bytes_sent = e.bytes_sent;
+        self.stats.retransmissions = e.retransmissions;
+        self.stats.retransmitted_bytes = e.retransmitted_bytes;
+        self.stats.local_drops += 1;
+        match self.local_congestion {
+            LocalCongestion::Cwr => self.enter_cwr(),
+            LocalCongestion::Quench => {
+                self.cc.quench();
+                self.stats.local_reductions += 1;
+            }
+            LocalCongestion::Loss => unreachable!("returned above"),
+        }
+        // Nothing in flight: no ACK will come to send it, so the timer does (Linux's
+        // probe timer, BSD's retransmission timer). Expiring with nothing outstanding it
+        // only wakes the sender (`on_timer`), it is not a timeout.
+        if self.timer.is_none() {
+            self.timer = Some(now + self.rto.rto());
+        }
+        self.record(now);
+        true
+    }
+
+    /// An AQM on the host's own interface dropped the segment just sent early (Linux:
+    /// NET_XMIT_CN, e.g. RED's congestion drop): with [`LocalCongestion::Cwr`] the window
+    /// is reduced as for a refusal, but the segment counts as sent (and lost); the other
+    /// behaviours ignore it (BSD's `if_output` reports no early drop).
+    pub fn on_local_congestion(&mut self) {
+        if self.local_congestion == LocalCongestion::Cwr && self.state == SenderState::Established {
+            self.enter_cwr();
+        }
+    }
+
+    /// Linux's `tcp_enter_cwr` for a local drop: the reduction of an ECN echo, once per
+    /// window (sharing the ECN bookkeeping: one CWR state) and not during loss recovery.
+    fn enter_cwr(&mut self) {
+        if self.cc.in_recovery() || self.ecn_end.is_some_and(|end| self.snd_una < end) {
+            return;
+        }
+        self.cc.on_ecn_echo();
+        self.stats.local_reductions += 1;
+        self.ecn_end = Some(self.snd_max);
+        // TCP_ECN_queue_cwr: the CWR flag goes out only on an ECN connection.
+        self.cwr_pending = self.ecn;
+        self.cc.set_cwnd_limited(false);
     }
 
     /// RFC 6675 §5 (C): one segment by NextSeg while cwnd − pipe ≥ 1 SMSS.
@@ -2031,6 +2161,89 @@ mod tests {
         assert_eq!(l.rwnd, SimTime::ZERO);
         assert!(l.cwnd >= ms(300), "{l:?}");
         assert!(l.app > SimTime::ZERO, "{l:?}");
+    }
+
+    fn local(kind: LocalCongestion) -> TcpSender {
+        let c = TcpConfig {
+            mss: 1000,
+            rcv_buffer: 1 << 20,
+            initial_cwnd_segments: 10,
+            local_congestion: kind,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(&c, AppData::Infinite);
+        s.start(SimTime::ZERO);
+        s
+    }
+
+    #[test]
+    fn a_locally_refused_segment_stays_unsent_and_the_window_is_reduced_once() {
+        // Linux `tcp_transmit_skb`: NET_XMIT_DROP from the host's own queue enters CWR
+        // (`tcp_enter_cwr`, once per window) and `tcp_write_xmit` stops; the segment is
+        // still at the head of the unsent data (snd_nxt not advanced), so it goes out
+        // later as new data, not as a retransmission.
+        let t0 = SimTime::ZERO;
+        let mut s = local(LocalCongestion::Cwr);
+        let a = s.poll_transmit(t0).unwrap();
+        let b = s.poll_transmit(t0).unwrap();
+        assert_eq!((a.seq, b.seq), (0, 1000));
+        assert!(s.on_local_drop(t0, &b));
+        assert_eq!((s.snd_nxt(), s.snd_max()), (1000, 1000));
+        assert_eq!((s.cwnd(), s.ssthresh()), (5000, 5000)); // Reno: max(cwnd/2, 2 SMSS)
+        let again = s.poll_transmit(t0).unwrap();
+        assert_eq!(again.seq, 1000);
+        assert!(!again.is_retransmission);
+        // A second refusal in the same window is taken back but not reduced again.
+        assert!(s.on_local_drop(t0, &again));
+        assert_eq!(s.cwnd(), 5000);
+        let st = s.stats();
+        assert_eq!((st.local_drops, st.local_reductions), (2, 1));
+        assert_eq!((st.retransmissions, st.data_segments_sent), (0, 1));
+        assert_eq!(st.bytes_sent, 1000);
+    }
+
+    #[test]
+    fn with_nothing_in_flight_the_timer_resends_without_a_timeout() {
+        // Linux's probe timer (BSD: the retransmission timer armed by `tcp_output`): the
+        // only segment was refused, no ACK will come; the timer wakes the sender and the
+        // segment goes out as new data, with no timeout counted and the window as reduced.
+        let t0 = SimTime::ZERO;
+        let mut s = local(LocalCongestion::Cwr);
+        let a = s.poll_transmit(t0).unwrap();
+        assert!(s.on_local_drop(t0, &a));
+        let at = s.next_timer().expect("armed");
+        s.on_timer(at);
+        assert_eq!(s.stats().timeouts, 0);
+        let again = s.poll_transmit(at).unwrap();
+        assert_eq!(again.seq, 0);
+        assert!(!again.is_retransmission);
+    }
+
+    #[test]
+    fn bsd_quench_sets_one_segment_and_keeps_ssthresh() {
+        // FreeBSD 4.x `tcp_output` on ENOBUFS: snd_nxt backs out, `tcp_quench` sets
+        // cwnd = t_maxseg, every time; ssthresh untouched (slow start regrows the window).
+        let t0 = SimTime::ZERO;
+        let mut s = local(LocalCongestion::Quench);
+        let _ = s.poll_transmit(t0).unwrap();
+        let b = s.poll_transmit(t0).unwrap();
+        assert!(s.on_local_drop(t0, &b));
+        assert_eq!((s.cwnd(), s.ssthresh()), (1000, SSTHRESH_INFINITE));
+        assert_eq!(s.snd_nxt(), 1000);
+        assert!(s.poll_transmit(t0).is_none()); // one segment in flight fills cwnd
+        assert_eq!(s.stats().local_reductions, 1);
+    }
+
+    #[test]
+    fn without_local_feedback_a_refused_segment_is_simply_lost() {
+        // ns-3's behaviour (its traffic-control layer does not tell TCP).
+        let t0 = SimTime::ZERO;
+        let mut s = local(LocalCongestion::Loss);
+        let _ = s.poll_transmit(t0).unwrap();
+        let b = s.poll_transmit(t0).unwrap();
+        assert!(!s.on_local_drop(t0, &b));
+        assert_eq!((s.snd_nxt(), s.cwnd()), (2000, 10_000));
+        assert_eq!(s.stats().local_drops, 0);
     }
 
     #[test]
