@@ -21,7 +21,9 @@ use airqueue::scenario::load_toml_str;
 use common::*;
 
 /// Seed 004's trunk scenario with its first seven channels, a Reno flow with `rcv_buffer`,
-/// 20 s (5 s warm-up).
+/// 20 s (5 s warm-up). The flow is not told of its own trunk queue's refusals
+/// (`local_congestion = "loss"`, where the scenario has FreeBSD's "quench"): the stall came
+/// from those overflows as losses, and with the sender told there are none to recover.
 fn seven_member_trunk(rcv_buffer: &str) -> String {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -30,14 +32,14 @@ fn seven_member_trunk(rcv_buffer: &str) -> String {
     .unwrap();
     let all = "members = [\"ch1\", \"ch2\", \"ch3\", \"ch4\", \"ch5\", \"ch6\", \"ch7\", \"ch8\", \"ch9\", \"ch10\"]";
     let seven = "members = [\"ch1\", \"ch2\", \"ch3\", \"ch4\", \"ch5\", \"ch6\", \"ch7\"]";
-    let reno = "transport = { kind = \"tcp\", variant = \"reno\", mss = 1448 }";
+    let reno = "transport = { kind = \"tcp\", variant = \"reno\", mss = 1448, local_congestion = \"quench\" }";
     assert!(text.contains(all) && text.contains(reno) && text.contains("duration = \"60s\""));
     text.replace(all, seven)
         .replace("duration = \"60s\"", "duration = \"20s\"")
         .replace(
             reno,
             &format!(
-                "transport = {{ kind = \"tcp\", variant = \"reno\", mss = 1448, rcv_buffer = \"{rcv_buffer}\" }}"
+                "transport = {{ kind = \"tcp\", variant = \"reno\", mss = 1448, rcv_buffer = \"{rcv_buffer}\", local_congestion = \"loss\" }}"
             ),
         )
 }
