@@ -37,7 +37,11 @@ def test_ditg_mix_runs_voice_video_and_ftp_side_by_side() -> None:
     assert voice["tx_bytes"] == voice["tx_packets"] * 92
     assert math.isnan(voice["rtt_mean_ms"])
     ftp = flows.loc["ftp"]
-    assert ftp["retransmits"] >= ftp["fast_retransmits"] > 0
+    # The FTP server fills its own host's 100-packet FIFO: Linux (the default
+    # `local_congestion = "cwr"`) keeps the refused segments unsent, so they count as the
+    # queue's drops but are never retransmitted.
+    assert ftp["local_drops"] == ftp["drops"] > 0
+    assert ftp["retransmits"] == 0
     assert ftp["cwnd_mean_bytes"] > 0
     assert res.summary["conservation_ok"]
 
