@@ -156,7 +156,10 @@ pub(super) enum Xmit {
     /// only when the drop hit the sender's own flow, which the verdict does not say.
     Queued,
     /// The packet itself was refused for lack of room (a full FIFO, a flow or class
-    /// limit): NET_XMIT_DROP, the data never left the host.
+    /// limit): NET_XMIT_DROP, the data never left the host. One approximation: when
+    /// fq_codel's overflow drop takes the arriving packet's own flow, Linux answers
+    /// NET_XMIT_CN (the segment counts as sent and lost); the verdict cannot tell that
+    /// case from a refusal, so it is treated as one (kept unsent).
     Dropped,
     /// The packet itself was dropped early by an AQM (RED's `congestion_drop`):
     /// NET_XMIT_CN, the stack reduces its window but counts the packet as sent.
