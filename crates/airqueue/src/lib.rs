@@ -8,7 +8,9 @@
 
 pub mod app;
 pub mod channel;
+pub mod conf;
 pub mod engine;
+pub mod event;
 pub mod hook;
 pub mod link;
 pub mod metrics;

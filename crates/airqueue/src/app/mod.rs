@@ -4,12 +4,14 @@
 //! directly (`sim::tcp_flow`).
 
 mod ping;
+pub mod spec;
 mod udp;
 mod video;
 mod voice;
 mod web;
 
 pub use ping::{PingSource, ICMP_ECHO_HEADER_BYTES};
+pub use spec::*;
 pub use udp::{Pattern, UdpSource};
 pub use video::video_interval;
 pub use voice::voice_packets;

@@ -3,8 +3,8 @@
 //! A source only decides *when* the next datagram leaves; the simulator builds the packet.
 //! Sizes are application payload bytes; 28 bytes of IPv4 + UDP headers go on the wire.
 
+use crate::app::PeriodDistribution;
 use crate::engine::{SimRng, SimTime};
-use crate::scenario::PeriodDistribution;
 use rand::Rng;
 use rand_distr::{Distribution, Exp};
 

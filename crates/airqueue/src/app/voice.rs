@@ -5,8 +5,8 @@
 //! A voice flow is one direction of a call (a call is two flows). No silence suppression:
 //! D-ITG's `-VAD` only scales the packet size by 0.65, which is not a talk-spurt model.
 
+use crate::app::{VoiceCodec, VoiceHeader};
 use crate::engine::SimTime;
-use crate::scenario::{VoiceCodec, VoiceHeader};
 
 /// Length of one codec frame (G.711 and G.729 both frame 10 ms of speech).
 pub const FRAME: SimTime = SimTime::from_millis(10);

@@ -16,8 +16,8 @@
 //! * think times are exponential with a configurable mean (the paper gives no value);
 //! * sizes are whole bytes, at least one.
 
+use crate::app::{PeriodDistribution, WebSpec};
 use crate::engine::{SimRng, SimTime};
-use crate::scenario::{PeriodDistribution, WebSpec};
 use rand::Rng;
 use rand_distr::{Distribution, Pareto};
 

@@ -7,8 +7,8 @@ use super::gemodel::GeModelParams;
 use super::gilbert_elliott::GilbertElliottParams;
 use super::modulation::Modulation;
 use super::propagation::{friis_loss_db, noise_floor_dbm, LinkBudget, PathLoss};
-use crate::scenario::units::{Duration, Probability};
-use crate::scenario::ScenarioError;
+use crate::conf::ScenarioError;
+use crate::conf::{Duration, Probability};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

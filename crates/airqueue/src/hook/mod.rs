@@ -13,12 +13,9 @@
 //! traffic (seed 003) are hooks. Packets a node's own applications send do not pass its
 //! hooks (they do not arrive).
 
-pub mod rtt_detector;
-pub mod wlan_meter;
-
 use crate::engine::{EventQueue, SimTime, TimerId, Timers};
+use crate::event::{Event, TimerOwner};
 use crate::packet::{DropReason, Location, Packet, PacketArena, PacketId};
-use crate::sim::{Event, TimerOwner};
 use crate::topology::IfaceId;
 
 /// What a hook does with an arriving packet.

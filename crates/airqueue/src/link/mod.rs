@@ -50,23 +50,21 @@
 
 pub mod air;
 pub mod bluetooth;
-mod impairment;
-mod netem;
-mod p2p;
-mod segment;
+pub mod netem;
+pub mod p2p;
+pub mod segment;
 pub mod wifi;
-mod wire;
 
-pub use impairment::{Copies, Dequeue, Finish, Impairment};
+pub use netem::impairment::{Copies, Dequeue, Finish, Impairment};
+pub use p2p::wire::Wire;
 pub use p2p::P2pLink;
 pub(crate) use p2p::{P2pEvent, P2pOutcome};
 pub use segment::Segment;
-pub use wire::Wire;
 
 use crate::engine::{EventId, EventQueue, SimTime, TimerId, Timers};
+use crate::event::Event;
 use crate::metrics::Table;
 use crate::packet::{DropReason, Location, NodeId, PacketArena, PacketId};
-use crate::sim::Event;
 use crate::topology::IfaceId;
 
 /// A neighbour a port reaches: the node and its interface on the same medium.
@@ -139,7 +137,7 @@ pub struct LinkChange {
     /// New propagation delay.
     pub delay: Option<SimTime>,
     /// New impairment (replacing the whole previous one, as netem `change`).
-    pub impairment: Option<crate::scenario::ImpairmentSpec>,
+    pub impairment: Option<crate::link::netem::ImpairmentSpec>,
     /// A station of a cell associates (`true`) or leaves (`false`): the node, and what.
     pub associate: Option<(NodeId, bool)>,
 }
@@ -245,14 +243,14 @@ pub(crate) struct WireCx<'a> {
 pub struct MediumBuild<'a> {
     pub(crate) medium: u32,
     pub(crate) timers: &'a mut Timers,
-    pub(crate) owners: &'a mut Vec<crate::sim::TimerOwner>,
+    pub(crate) owners: &'a mut Vec<crate::event::TimerOwner>,
 }
 
 impl MediumBuild<'_> {
     /// A cancellable timer of this medium; [`Medium::on_timer`] gets `key` back.
     pub fn timer(&mut self, key: u32) -> TimerId {
         let id = self.timers.add();
-        self.owners.push(crate::sim::TimerOwner::Medium {
+        self.owners.push(crate::event::TimerOwner::Medium {
             medium: self.medium,
             key,
         });

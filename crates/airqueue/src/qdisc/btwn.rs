@@ -54,9 +54,9 @@
 
 use super::jiffy_flows::JiffyFlows;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Duration, ScenarioError};
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::{Duration, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

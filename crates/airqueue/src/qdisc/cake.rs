@@ -77,11 +77,11 @@
 use super::classify::flow_hash;
 use super::peek_stash::PeekStash;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Bytes, Duration, Rate, ScenarioError};
 use crate::engine::{SimRng, SimTime};
 use crate::packet::{
     DropReason, FiveTuple, PacketId, Protocol, IPV4_HEADER_BYTES, TCP_HEADER_BYTES,
 };
-use crate::scenario::{Bytes, Duration, Rate, ScenarioError};
 use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -1137,7 +1137,7 @@ mod tests {
     use super::super::classify::NameTable;
     use super::super::testing::Harness;
     use super::*;
-    use crate::scenario::QdiscConf;
+    use crate::qdisc::QdiscConf;
 
     fn cake(h: &Harness, extra: &str) -> Cake {
         let conf: QdiscConf = toml::from_str(&format!("kind = \"cake\"\n{extra}")).unwrap();

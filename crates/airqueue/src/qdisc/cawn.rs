@@ -46,9 +46,9 @@
 
 use super::jiffy_flows::JiffyFlows;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::ScenarioError;
 use crate::engine::SimTime;
 use crate::packet::{NodeId, PacketId};
-use crate::scenario::ScenarioError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;

@@ -80,9 +80,9 @@
 
 use super::fair_classes::{FairClassConf, FairClasses};
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Duration, ScenarioError};
 use crate::engine::SimTime;
 use crate::packet::{NodeId, PacketId};
-use crate::scenario::{Duration, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

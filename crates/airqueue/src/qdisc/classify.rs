@@ -13,8 +13,8 @@
 //! Fair queues that hash flows (sfq, fq_codel) use [`flow_hash`] over the 5-tuple, as
 //! Linux's flow dissector + jhash do; the perturbation makes the hash change with `perturb`.
 
+use crate::conf::ScenarioError;
 use crate::packet::{FiveTuple, Packet, Protocol};
-use crate::scenario::ScenarioError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::hash::Hasher;

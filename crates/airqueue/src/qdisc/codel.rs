@@ -36,9 +36,9 @@ use super::fifo_queue::PacketFifo;
 use super::member_lanes::Lanes;
 use super::peek_stash::PeekStash;
 use super::{Qdisc, QdiscCtx, Verdict};
+use crate::conf::Duration;
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

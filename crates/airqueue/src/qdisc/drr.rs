@@ -24,9 +24,10 @@
 use super::class_stats::Stash;
 use super::classify::{Classifier, Match, MatchSpec};
 use super::{build_child, BuildCtx, Child, ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Bytes, ScenarioError};
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::{Bytes, QdiscConf, ScenarioError};
+use crate::qdisc::QdiscConf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

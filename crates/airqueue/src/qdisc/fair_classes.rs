@@ -23,8 +23,8 @@
 
 use super::classify::{Classifier, Match, MatchSpec};
 use super::{BuildCtx, QdiscCtx};
+use crate::conf::{Bytes, ScenarioError};
 use crate::packet::{DropReason, FiveTuple, Packet, PacketId};
-use crate::scenario::{Bytes, ScenarioError};
 use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -40,8 +40,8 @@ use super::codel::{
 use super::member_lanes::Lanes;
 use super::peek_stash::PeekStash;
 use super::{Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Bytes, Duration};
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::{Bytes, Duration};
 use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -15,8 +15,8 @@
 
 use super::host_queues::HostQueues;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Bytes, ScenarioError};
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::{Bytes, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -132,7 +132,7 @@ mod tests {
     use super::super::classify::NameTable;
     use super::super::testing::Harness;
     use super::*;
-    use crate::scenario::QdiscConf;
+    use crate::qdisc::QdiscConf;
 
     #[test]
     fn backlogged_hosts_share_bytes_equally_whatever_their_packet_sizes() {

@@ -52,7 +52,7 @@
 //!   members (a virtual device). Some set up their per-member state at the first request
 //!   of a member, so that the real-interface path does no per-member work.
 
-mod adwiser;
+pub mod adwiser;
 mod bfifo;
 mod btwn;
 mod cake;
@@ -61,7 +61,8 @@ mod cif_q;
 mod class_stats;
 pub mod classify;
 mod codel;
-mod dfq;
+mod conf;
+pub mod dfq;
 mod drr;
 mod fair_classes;
 mod fifo_queue;
@@ -94,6 +95,7 @@ pub use cawn::{Cawn, CawnConf, CawnRole, FlagBoard, FlagBoards, IwSpy, IW_MAX_SP
 pub use cif_q::{CifQ, CifQConf, CifVariant};
 pub use class_stats::{Child, ClassReport, ClassSample, ClassStats};
 pub use codel::{Codel, CodelConf};
+pub use conf::QdiscConf;
 pub use dfq::{drop_probability, Dfq, DfqConf, HostKind, MonitorReport};
 pub use drr::{Drr, DrrClassConf, DrrConf};
 pub use fair_classes::{FairClassConf, FairControl, VirtualLength};
@@ -111,10 +113,10 @@ pub use stfq::{Stfq, StfqConf};
 pub use tbf::{Tbf, TbfConf};
 pub use wf2q_plus::{Wf2qPlus, Wf2qPlusConf};
 
+use crate::conf::ScenarioError;
 use crate::engine::{stream, SimRng, SimTime};
 use crate::link::{AnyMedium, LinkView, Neighbour};
 use crate::packet::{DropReason, NodeId, PacketArena, PacketId, ECN_CE};
-use crate::scenario::{QdiscConf, ScenarioError};
 use crate::topology::PortRef;
 use classify::NameTable;
 

@@ -4,8 +4,9 @@
 
 use super::fifo_queue::PacketFifo;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::ScenarioError;
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::{QdiscConf, ScenarioError};
+use crate::qdisc::QdiscConf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -19,9 +19,10 @@
 
 use super::classify::{Classifier, Match, MatchSpec};
 use super::{build_child, BuildCtx, Child, ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
+use crate::conf::ScenarioError;
 use crate::engine::SimTime;
 use crate::packet::PacketId;
-use crate::scenario::{QdiscConf, ScenarioError};
+use crate::qdisc::QdiscConf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -38,9 +38,9 @@
 use super::fifo_queue::PacketFifo;
 use super::member_lanes::Lanes;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Bytes, Probability, Rate, ScenarioError};
 use crate::engine::{SimRng, SimTime};
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::{Bytes, Probability, Rate, ScenarioError};
 use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -425,7 +425,7 @@ mod tests {
     fn red(conf: &str) -> Red {
         // Through QdiscConf, as a scenario is read (the kind-enum goes via JSON values).
         let c = match toml::from_str(&format!("kind = \"red\"\n{conf}")).unwrap() {
-            crate::scenario::QdiscConf::Red(c) => c,
+            crate::qdisc::QdiscConf::Red(c) => c,
             other => panic!("{other:?}"),
         };
         let h = Harness::new();

@@ -32,9 +32,9 @@
 use super::classify::flow_hash;
 use super::peek_stash::PeekStash;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Duration, ScenarioError};
 use crate::engine::{SimRng, SimTime};
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::{Duration, ScenarioError};
 use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -42,9 +42,9 @@
 use super::fair_classes::{Admitted, FairClassConf, FairClasses, FairControl, VirtualLength};
 use super::member_lanes::Lanes;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Rate, ScenarioError};
 use crate::engine::SimTime;
 use crate::packet::PacketId;
-use crate::scenario::{Rate, ScenarioError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;

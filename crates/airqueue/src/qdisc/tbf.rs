@@ -38,9 +38,10 @@
 
 use super::member_lanes::Lanes;
 use super::{dequeue_for, peek_for, BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::{Bytes, Duration, Rate, ScenarioError};
 use crate::engine::SimTime;
 use crate::packet::{DropReason, PacketId};
-use crate::scenario::{Bytes, Duration, QdiscConf, Rate, ScenarioError};
+use crate::qdisc::QdiscConf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

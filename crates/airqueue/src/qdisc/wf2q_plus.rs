@@ -35,8 +35,8 @@ use super::fair_classes::{Admitted, FairClassConf, FairClasses, FairControl, Vir
 use super::member_lanes::Lanes;
 use super::peek_stash::PeekStash;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use crate::conf::ScenarioError;
 use crate::packet::PacketId;
-use crate::scenario::ScenarioError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;

@@ -3,8 +3,8 @@
 //! `{i}` in a name (and in a flow's `from`/`to`) becomes the copy's index 0…N−1; a name
 //! without `{i}` gets the index appended (`bulk` → `bulk0 … bulk9`), as SCENARIOS.md shows.
 
-use super::error::ScenarioError;
 use super::spec::{Duration, Scenario};
+use crate::conf::ScenarioError;
 
 /// Largest `count` accepted (a guard against typos such as `count = 1000000000`).
 pub const MAX_COUNT: u32 = 100_000;

@@ -5,8 +5,8 @@
 //! checked in the same pass. It also bounds nesting depth before any recursive
 //! deserialization can run out of stack.
 
-use super::error::ScenarioError;
-use super::words::entry_suffix;
+use crate::conf::words::entry_suffix;
+use crate::conf::ScenarioError;
 use serde_json::{Map, Value};
 
 /// The key of a marker object.

@@ -5,18 +5,17 @@
 //! entry at most) → [`expand::expand`] (`count`) → [`validate::validate`] (names,
 //! references, ranges; every problem). [`load_value`] runs all three.
 
-mod error;
 mod expand;
-pub mod kind_enum;
 mod markers;
 mod parse;
 mod schema;
 pub mod spec;
-pub mod units;
 mod validate;
-pub mod words;
 
-pub use error::{Problem, ScenarioError};
+/// The units, problems and kind enums live below every model (`crate::conf`); the
+/// format re-exports them under their old paths.
+pub use crate::conf::{kind_enum, units, words};
+pub use crate::conf::{Problem, ScenarioError};
 pub use expand::expand;
 pub use parse::parse_value;
 pub use schema::scenario_schema;

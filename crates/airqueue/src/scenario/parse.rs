@@ -1,13 +1,13 @@
 //! From a JSON/TOML value to a [`Scenario`], one entry at a time, so that every entry's
 //! problem is reported (with its path) rather than only the first problem in the file.
 
-use super::error::ScenarioError;
-use super::kind_enum::problem_from_serde;
 use super::markers::{is_under, take_invalid};
 use super::spec::{
     AtSpec, BridgeSpec, CellSpec, FlowSpec, LinkSpec, NodeSpec, PiconetSpec, QdiscConf, QdiscSpec,
     RouteSpec, RunSpec, Scenario, SegmentSpec, TrunkSpec, VirtualDevSpec,
 };
+use crate::conf::kind_enum::problem_from_serde;
+use crate::conf::ScenarioError;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -57,7 +57,7 @@ fn parse_entry<T: DeserializeOwned>(
     match serde_path_to_error::deserialize::<_, T>(&value) {
         Ok(v) => Some(v),
         Err(e) => {
-            let inner = super::words::named_path(e.path(), &value);
+            let inner = crate::conf::words::named_path(e.path(), &value);
             let (path, msg) = problem_from_serde(prefix, &inner, &e.inner().to_string());
             errs.push(path, msg);
             None
@@ -67,7 +67,7 @@ fn parse_entry<T: DeserializeOwned>(
 
 /// The path label of the i-th entry of a section: by name when it has one, else by index.
 fn entry_label(section: &str, i: usize, v: &Value, key: &str) -> String {
-    format!("{section}{}", super::words::entry_suffix(i, v, key))
+    format!("{section}{}", crate::conf::words::entry_suffix(i, v, key))
 }
 
 fn parse_section<T: DeserializeOwned>(

@@ -1,11 +1,11 @@
 //! Semantic checks on an expanded scenario: names unique, references resolved, values in
 //! range. Every problem is collected; nothing here panics on user input.
 
-use super::error::ScenarioError;
 use super::spec::{
     AppSpec, CbrSpec, FlowSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec,
     PoissonSpec, Scenario, SlotSpec, TcpVariant, TransportSpec,
 };
+use crate::conf::ScenarioError;
 use crate::engine::SimTime;
 use std::collections::{HashMap, HashSet};
 

@@ -7,7 +7,7 @@
 //! of `airqueue validate`/`run` over the flow count and over the time-series row count,
 //! rounded up, so the estimate errs on the side of refusing.
 
-use crate::scenario::ScenarioError;
+use crate::conf::ScenarioError;
 
 /// Memory a flow takes, a bound for one that carries traffic: an idle UDP flow takes
 /// 0.8 KB (its histograms hold nothing before the first value, `metrics::histogram`), a

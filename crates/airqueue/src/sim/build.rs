@@ -9,6 +9,11 @@ use crate::app::{
     video_interval, voice_packets, Pattern, PingSource, UdpSource, WebSession,
     ICMP_ECHO_HEADER_BYTES,
 };
+use crate::app::{
+    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, MessageSpec, OnoffSpec, PingSpec, PoissonSpec,
+    VideoSpec, VoicePhase, VoiceSpec,
+};
+use crate::conf::ScenarioError;
 use crate::engine::{stream, EventId, EventQueue, SimTime, Timers};
 use crate::hook::{HookBuild, NodeHook};
 use crate::link::{AnyMedium, Impairment, Medium, MediumBuild, P2pLink, Segment};
@@ -18,10 +23,7 @@ use crate::packet::{
 };
 use crate::qdisc::classify::NameTable;
 use crate::qdisc::{self, BuildCtx, DevInfo, DropSink, Qdisc};
-use crate::scenario::{
-    AppSpec, ArrivalDistribution, BulkSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PingSpec,
-    PoissonSpec, Scenario, ScenarioError, TransportSpec, VideoSpec, VoicePhase, VoiceSpec,
-};
+use crate::scenario::{FlowSpec, Scenario, TransportSpec};
 use crate::topology::{Hop, IfaceId, Node, PortRef, Routes};
 use rand::Rng;
 use std::collections::HashMap;

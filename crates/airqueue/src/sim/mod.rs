@@ -27,6 +27,7 @@ mod tcp_flow;
 mod timeline;
 mod warnings;
 
+pub use crate::event::{Event, RootId, TimerOwner};
 pub use build::{BuildOptions, MediumFactory};
 pub use capture::{CaptureFile, CaptureSpec};
 pub use conservation::{Conservation, Ledger};
@@ -36,66 +37,16 @@ pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
 pub use timeline::TimelineRecord;
 
 use crate::app::{PingSource, UdpSource};
+use crate::conf::ScenarioError;
 use crate::engine::{EventId, EventQueue, Next, SimTime, Timers};
 use crate::hook::{HookEffect, NodeHook};
 use crate::link::{AnyMedium, LinkEffect};
 use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
-use crate::packet::{FiveTuple, NodeId, PacketArena, PacketId};
+use crate::packet::{FiveTuple, NodeId, PacketArena};
 use crate::qdisc::{ClassSample, DevInfo, DropSink};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::Scenario;
 use crate::topology::{Node, PortRef, Routes};
-use tcp_flow::{Side, TcpFlow};
-
-/// Index of a root queue.
-pub type RootId = u32;
-
-/// Everything that can happen. Kept small (8 bytes, a heap entry is 24) so the heap stays
-/// cache-friendly.
-#[derive(Copy, Clone, Debug)]
-pub enum Event {
-    /// Flow i's source emits its next datagram.
-    AppSend(u32),
-    /// One of medium `medium`'s own events (`crate::link::LinkCtx::schedule`): a
-    /// transmission ends, a frame arrives, …; the key is the medium's.
-    Link { medium: u32, key: u16 },
-    /// An event for one packet held by a medium (e.g. arrival over a wire that reorders);
-    /// the packet's location names the medium.
-    LinkPacket(PacketId),
-    /// Take a time-series sample.
-    Sample,
-    /// Reset statistics: the warm-up is over.
-    WarmupEnd,
-    /// Timeline entry i applies (`sim::timeline`).
-    Change(u32),
-    /// Far entry i (`sim::far`): a flow's start or stop, the warm-up's end or a timeline
-    /// change, known at build and kept out of the queue until it is the earliest of them.
-    Far(u32),
-}
-
-const _: () = assert!(std::mem::size_of::<Event>() == 8);
-
-/// Who a timer slot belongs to.
-#[derive(Copy, Clone, Debug)]
-pub enum TimerOwner {
-    /// The wake-up of a root queue's non-work-conserving qdisc.
-    Root(RootId),
-    Medium {
-        medium: u32,
-        key: u32,
-    },
-    Hook {
-        hook: u32,
-        key: u32,
-    },
-    /// An endpoint of a TCP connection (`sim::tcp_flow`).
-    Tcp {
-        flow: u32,
-        conn: u16,
-        side: Side,
-    },
-}
-
-const _: () = assert!(std::mem::size_of::<Event>() == 8);
+use tcp_flow::TcpFlow;
 
 /// An IP interface of a node: a port of a medium, fed by a root queue.
 pub struct Interface {

@@ -29,6 +29,7 @@
 
 use crate::app::{UdpSource, WebSession};
 use crate::engine::{SimTime, TimerId};
+pub use crate::event::Side;
 use crate::scenario::{LocalCongestionKind, TcpSpec, TcpVariant};
 use crate::transport::tcp::{
     AppData, CongestionVariant, LimitedTime, LocalCongestion, Opener, SackBlocks, Segment,
@@ -61,14 +62,6 @@ pub enum TcpApp {
     Message(UdpSource),
     /// Web-like browsing: one connection per object.
     Web(Box<WebSession>),
-}
-
-/// Which endpoint a timer event is for.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Side {
-    Sender = 0,
-    Receiver = 1,
 }
 
 /// Retransmission counters of a flow, summed over its connections.

@@ -12,12 +12,14 @@
 //! `[[at]]`; the event, the ordering and the summary listing stay as they are.
 
 use super::{Endpoint, Event, RootId, Simulation};
+use crate::conf::ScenarioError;
 use crate::engine::{EventId, SimTime};
 use crate::link::{AnyMedium, LinkChange};
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::qdisc::classify::NameTable;
+use crate::qdisc::QdiscConf;
 use crate::qdisc::{self, BuildCtx, ClassReport, Qdisc};
-use crate::scenario::{FlowAction, QdiscConf, Scenario, ScenarioError, StationAction};
+use crate::scenario::{FlowAction, Scenario, StationAction};
 use crate::topology::IfaceId;
 use serde::Serialize;
 

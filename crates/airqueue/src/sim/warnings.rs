@@ -12,8 +12,9 @@
 //!   64), or a routing loop: every packet ends in a TTL drop (added by the build);
 //! - a run that will take a large share of the memory budget (added by the build).
 
-use crate::scenario::words::entry_suffix;
-use crate::scenario::{Problem, Scenario};
+use crate::conf::words::entry_suffix;
+use crate::conf::Problem;
+use crate::scenario::Scenario;
 use serde_json::Value;
 
 /// Warnings listed at most; the rest are counted in one last line.

@@ -409,9 +409,9 @@ mod tests {
     //! sender's copy board.
     use super::*;
     use crate::engine::{EventQueue, Timers};
+    use crate::event::{Event, TimerOwner};
     use crate::hook::HookEffect;
     use crate::packet::{Location, PacketArena};
-    use crate::sim::{Event, TimerOwner};
 
     const ON: IfaceId = IfaceId(4);
 

@@ -34,9 +34,9 @@ pub mod resequencer;
 pub mod srr;
 pub mod trunk;
 
+use crate::conf::{Bytes, Duration};
 use crate::engine::SimTime;
 use crate::metrics::{Column, Table};
-use crate::scenario::{Bytes, Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -282,9 +282,9 @@ mod tests {
     //! The receiver's rules against hand-worked sequences of seed 004 Figs. 6, 7 and 9.
     use super::*;
     use crate::engine::{EventQueue, Timers};
+    use crate::event::{Event, TimerOwner};
     use crate::hook::HookEffect;
     use crate::packet::{FlowId, Location, Packet, PacketArena};
-    use crate::sim::{Event, TimerOwner};
 
     struct Rig {
         r: Resequencer,

@@ -445,10 +445,10 @@ mod tests {
     //! deficit arithmetic of Adiseshu et al.'s SRR, DRR's surplus carried over).
     use super::*;
     use crate::engine::{EventQueue, SimTime, Timers};
+    use crate::event::Event;
     use crate::hook::HookEffect;
     use crate::packet::{FlowId, PacketArena};
     use crate::qdisc::testing::Harness;
-    use crate::sim::Event;
 
     const PEER: NodeId = NodeId(9);
     const SIZE: u32 = 1488;

@@ -27,11 +27,11 @@
 //! The port of an AP with these queues is always ready: packets go straight from the
 //! qdisc into the TXQs (as mac80211 runs with `noqueue`), so the qdisc above holds nothing.
 
+use crate::conf::{Bytes, Duration};
 use crate::engine::{stream, SimTime};
 use crate::link::{LinkCtx, LinkEffect};
 use crate::packet::{PacketArena, PacketId};
 use crate::qdisc::{DevInfo, DropSink, FqCodel, FqCodelConf, Qdisc, QdiscCtx};
-use crate::scenario::{Bytes, Duration};
 use rand::Rng;
 use std::collections::VecDeque;
 

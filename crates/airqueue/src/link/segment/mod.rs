@@ -15,8 +15,8 @@
 //! random number of slots when the channel is busy; FIFO arbitration is its collision-free
 //! limit), broadcast, and per-port rates.
 
-use super::{LinkCtx, LinkEffect, LinkView, Medium, Neighbour};
 use crate::engine::SimTime;
+use crate::link::{LinkCtx, LinkEffect, LinkView, Medium, Neighbour};
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
 use std::collections::VecDeque;

@@ -12,8 +12,12 @@
 //! (Bernoulli loss, uniform jitter) keep their per-flow streams when uncorrelated, so
 //! scenarios without the new options draw exactly what they drew before.
 
+pub mod impairment;
+pub mod spec;
+
+pub use spec::{ImpairmentSpec, NetemDistribution, SlotSpec};
+
 use crate::engine::{stream, SimRng, SimTime};
-use crate::scenario::{ImpairmentSpec, NetemDistribution, SlotSpec};
 use rand::Rng;
 use std::sync::OnceLock;
 
@@ -233,7 +237,7 @@ impl Slot {
     /// `get_slot`: zero allowances mean unlimited (`INT_MAX`); the first slot opens at
     /// once (`slot_next = now`).
     fn new(c: &SlotSpec, now: SimTime) -> Slot {
-        let ns = |d: Option<crate::scenario::Duration>| d.map_or(0, |d| d.time().0 as i64);
+        let ns = |d: Option<crate::conf::Duration>| d.map_or(0, |d| d.time().0 as i64);
         let min = ns(c.min);
         let dist = c.distribution.map(|d| {
             let table = (d != NetemDistribution::Uniform).then(|| table(d));
@@ -506,8 +510,8 @@ mod tests {
     #[test]
     fn reorder_with_gap_sends_every_nth_packet_at_once() {
         let spec = ImpairmentSpec {
-            delay: crate::scenario::Duration::parse("10ms").unwrap(),
-            reorder: crate::scenario::Probability(1.0),
+            delay: crate::conf::Duration::parse("10ms").unwrap(),
+            reorder: crate::conf::Probability(1.0),
             gap: Some(5),
             ..Default::default()
         };

@@ -7,7 +7,7 @@
 //! - **Classifier**: one queue per destination host (its IP address), [`HostQueues`].
 //! - **Server**: serves the host queues "by means of a round robin principle", one packet
 //!   per turn.
-//! - **RTT detector**: a node hook on the gateway ([`crate::hook::rtt_detector`]) reading the
+//! - **RTT detector**: a node hook on the gateway ([`crate::qdisc::dfq::rtt_detector`]) reading the
 //!   replies to the gateway's periodic pings; a host is **wireless** when its RTT (windowed
 //!   minimum) exceeds `rtt_threshold`, **wired** otherwise. A host that never replied is
 //!   *unclassified*: never dropped and not counted in either class (a real box knows
@@ -48,11 +48,13 @@ use super::host_queues::HostQueues;
 use super::peek_stash::PeekStash;
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::engine::{SimRng, SimTime};
-use crate::hook::rtt_detector::{RttBoard, RttDetector, RttTable};
+pub mod rtt_detector;
+
+use crate::conf::{Duration, ScenarioError};
 use crate::hook::NodeHook;
 use crate::packet::{DropReason, PacketId, Protocol};
-use crate::scenario::{Duration, ScenarioError};
 use rand::Rng;
+use rtt_detector::{RttBoard, RttDetector, RttTable};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
@@ -377,7 +379,7 @@ mod tests {
     use super::super::classify::NameTable;
     use super::super::testing::Harness;
     use super::*;
-    use crate::scenario::QdiscConf;
+    use crate::qdisc::QdiscConf;
 
     fn dfq(h: &Harness, extra: &str) -> Dfq {
         let conf: QdiscConf = toml::from_str(&format!("kind = \"dfq\"\n{extra}")).unwrap();

@@ -161,9 +161,9 @@ macro_rules! kind_enum {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let v = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                 let (kind, rest) =
-                    $crate::scenario::kind_enum::take_kind::<D::Error>(v, $what, Self::KINDS)?;
+                    $crate::conf::kind_enum::take_kind::<D::Error>(v, $what, Self::KINDS)?;
                 match kind.as_str() {
-                    $( $tag => $crate::scenario::kind_enum::content::<$ty, D::Error>(rest)
+                    $( $tag => $crate::conf::kind_enum::content::<$ty, D::Error>(rest)
                         .map($name::$variant), )+
                     _ => unreachable!("take_kind checked the kind"),
                 }

@@ -50,7 +50,7 @@
 //! a dip in WAN traffic would read as a WLAN shortfall and C would never rise — our
 //! reading of §III-C.2, which does not say how the two measurements combine). With
 //! `measure = "carried"` the WLAN must also have carried it: the virtual bits that came
-//! back through the box from the WLAN ([`crate::hook::wlan_meter`]) reach those released
+//! back through the box from the WLAN ([`crate::qdisc::adwiser::wlan_meter`]) reach those released
 //! within one packet and 2 % (the paper's "measured TCP throughput over the WLAN" read as
 //! what crossed the WLAN rather than what entered it; the paper does not say where it
 //! measured). C starts at C*/2 ("a value less than C*"; the paper does not say which)
@@ -73,18 +73,20 @@ use super::classify::{Match, MatchSpec, NameTable};
 use super::fair_classes::{inverse_weight, weight_fp};
 use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
 use crate::engine::SimTime;
-use crate::hook::wlan_meter::{ReturnedBytes, WlanMeter};
+pub mod wlan_meter;
+
+use crate::conf::{Duration, Rate, ScenarioError};
 use crate::hook::NodeHook;
 use crate::link::wifi::rate::{tcp_rate_bps, TcpWorkload};
 use crate::link::wifi::{Phy, Standard};
 use crate::packet::{DropReason, Packet, PacketId, Protocol};
-use crate::scenario::{Duration, Rate, ScenarioError};
 use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
+use wlan_meter::{ReturnedBytes, WlanMeter};
 
 /// DSCP Expedited Forwarding (RFC 3246), which 802.11e APs map to AC_VO.
 pub const DSCP_EF: u8 = 46;
@@ -123,7 +125,7 @@ pub enum AdwiserMeasure {
     Released,
     /// What the WLAN carried: the box released its allowance *and* as many virtual bits
     /// came back from the WLAN (the stations' ACKs and uploads, counted by a node hook on
-    /// the box, [`crate::hook::wlan_meter`]), within one packet and
+    /// the box, [`crate::qdisc::adwiser::wlan_meter`]), within one packet and
     /// [`CARRIED_TOLERANCE`]. When the medium cannot carry C, the excess queues in (and
     /// overflows) the AP, less returns, and C falls. The other reading of the paper's
     /// "measured TCP throughput over the WLAN".

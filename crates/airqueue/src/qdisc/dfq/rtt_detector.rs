@@ -18,8 +18,8 @@
 //! older than the window is replaced by the next sample, so a host that moved is
 //! re-learned.
 
-use super::{HookCtx, HookVerdict, NodeHook};
 use crate::engine::SimTime;
+use crate::hook::{HookCtx, HookVerdict, NodeHook};
 use crate::packet::{PacketId, Protocol, ICMP_ECHO_REPLY};
 use crate::topology::IfaceId;
 use std::collections::HashMap;

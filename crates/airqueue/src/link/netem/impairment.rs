@@ -17,7 +17,7 @@
 //! 1 − (1 − BER)^bits (`channel::bit_error`).
 //!
 //! The rest of netem — correlation, delay distributions, reordering, duplication and
-//! corruption — is [`super::netem::Netem`], on a stream of its own per direction, present
+//! corruption — is [`super::Netem`], on a stream of its own per direction, present
 //! only when one of those options is on. A packet's fate is decided in two steps, in
 //! netem's order: [`Impairment::admit`] (duplicate and loss draws: none, one or two
 //! copies go on) and [`Impairment::finish`] (corruption, then reorder-or-delay) for each
@@ -30,12 +30,12 @@
 //! (`releases`); with `slot` it is the queue itself (`tfifo`), which the link drains as
 //! netem's dequeue does. A packet sent at once (`reorder`) bypasses it, as in netem.
 
-use super::netem::SlotStep;
-use super::netem::{Delay, Netem};
+use super::SlotStep;
+use super::{Delay, Netem};
 use crate::channel::{BitErrorModel, BitErrors, GeModel};
 use crate::engine::{stream, SimRng, SimTime};
+use crate::link::netem::ImpairmentSpec;
 use crate::packet::{FlowId, PacketId};
-use crate::scenario::ImpairmentSpec;
 use rand::Rng;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

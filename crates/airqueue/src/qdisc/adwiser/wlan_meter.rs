@@ -14,7 +14,7 @@
 //! state the two counts agree; when the medium cannot carry C, the difference queues in
 //! (and overflows) the AP and the returned count falls behind.
 
-use super::{HookCtx, HookVerdict, NodeHook};
+use crate::hook::{HookCtx, HookVerdict, NodeHook};
 use crate::link::wifi::rate::TcpWorkload;
 use crate::packet::{PacketId, Protocol};
 use crate::qdisc::virtual_bytes;

@@ -13,13 +13,15 @@
 //! wire behind the port arrives, `4 + port` = netem's watchdog of the port's direction
 //! (`slot`: its held packets may leave).
 
-use super::{
+pub mod wire;
+
+use crate::engine::{EventQueue, SimTime};
+use crate::event::Event;
+use crate::link::{
     Copies, Dequeue, Impairment, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, Neighbour,
     PendingEvents, Wire, WireCx,
 };
-use crate::engine::{EventQueue, SimTime};
 use crate::packet::{DropReason, Location, NodeId, PacketArena, PacketId};
-use crate::sim::Event;
 use crate::topology::IfaceId;
 
 /// One direction: the transmitter of a port and the wire behind it, with the direction's
