@@ -1,10 +1,15 @@
 //! airqueue: a deterministic discrete-event laboratory for packet scheduling over wireless
 //! and hybrid networks. This crate is the pure-Rust core; `airqueue-py` binds it to Python.
 //!
-//! Layers (see `ARCHITECTURE.md`): [`engine`] (time, events, RNG streams), [`packet`]
-//! (arena and headers), [`qdisc`] (the queueing disciplines), [`link`] (wired links and
-//! impairments), [`topology`] (nodes, interfaces, routes), [`app`] (traffic sources),
-//! [`metrics`] (columnar results), [`scenario`] (the format) and [`sim`] (the run loop).
+//! Layers, bottom first (`docs/architecture.md`, checked by `tests/layering.rs`): [`engine`]
+//! (time, event queue, timers, RNG streams); [`conf`] (units, problems with their paths,
+//! kind enums); [`packet`] (arena and headers); [`event`] (the event and timer contract);
+//! [`app`], [`channel`], [`metrics`], [`topology`], [`transport`] (sources, channel models,
+//! result tables, nodes and routes, TCP as state machines); [`hook`] (the node-hook
+//! contract); [`qdisc`] (the queueing disciplines); [`link`] (the media, one folder each);
+//! [`stripe`] (striping trunks); [`scenario`] (the format) and [`sim`] (build and run loop).
+//! A module uses only lower layers; the one exception, `qdisc` reading a link view, is
+//! named in `docs/architecture.md`.
 
 pub mod app;
 pub mod channel;
