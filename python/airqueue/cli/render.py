@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # imported only by the commands that need them (`validate` st
     import pandas as pd
 
     from airqueue import Result
+    from airqueue.catalog import Reproduction
     from airqueue.sweep import SweepResult
 
 #: Piped, tables of prose (lists of qdiscs, scenarios, reproductions) wrap at this width:
@@ -343,6 +344,31 @@ def qdisc_variants(schema_doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return list(spec.get("oneOf", []))
 
 
+def qdiscs_table(schema_doc: Mapping[str, Any]) -> Table:
+    """``airqueue list qdiscs``: a row per queueing discipline of the scenario schema, with
+    its parameters (:func:`qdisc_parameters`) and its one-line description."""
+    table = Table(
+        title="queueing disciplines ([[qdiscs]] kind = …)",
+        title_justify="left",
+        caption=(
+            'every entry also takes dev = "<node>.<link>" or a virtual device (required) and name; '
+            "a class's match table takes flow, src, dst, dscp, priority, protocol and dev"
+        ),
+        caption_justify="left",
+        show_lines=True,
+    )
+    table.add_column("kind", style="bold cyan", no_wrap=True)
+    table.add_column("parameters (default)")
+    table.add_column("description")
+    for variant in qdisc_variants(schema_doc):
+        table.add_row(
+            qdisc_kind(variant),
+            qdisc_parameters(variant, schema_doc),
+            Text(one_line(variant.get("description", ""))),
+        )
+    return table
+
+
 def scenario_description(path: Path) -> Text:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -352,3 +378,28 @@ def scenario_description(path: Path) -> Text:
     if not isinstance(description, str) or not description.strip():
         return Text("(no description)", style="dim")
     return Text(one_line(description))
+
+
+def scenarios_table(title: str, directory: Path, files: Iterable[Path]) -> Table:
+    """``airqueue list scenarios``: a row per scenario file under ``directory`` (its path
+    relative to it) with its description."""
+    table = Table(title=title, title_justify="left", show_lines=True)
+    table.add_column("file", style="bold cyan", overflow="fold")
+    table.add_column("description")
+    for path in files:
+        table.add_row(str(path.relative_to(directory)), scenario_description(path))
+    return table
+
+
+def reproductions_table(reproductions: Iterable[Reproduction]) -> Table:
+    """``airqueue reproduce --list``: a row per reproduction, its name, what it reproduces
+    and the reference."""
+    table = Table(
+        title="reproductions (airqueue reproduce NAME)", title_justify="left", show_lines=True
+    )
+    table.add_column("name", style="bold cyan", no_wrap=True)
+    table.add_column("reproduces")
+    table.add_column("reference")
+    for r in reproductions:
+        table.add_row(r.name, Text(r.title), Text(r.reference))
+    return table

@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from .common import InputError, JobsOpt, err, out, out_option
 from .progress import SweepProgress
-from .render import print_prose
+from .render import print_prose, reproductions_table
 
 
 def reproduce(
@@ -45,15 +44,7 @@ def reproduce(
     from airqueue import catalog
 
     if list_all or name is None:
-        table = Table(
-            title="reproductions (airqueue reproduce NAME)", title_justify="left", show_lines=True
-        )
-        table.add_column("name", style="bold cyan", no_wrap=True)
-        table.add_column("reproduces")
-        table.add_column("reference")
-        for r in catalog.REGISTRY.values():
-            table.add_row(r.name, Text(r.title), Text(r.reference))
-        print_prose(table)
+        print_prose(reproductions_table(catalog.REGISTRY.values()))
         return
     if name not in catalog.REGISTRY:
         raise InputError(name, "no such reproduction; known: " + ", ".join(catalog.REGISTRY))
