@@ -180,6 +180,7 @@ def _judge(
 
 
 def entry(
+    *,
     name: str,
     title: str,
     reference: str,
@@ -187,7 +188,6 @@ def entry(
     scenario: Callable[[bool], dict[str, Any]],
     lines: tuple[Any, ...],
     runner: Callable[..., ReproductionResult],
-    *,
     tolerance: float,
     reference_label: str,
     x_label: str,

@@ -38,7 +38,7 @@ ADWISER_AP_BUFFERS = (10, 50, 100, 200, 350)
 
 
 def _adwiser_scenario(
-    file: str, duration: str, warmup: str, quick_duration: str, quick_warmup: str
+    *, file: str, duration: str, warmup: str, quick_duration: str, quick_warmup: str
 ) -> Callable[[bool], dict[str, Any]]:
     """``scenarios/adwiser/<file>`` as a dict, with the box in the path for the whole run
     (the timeline that switches it in is dropped), and the averages taken after ``warmup``
@@ -58,10 +58,11 @@ def _adwiser_scenario(
 
 
 def _adwiser(
+    *,
     name: str,
     title: str,
     scenario: Callable[[bool], dict[str, Any]],
-    desc: str,
+    description: str,
     ours: Callable[[pd.DataFrame], float],
     y_label: str,
     paper: float | dict[int, float],
@@ -69,7 +70,6 @@ def _adwiser(
     param: str = "cells.wlan.ap_buffer",
     values: tuple[Any, ...] = ADWISER_AP_BUFFERS,
     x_label: str = "AP buffer (packets), box in the path",
-    *,
     x_of: Callable[[Any], float] = float,
     expected: Callable[[float], float] | None = None,
     checked: Callable[[float], bool] | None = None,
@@ -91,7 +91,7 @@ def _adwiser(
         "performance management of IEEE 802.11 WLANs (ADWISER), IEEE/ACM ToN 2013, seed "
         "002 §IV (hybrid Qualnet testbed and a Cisco AP); docs/reproductions/hegde-2013.md "
         "has the baselines and explains where and why we differ",
-        description=desc,
+        description=description,
         scenario=scenario,
         param=param,
         values=values,
@@ -110,99 +110,130 @@ def _adwiser(
     )
 
 
-_FIG17 = _adwiser_scenario("fig17-mixed-rates.toml", "300s", "120s", "90s", "60s")
+_FIG17 = _adwiser_scenario(
+    file="fig17-mixed-rates.toml",
+    duration="300s",
+    warmup="120s",
+    quick_duration="90s",
+    quick_warmup="60s",
+)
 ADWISER_FIG17_TOTAL = _adwiser(
-    "hegde-adwiser-fig17-total",
-    "ADWISER Fig. 17: aggregate TCP throughput, 11/5.5/2 Mb/s stations (C* = 3.26 Mb/s)",
-    _FIG17,
-    "Six 802.11b stations (two each at 11, 5.5, 2 Mb/s), one upload and one download per "
-    "rate, LAN server; the box in the path from 0 s, averages after the adaptation.",
-    lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
-    "aggregate goodput (Mbit/s)",
-    3.156,
-    0.10,
+    name="hegde-adwiser-fig17-total",
+    title="ADWISER Fig. 17: aggregate TCP throughput, 11/5.5/2 Mb/s stations (C* = 3.26 Mb/s)",
+    scenario=_FIG17,
+    description="Six 802.11b stations (two each at 11, 5.5, 2 Mb/s), one upload and one download "
+    "per rate, LAN server; the box in the path from 0 s, averages after the adaptation.",
+    ours=lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
+    y_label="aggregate goodput (Mbit/s)",
+    paper=3.156,
+    tolerance=0.10,
 )
 ADWISER_FIG17_CLASSES = tuple(
     _adwiser(
-        f"hegde-adwiser-fig17-{rate}",
-        f"ADWISER Fig. 17: the {rate} Mb/s pair's aggregate (ratio of the C_i)",
-        _FIG17,
-        f"As hegde-adwiser-fig17-total; the {rate} Mb/s upload plus download.",
-        lambda rows, r=rate: sum_mbit(f"up{r}")(rows) + sum_mbit(f"down{r}")(rows),
-        f"{rate} Mb/s pair goodput (Mbit/s)",
-        paper,
-        0.10,
+        name=f"hegde-adwiser-fig17-{rate}",
+        title=f"ADWISER Fig. 17: the {rate} Mb/s pair's aggregate (ratio of the C_i)",
+        scenario=_FIG17,
+        description=f"As hegde-adwiser-fig17-total; the {rate} Mb/s upload plus download.",
+        ours=lambda rows, r=rate: sum_mbit(f"up{r}")(rows) + sum_mbit(f"down{r}")(rows),
+        y_label=f"{rate} Mb/s pair goodput (Mbit/s)",
+        paper=paper,
+        tolerance=0.10,
     )
     for rate, paper in (("11", 1.556), ("5", 1.09), ("2", 0.51))
 )
-_FIG18 = _adwiser_scenario("fig18-up-down.toml", "300s", "120s", "90s", "60s")
+_FIG18 = _adwiser_scenario(
+    file="fig18-up-down.toml",
+    duration="300s",
+    warmup="120s",
+    quick_duration="90s",
+    quick_warmup="60s",
+)
 ADWISER_FIG18_DOWN = _adwiser(
-    "hegde-adwiser-fig18-down",
-    "ADWISER Fig. 18: per-download throughput, 5 uploads + 5 downloads at 11 Mb/s",
-    _FIG18,
-    "Ten 802.11b stations at 11 Mb/s, five uploads and five downloads, LAN server.",
-    mean_mbit("down"),
-    "mean download goodput (Mbit/s)",
-    0.48,
-    0.15,
+    name="hegde-adwiser-fig18-down",
+    title="ADWISER Fig. 18: per-download throughput, 5 uploads + 5 downloads at 11 Mb/s",
+    scenario=_FIG18,
+    description="Ten 802.11b stations at 11 Mb/s, five uploads and five downloads, LAN server.",
+    ours=mean_mbit("down"),
+    y_label="mean download goodput (Mbit/s)",
+    paper=0.48,
+    tolerance=0.15,
 )
 ADWISER_FIG18_UP = _adwiser(
-    "hegde-adwiser-fig18-up",
-    "ADWISER Fig. 18: per-upload throughput, 5 uploads + 5 downloads at 11 Mb/s",
-    _FIG18,
-    "As hegde-adwiser-fig18-down, the uploads.",
-    mean_mbit("up"),
-    "mean upload goodput (Mbit/s)",
-    0.48,
-    0.15,
+    name="hegde-adwiser-fig18-up",
+    title="ADWISER Fig. 18: per-upload throughput, 5 uploads + 5 downloads at 11 Mb/s",
+    scenario=_FIG18,
+    description="As hegde-adwiser-fig18-down, the uploads.",
+    ours=mean_mbit("up"),
+    y_label="mean upload goodput (Mbit/s)",
+    paper=0.48,
+    tolerance=0.15,
 )
-_TABLE1 = _adwiser_scenario("table1-policy.toml", "300s", "120s", "90s", "60s")
+_TABLE1 = _adwiser_scenario(
+    file="table1-policy.toml",
+    duration="300s",
+    warmup="120s",
+    quick_duration="90s",
+    quick_warmup="60s",
+)
 ADWISER_TABLE1 = _adwiser(
-    "hegde-adwiser-table1",
-    "ADWISER Table I: policy ratio sta1:sta2 (5:1 and 9:1)",
-    _TABLE1,
-    "Two 802.11b stations at 11 Mb/s downloading; one queue per station, policy weights.",
-    ratio("sta1", "sta2"),
-    "throughput ratio sta1 / sta2",
-    {5: 3.879 / 0.776, 9: 4.190 / 0.465},
-    0.05,
+    name="hegde-adwiser-table1",
+    title="ADWISER Table I: policy ratio sta1:sta2 (5:1 and 9:1)",
+    scenario=_TABLE1,
+    description="Two 802.11b stations at 11 Mb/s downloading; one queue per station, policy "
+    "weights.",
+    ours=ratio("sta1", "sta2"),
+    y_label="throughput ratio sta1 / sta2",
+    paper={5: 3.879 / 0.776, 9: 4.190 / 0.465},
+    tolerance=0.05,
     param="qdiscs.box.policy.gold.weight",
     values=(2, 3, 5, 7, 9),
     x_label="configured weight ratio",
 )
-_FIG20 = _adwiser_scenario("fig20-wan-lan.toml", "300s", "120s", "120s", "60s")
-ADWISER_FIG20 = _adwiser(
-    "hegde-adwiser-fig20",
-    "ADWISER Fig. 20: WAN transfers' aggregate beside two LAN transfers",
-    _FIG20,
-    "Four 802.11g stations at 54 Mb/s: two download over an 8 Mb/s, 300 ms RTT WAN, two "
-    "from the LAN. The paper: near 8 Mb/s with the box (its A-WAN server runs at 7.2).",
-    sum_mbit("wan"),
-    "WAN downloads' aggregate goodput (Mbit/s)",
-    7.2,
-    0.10,
+_FIG20 = _adwiser_scenario(
+    file="fig20-wan-lan.toml",
+    duration="300s",
+    warmup="120s",
+    quick_duration="120s",
+    quick_warmup="60s",
 )
-_FIG26 = _adwiser_scenario("fig26-gold-bronze.toml", "400s", "150s", "150s", "75s")
+ADWISER_FIG20 = _adwiser(
+    name="hegde-adwiser-fig20",
+    title="ADWISER Fig. 20: WAN transfers' aggregate beside two LAN transfers",
+    scenario=_FIG20,
+    description="Four 802.11g stations at 54 Mb/s: two download over an 8 Mb/s, 300 ms RTT WAN, "
+    "two from the LAN. The paper: near 8 Mb/s with the box (its A-WAN server runs at 7.2).",
+    ours=sum_mbit("wan"),
+    y_label="WAN downloads' aggregate goodput (Mbit/s)",
+    paper=7.2,
+    tolerance=0.10,
+)
+_FIG26 = _adwiser_scenario(
+    file="fig26-gold-bronze.toml",
+    duration="400s",
+    warmup="150s",
+    quick_duration="150s",
+    quick_warmup="75s",
+)
 ADWISER_FIG26_RATIO = _adwiser(
-    "hegde-adwiser-fig26-ratio",
-    "ADWISER Fig. 26: gold:bronze throughput ratio (policy 4:1)",
-    _FIG26,
-    "Four 802.11g stations at 54 Mb/s downloading over the 8 Mb/s WAN; gold RTT 300 ms, "
-    "bronze 200 ms; policy 4:1 in the A-WAN server.",
-    ratio("gold", "bronze"),
-    "gold / bronze goodput",
-    4.0,
-    0.10,
+    name="hegde-adwiser-fig26-ratio",
+    title="ADWISER Fig. 26: gold:bronze throughput ratio (policy 4:1)",
+    scenario=_FIG26,
+    description="Four 802.11g stations at 54 Mb/s downloading over the 8 Mb/s WAN; gold RTT 300 "
+    "ms, bronze 200 ms; policy 4:1 in the A-WAN server.",
+    ours=ratio("gold", "bronze"),
+    y_label="gold / bronze goodput",
+    paper=4.0,
+    tolerance=0.10,
 )
 ADWISER_FIG26_TOTAL = _adwiser(
-    "hegde-adwiser-fig26-total",
-    "ADWISER Fig. 26: total WAN throughput (90 % of 8 Mb/s = 7.2 Mb/s)",
-    _FIG26,
-    "As hegde-adwiser-fig26-ratio, the total.",
-    lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
-    "total goodput (Mbit/s)",
-    7.2,
-    0.10,
+    name="hegde-adwiser-fig26-total",
+    title="ADWISER Fig. 26: total WAN throughput (90 % of 8 Mb/s = 7.2 Mb/s)",
+    scenario=_FIG26,
+    description="As hegde-adwiser-fig26-ratio, the total.",
+    ours=lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
+    y_label="total goodput (Mbit/s)",
+    paper=7.2,
+    tolerance=0.10,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -216,12 +247,12 @@ VIRTUAL_PER_PAYLOAD = 1520 / 1460
 
 
 def _variant(
+    *,
     file: str,
     duration: str,
     warmup: str,
     quick_duration: str,
     quick_warmup: str,
-    *,
     bypass: bool,
     edit: Callable[[dict[str, Any], bool], None] | None = None,
 ) -> Callable[[bool], dict[str, Any]]:
@@ -325,9 +356,22 @@ def _all_at(rate: str) -> Callable[[dict[str, Any], bool], None]:
     return edit
 
 
-_FIG1 = _variant("fig1-anomaly.toml", "120s", "30s", "40s", "15s", bypass=True)
+_FIG1 = _variant(
+    file="fig1-anomaly.toml",
+    duration="120s",
+    warmup="30s",
+    quick_duration="40s",
+    quick_warmup="15s",
+    bypass=True,
+)
 _FIG1_ONLY54 = _variant(
-    "fig1-anomaly.toml", "120s", "30s", "40s", "15s", bypass=True, edit=_all_at("54Mbit")
+    file="fig1-anomaly.toml",
+    duration="120s",
+    warmup="30s",
+    quick_duration="40s",
+    quick_warmup="15s",
+    bypass=True,
+    edit=_all_at("54Mbit"),
 )
 _FIG1_KW: dict[str, Any] = {
     "param": "flows",
@@ -336,105 +380,134 @@ _FIG1_KW: dict[str, Any] = {
     "x_label": "stations n downloading (one third at each of 54, 24, 6 Mb/s), no box",
 }
 ADWISER_FIG1_TOTAL = _adwiser(
-    "hegde-adwiser-fig1-mixed-total",
-    "ADWISER Fig. 1: aggregate TCP download throughput, 1/3 of n stations at each of "
+    name="hegde-adwiser-fig1-mixed-total",
+    title="ADWISER Fig. 1: aggregate TCP download throughput, 1/3 of n stations at each of "
     "54/24/6 Mb/s (802.11a), no box",
-    _FIG1,
-    "n 802.11a stations, one third at each of 54, 24 and 6 Mb/s, download from a LAN server "
-    "through an AP with a 100-packet buffer. The paper: about 9.5 Mb/s in total.",
-    lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
-    "aggregate goodput (Mbit/s)",
-    9.5,
-    0.10,
+    scenario=_FIG1,
+    description="n 802.11a stations, one third at each of 54, 24 and 6 Mb/s, download from a LAN "
+    "server through an AP with a 100-packet buffer. The paper: about 9.5 Mb/s in total.",
+    ours=lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
+    y_label="aggregate goodput (Mbit/s)",
+    paper=9.5,
+    tolerance=0.10,
     **_FIG1_KW,
 )
 ADWISER_FIG1_ANOMALY = _adwiser(
-    "hegde-adwiser-fig1-anomaly",
-    "ADWISER Fig. 1: the 6 Mb/s class's aggregate over the 54 Mb/s class's (packet "
+    name="hegde-adwiser-fig1-anomaly",
+    title="ADWISER Fig. 1: the 6 Mb/s class's aggregate over the 54 Mb/s class's (packet "
     "fairness: the same; time fairness would give C_6/C_54 = 0.23)",
-    _FIG1,
-    "As hegde-adwiser-fig1-mixed-total. The paper: the three classes' aggregates are the "
-    "same (just over 3 Mb/s each).",
-    ratio("d6_", "d54_"),
-    "6 Mb/s class / 54 Mb/s class goodput",
-    1.0,
-    0.30,
+    scenario=_FIG1,
+    description="As hegde-adwiser-fig1-mixed-total. The paper: the three classes' aggregates are "
+    "the same (just over 3 Mb/s each).",
+    ours=ratio("d6_", "d54_"),
+    y_label="6 Mb/s class / 54 Mb/s class goodput",
+    paper=1.0,
+    tolerance=0.30,
     **_FIG1_KW,
 )
 ADWISER_FIG1_ONLY54 = _adwiser(
-    "hegde-adwiser-fig1-only54",
-    "ADWISER Fig. 1: aggregate TCP download throughput, all n stations at 54 Mb/s",
-    _FIG1_ONLY54,
-    "As hegde-adwiser-fig1-mixed-total with every station at 54 Mb/s. The paper: about 22.5 Mb/s.",
-    lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
-    "aggregate goodput (Mbit/s)",
-    22.5,
-    0.10,
+    name="hegde-adwiser-fig1-only54",
+    title="ADWISER Fig. 1: aggregate TCP download throughput, all n stations at 54 Mb/s",
+    scenario=_FIG1_ONLY54,
+    description="As hegde-adwiser-fig1-mixed-total with every station at 54 Mb/s. The paper: "
+    "about 22.5 Mb/s.",
+    ours=lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
+    y_label="aggregate goodput (Mbit/s)",
+    paper=22.5,
+    tolerance=0.10,
     **{**_FIG1_KW, "x_label": "stations n downloading, all at 54 Mb/s, no box"},
 )
 
 _NO_BOX = "AP buffer (packets), no box"
 
 # Fig. 5: five uploads starve five downloads at every AP buffer size (no box).
-_FIG5 = _variant("fig18-up-down.toml", "300s", "60s", "60s", "20s", bypass=True)
+_FIG5 = _variant(
+    file="fig18-up-down.toml",
+    duration="300s",
+    warmup="60s",
+    quick_duration="60s",
+    quick_warmup="20s",
+    bypass=True,
+)
 ADWISER_FIG5 = _adwiser(
-    "hegde-adwiser-fig5",
-    "ADWISER Fig. 5: downloads' aggregate over uploads' (5 + 5 at 11 Mb/s), AP buffer "
+    name="hegde-adwiser-fig5",
+    title="ADWISER Fig. 5: downloads' aggregate over uploads' (5 + 5 at 11 Mb/s), AP buffer "
     "10–350, no box",
-    _FIG5,
-    "Ten 802.11b stations at 11 Mb/s, five uploads and five downloads, LAN server, no box. "
-    "The paper: the uploads take 'by far the larger part' at every buffer size; checked as "
+    scenario=_FIG5,
+    description="Ten 802.11b stations at 11 Mb/s, five uploads and five downloads, LAN server, no "
+    "box. The paper: the uploads take 'by far the larger part' at every buffer size; checked as "
     "downloads below a third of the uploads.",
-    ratio("down", "up"),
-    "downloads / uploads goodput",
-    1 / 3,
-    0.05,
+    ours=ratio("down", "up"),
+    y_label="downloads / uploads goodput",
+    paper=1 / 3,
+    tolerance=0.05,
     x_label=_NO_BOX,
     bound="upper",
 )
 
 # Figs. 8 and 19: ten uploads, unequal without the box, equal with it.
-_FIG8 = _variant("fig19-uploads.toml", "300s", "60s", "60s", "20s", bypass=True)
+_FIG8 = _variant(
+    file="fig19-uploads.toml",
+    duration="300s",
+    warmup="60s",
+    quick_duration="60s",
+    quick_warmup="20s",
+    bypass=True,
+)
 ADWISER_FIG8 = _adwiser(
-    "hegde-adwiser-fig8",
-    "ADWISER Fig. 8: ten uploads at 11 Mb/s, smallest over largest throughput, no box",
-    _FIG8,
-    "Ten 802.11b stations at 11 Mb/s upload to a LAN server, no box. The paper: some "
+    name="hegde-adwiser-fig8",
+    title="ADWISER Fig. 8: ten uploads at 11 Mb/s, smallest over largest throughput, no box",
+    scenario=_FIG8,
+    description="Ten 802.11b stations at 11 Mb/s upload to a LAN server, no box. The paper: some "
     "uploads get 'much smaller throughputs' than others; checked as the smallest below half "
     "the largest.",
-    min_over_max("up"),
-    "smallest / largest upload goodput",
-    0.5,
-    0.05,
+    ours=min_over_max("up"),
+    y_label="smallest / largest upload goodput",
+    paper=0.5,
+    tolerance=0.05,
     x_label=_NO_BOX,
     bound="upper",
 )
-_FIG19 = _variant("fig19-uploads.toml", "300s", "120s", "90s", "60s", bypass=False)
+_FIG19 = _variant(
+    file="fig19-uploads.toml",
+    duration="300s",
+    warmup="120s",
+    quick_duration="90s",
+    quick_warmup="60s",
+    bypass=False,
+)
 ADWISER_FIG19 = _adwiser(
-    "hegde-adwiser-fig19",
-    "ADWISER Fig. 19: ten uploads at 11 Mb/s with the box, Jain's fairness index",
-    _FIG19,
-    "As hegde-adwiser-fig8 with the box in the path. The paper: 'the upload throughputs "
-    "become exactly equal' (Jain's index 1).",
-    jain("up"),
-    "Jain's fairness index of the ten uploads",
-    1.0,
-    0.02,
+    name="hegde-adwiser-fig19",
+    title="ADWISER Fig. 19: ten uploads at 11 Mb/s with the box, Jain's fairness index",
+    scenario=_FIG19,
+    description="As hegde-adwiser-fig8 with the box in the path. The paper: 'the upload "
+    "throughputs become exactly equal' (Jain's index 1).",
+    ours=jain("up"),
+    y_label="Jain's fairness index of the ten uploads",
+    paper=1.0,
+    tolerance=0.02,
 )
 
 # Fig. 9: LAN downloads starve WAN downloads (no box).
-_FIG9 = _variant("fig20-wan-lan.toml", "300s", "120s", "120s", "60s", bypass=True)
+_FIG9 = _variant(
+    file="fig20-wan-lan.toml",
+    duration="300s",
+    warmup="120s",
+    quick_duration="120s",
+    quick_warmup="60s",
+    bypass=True,
+)
 ADWISER_FIG9 = _adwiser(
-    "hegde-adwiser-fig9",
-    "ADWISER Fig. 9: WAN downloads' aggregate over LAN downloads' (54 Mb/s), no box",
-    _FIG9,
-    "Four 802.11g stations at 54 Mb/s: two download over the 8 Mb/s, 300 ms RTT WAN, two "
-    "from the LAN, no box. The paper: 'the Internet access link gets starved'; checked as "
+    name="hegde-adwiser-fig9",
+    title="ADWISER Fig. 9: WAN downloads' aggregate over LAN downloads' (54 Mb/s), no box",
+    scenario=_FIG9,
+    description="Four 802.11g stations at 54 Mb/s: two download over the 8 Mb/s, 300 ms RTT WAN, "
+    "two from the LAN, no box. The paper: 'the Internet access link gets starved'; checked as "
     "the WAN pair below half the LAN pair.",
-    ratio("wan", "lan"),
-    "WAN / LAN downloads' goodput",
-    0.5,
-    0.05,
+    ours=ratio("wan", "lan"),
+    y_label="WAN / LAN downloads' goodput",
+    paper=0.5,
+    tolerance=0.05,
     x_label=_NO_BOX,
     bound="upper",
 )
@@ -448,59 +521,105 @@ _web_desc = (
     "sizes, mean 20 kB, 5 s think time) from a server behind the 8 Mb/s, 300 ms RTT WAN; {}."
 )
 ADWISER_FIG10_ALONE = _adwiser(
-    "hegde-adwiser-fig10-alone",
-    _web.format("10 (100–300 s)", "browsing alone"),
-    _variant(_WEB_DOWN, "600s", "30s", "200s", "20s", bypass=True, edit=_drop_flow("bulk")),
-    _web_desc.format("nothing else. The paper: 1.76 s"),
-    page_response_s("web"),
-    "mean page response time (s)",
-    1.76,
-    0.25,
+    name="hegde-adwiser-fig10-alone",
+    title=_web.format("10 (100–300 s)", "browsing alone"),
+    scenario=_variant(
+        file=_WEB_DOWN,
+        duration="600s",
+        warmup="30s",
+        quick_duration="200s",
+        quick_warmup="20s",
+        bypass=True,
+        edit=_drop_flow("bulk"),
+    ),
+    description=_web_desc.format("nothing else. The paper: 1.76 s"),
+    ours=page_response_s("web"),
+    y_label="mean page response time (s)",
+    paper=1.76,
+    tolerance=0.25,
     x_label=_NO_BOX,
 )
 ADWISER_FIG10 = _adwiser(
-    "hegde-adwiser-fig10",
-    _web.format("10 (300–600 s)", "beside a LAN bulk download, no box"),
-    _variant(_WEB_DOWN, "600s", "30s", "200s", "20s", bypass=True, edit=_from_zero("bulk")),
-    _web_desc.format("a second station downloads a bulk file from the LAN. The paper: 2.60 s"),
-    page_response_s("web"),
-    "mean page response time (s)",
-    2.60,
-    0.25,
+    name="hegde-adwiser-fig10",
+    title=_web.format("10 (300–600 s)", "beside a LAN bulk download, no box"),
+    scenario=_variant(
+        file=_WEB_DOWN,
+        duration="600s",
+        warmup="30s",
+        quick_duration="200s",
+        quick_warmup="20s",
+        bypass=True,
+        edit=_from_zero("bulk"),
+    ),
+    description=_web_desc.format(
+        "a second station downloads a bulk file from the LAN. The paper: 2.60 s"
+    ),
+    ours=page_response_s("web"),
+    y_label="mean page response time (s)",
+    paper=2.60,
+    tolerance=0.25,
     x_label=_NO_BOX,
 )
 ADWISER_FIG11 = _adwiser(
-    "hegde-adwiser-fig11",
-    _web.format("11 (350–450 s)", "beside a LAN bulk upload, no box"),
-    _variant(_WEB_UP, "600s", "30s", "200s", "20s", bypass=True, edit=_from_zero("bulk")),
-    _web_desc.format("a second station uploads a bulk file to the LAN. The paper: 30.43 s"),
-    page_response_s("web"),
-    "mean page response time (s)",
-    30.43,
-    0.25,
+    name="hegde-adwiser-fig11",
+    title=_web.format("11 (350–450 s)", "beside a LAN bulk upload, no box"),
+    scenario=_variant(
+        file=_WEB_UP,
+        duration="600s",
+        warmup="30s",
+        quick_duration="200s",
+        quick_warmup="20s",
+        bypass=True,
+        edit=_from_zero("bulk"),
+    ),
+    description=_web_desc.format(
+        "a second station uploads a bulk file to the LAN. The paper: 30.43 s"
+    ),
+    ours=page_response_s("web"),
+    y_label="mean page response time (s)",
+    paper=30.43,
+    tolerance=0.25,
     x_label=_NO_BOX,
 )
 ADWISER_FIG24 = _adwiser(
-    "hegde-adwiser-fig24",
-    _web.format("24 (after 600 s)", "beside a LAN bulk download, with the box"),
-    _variant(_WEB_DOWN, "600s", "60s", "200s", "60s", bypass=False, edit=_from_zero("bulk")),
-    _web_desc.format(
+    name="hegde-adwiser-fig24",
+    title=_web.format("24 (after 600 s)", "beside a LAN bulk download, with the box"),
+    scenario=_variant(
+        file=_WEB_DOWN,
+        duration="600s",
+        warmup="60s",
+        quick_duration="200s",
+        quick_warmup="60s",
+        bypass=False,
+        edit=_from_zero("bulk"),
+    ),
+    description=_web_desc.format(
         "a second station downloads from the LAN; the box in the path. The paper: about 2 s"
     ),
-    page_response_s("web"),
-    "mean page response time (s)",
-    2.0,
-    0.25,
+    ours=page_response_s("web"),
+    y_label="mean page response time (s)",
+    paper=2.0,
+    tolerance=0.25,
 )
 ADWISER_FIG25 = _adwiser(
-    "hegde-adwiser-fig25",
-    _web.format("25 (after 450 s)", "beside a LAN bulk upload, with the box"),
-    _variant(_WEB_UP, "600s", "60s", "200s", "60s", bypass=False, edit=_from_zero("bulk")),
-    _web_desc.format("a second station uploads to the LAN; the box in the path. The paper: 2.05 s"),
-    page_response_s("web"),
-    "mean page response time (s)",
-    2.05,
-    0.25,
+    name="hegde-adwiser-fig25",
+    title=_web.format("25 (after 450 s)", "beside a LAN bulk upload, with the box"),
+    scenario=_variant(
+        file=_WEB_UP,
+        duration="600s",
+        warmup="60s",
+        quick_duration="200s",
+        quick_warmup="60s",
+        bypass=False,
+        edit=_from_zero("bulk"),
+    ),
+    description=_web_desc.format(
+        "a second station uploads to the LAN; the box in the path. The paper: 2.05 s"
+    ),
+    ours=page_response_s("web"),
+    y_label="mean page response time (s)",
+    paper=2.05,
+    tolerance=0.25,
 )
 
 # Figs. 12 and 21: VoIP calls beside a TCP download (802.11g/e, 54 Mb/s).
@@ -530,17 +649,24 @@ def _calls(v: Any) -> float:
 
 
 ADWISER_FIG12 = _adwiser(
-    "hegde-adwiser-fig12",
-    "ADWISER Fig. 12: TCP download throughput vs the number of G.711 calls (802.11g/e, "
+    name="hegde-adwiser-fig12",
+    title="ADWISER Fig. 12: TCP download throughput vs the number of G.711 calls (802.11g/e, "
     "54 Mb/s, voice in AC_VO), no box",
-    _variant("fig21-voip-cac.toml", "40s", "10s", "20s", "5s", bypass=True),
-    "One TCP download (AC_BE) and n G.711 calls (200-B packets every 20 ms each way, DSCP "
-    "EF → AC_VO) in an 802.11g/e cell at 54 Mb/s, no box. The paper: TCP falls about "
+    scenario=_variant(
+        file="fig21-voip-cac.toml",
+        duration="40s",
+        warmup="10s",
+        quick_duration="20s",
+        quick_warmup="5s",
+        bypass=True,
+    ),
+    description="One TCP download (AC_BE) and n G.711 calls (200-B packets every 20 ms each way, "
+    "DSCP EF → AC_VO) in an 802.11g/e cell at 54 Mb/s, no box. The paper: TCP falls about "
     "0.45 Mb/s per call, to about 2.5 Mb/s at 40 calls (the line 2.5 + 0.45 (40 - n)).",
-    goodput_mbit("tcp"),
-    "TCP goodput (Mbit/s)",
-    0.0,
-    0.15,
+    ours=goodput_mbit("tcp"),
+    y_label="TCP goodput (Mbit/s)",
+    paper=0.0,
+    tolerance=0.15,
     param="flows",
     values=tuple(_fig12_flows(n) for n in FIG12_CALLS),
     x_of=_calls,
@@ -549,28 +675,42 @@ ADWISER_FIG12 = _adwiser(
 )
 _FIG21_KW: dict[str, Any] = {"x_label": "AP buffer (packets)"}
 ADWISER_FIG21 = _adwiser(
-    "hegde-adwiser-fig21",
-    "ADWISER Fig. 21: TCP download throughput after 40 call attempts, box with CAC limit 12",
-    _variant("fig21-voip-cac.toml", "300s", "250s", "300s", "250s", bypass=False),
-    "As hegde-adwiser-fig12, calls starting one every 5 s from 50 s, the box in the path "
-    "with call admission control (limit 12). The paper: TCP 'drops only to about 14 Mb/s "
+    name="hegde-adwiser-fig21",
+    title="ADWISER Fig. 21: TCP download throughput after 40 call attempts, box with CAC limit 12",
+    scenario=_variant(
+        file="fig21-voip-cac.toml",
+        duration="300s",
+        warmup="250s",
+        quick_duration="300s",
+        quick_warmup="250s",
+        bypass=False,
+    ),
+    description="As hegde-adwiser-fig12, calls starting one every 5 s from 50 s, the box in the "
+    "path with call admission control (limit 12). The paper: TCP 'drops only to about 14 Mb/s "
     "and stays there'.",
-    goodput_mbit("tcp"),
-    "TCP goodput after 250 s (Mbit/s)",
-    14.0,
-    0.15,
+    ours=goodput_mbit("tcp"),
+    y_label="TCP goodput after 250 s (Mbit/s)",
+    paper=14.0,
+    tolerance=0.15,
     **_FIG21_KW,
 )
 ADWISER_FIG21_NO_BOX = _adwiser(
-    "hegde-adwiser-fig21-no-box",
-    "ADWISER Fig. 21: TCP download throughput after 40 call attempts, no box",
-    _variant("fig21-voip-cac.toml", "300s", "250s", "300s", "250s", bypass=True),
-    "As hegde-adwiser-fig21 without the box: every call is admitted. The paper: TCP 'drops "
-    "to as low as 3 Mb/s'.",
-    goodput_mbit("tcp"),
-    "TCP goodput after 250 s (Mbit/s)",
-    3.0,
-    0.30,
+    name="hegde-adwiser-fig21-no-box",
+    title="ADWISER Fig. 21: TCP download throughput after 40 call attempts, no box",
+    scenario=_variant(
+        file="fig21-voip-cac.toml",
+        duration="300s",
+        warmup="250s",
+        quick_duration="300s",
+        quick_warmup="250s",
+        bypass=True,
+    ),
+    description="As hegde-adwiser-fig21 without the box: every call is admitted. The paper: TCP "
+    "'drops to as low as 3 Mb/s'.",
+    ours=goodput_mbit("tcp"),
+    y_label="TCP goodput after 250 s (Mbit/s)",
+    paper=3.0,
+    tolerance=0.30,
     x_label=_NO_BOX,
 )
 
@@ -606,20 +746,26 @@ def _fig15(key: str) -> Reproduction:
     m, paper_cstar = FIG15_CONFIGS[key]
     cstar = _fig15_cstar(m)
     return _adwiser(
-        f"hegde-adwiser-fig15-{key}",
-        f"ADWISER Fig. 15: aggregate download throughput vs the service rate C, "
+        name=f"hegde-adwiser-fig15-{key}",
+        title=f"ADWISER Fig. 15: aggregate download throughput vs the service rate C, "
         f"{m[0]}/{m[1]}/{m[2]} stations at 54/24/6 Mb/s (C* = {cstar:.2f}, paper {paper_cstar})",
-        _variant(
-            "fig1-anomaly.toml", "90s", "30s", "40s", "20s", bypass=False, edit=_fig15_edit(m)
+        scenario=_variant(
+            file="fig1-anomaly.toml",
+            duration="90s",
+            warmup="30s",
+            quick_duration="40s",
+            quick_warmup="20s",
+            bypass=False,
+            edit=_fig15_edit(m),
         ),
-        "802.11a stations downloading from the LAN through the box (one queue per rate class, "
-        "eq. 2 weights) at a fixed C. The paper: the aggregate equals C up to near C*, then "
+        description="802.11a stations downloading from the LAN through the box (one queue per rate "
+        "class, eq. 2 weights) at a fixed C. The paper: the aggregate equals C up to near C*, then "
         "drops well below C*; checked where C < 0.95 C* (our C*), in C's units (goodput x "
         "1520/1460, the virtual bits per payload byte).",
-        lambda rows: float(rows["goodput_bps"].sum()) * VIRTUAL_PER_PAYLOAD / 1e6,
-        "aggregate (Mbit/s of virtual bits)",
-        0.0,
-        0.05,
+        ours=lambda rows: float(rows["goodput_bps"].sum()) * VIRTUAL_PER_PAYLOAD / 1e6,
+        y_label="aggregate (Mbit/s of virtual bits)",
+        paper=0.0,
+        tolerance=0.05,
         param="qdiscs.box.rate",
         values=tuple(f"{c}Mbit" for c in (4, 8, 12, 16, 20)),
         x_of=lambda v: float(str(v).removesuffix("Mbit")),
@@ -660,92 +806,126 @@ def _fig16_tracking(rows: pd.DataFrame) -> float:
 
 
 ADWISER_FIG16 = _adwiser(
-    "hegde-adwiser-fig16",
-    "ADWISER Fig. 16: bits delivered over ∫C* dt as stations join and leave every 20 min",
-    _variant("fig16-join-leave.toml", "3600s", "0s", "300s", "0s", bypass=False, edit=_fig16_quick),
-    "802.11a stations at 54/24/6 Mb/s downloading through the box: 3/3/3, then 1/2/3, then "
-    "4/4/4 stations for 20 min each (C* 13.40, 10.66, 13.40 Mb/s with our C_i), learned by "
+    name="hegde-adwiser-fig16",
+    title="ADWISER Fig. 16: bits delivered over ∫C* dt as stations join and leave every 20 min",
+    scenario=_variant(
+        file="fig16-join-leave.toml",
+        duration="3600s",
+        warmup="0s",
+        quick_duration="300s",
+        quick_warmup="0s",
+        bypass=False,
+        edit=_fig16_quick,
+    ),
+    description="802.11a stations at 54/24/6 Mb/s downloading through the box: 3/3/3, then 1/2/3, "
+    "then 4/4/4 stations for 20 min each (C* 13.40, 10.66, 13.40 Mb/s with our C_i), learned by "
     "polling the AP. The paper: the aggregate tracks C* from a little below (Fig. 17's "
     "ratio: 3.156/3.26 = 0.968), adapting in 50–60 s; transients included here.",
-    _fig16_tracking,
-    "delivered / ∫C* dt",
-    3.156 / 3.26,
-    0.10,
+    ours=_fig16_tracking,
+    y_label="delivered / ∫C* dt",
+    paper=3.156 / 3.26,
+    tolerance=0.10,
     seeds=1,
 )
 
 # Figs. 22 and 23: the physical testbed (802.11g, 54 Mb/s, two stations).
 _FIG22 = _variant(
-    "fig22-up-down-54.toml", "300s", "120s", "90s", "60s", bypass=False, edit=_from_zero("up")
+    file="fig22-up-down-54.toml",
+    duration="300s",
+    warmup="120s",
+    quick_duration="90s",
+    quick_warmup="60s",
+    bypass=False,
+    edit=_from_zero("up"),
 )
 ADWISER_FIG22 = _adwiser(
-    "hegde-adwiser-fig22",
-    "ADWISER Fig. 22: a download and an upload at 54 Mb/s with the box, their total",
-    _FIG22,
-    "Two 802.11g stations at 54 Mb/s, one downloading from and one uploading to the LAN "
-    "server, the box in the path. The paper: equal throughputs, about 19 Mb/s in total.",
-    lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
-    "total goodput (Mbit/s)",
-    19.0,
-    0.10,
+    name="hegde-adwiser-fig22",
+    title="ADWISER Fig. 22: a download and an upload at 54 Mb/s with the box, their total",
+    scenario=_FIG22,
+    description="Two 802.11g stations at 54 Mb/s, one downloading from and one uploading to the "
+    "LAN server, the box in the path. The paper: equal throughputs, about 19 Mb/s in total.",
+    ours=lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
+    y_label="total goodput (Mbit/s)",
+    paper=19.0,
+    tolerance=0.10,
 )
 ADWISER_FIG22_RATIO = _adwiser(
-    "hegde-adwiser-fig22-ratio",
-    "ADWISER Fig. 22: download over upload at 54 Mb/s with the box",
-    _FIG22,
-    "As hegde-adwiser-fig22. The paper: 'the throughputs equalize'.",
-    ratio("down", "up"),
-    "download / upload goodput",
-    1.0,
-    0.10,
+    name="hegde-adwiser-fig22-ratio",
+    title="ADWISER Fig. 22: download over upload at 54 Mb/s with the box",
+    scenario=_FIG22,
+    description="As hegde-adwiser-fig22. The paper: 'the throughputs equalize'.",
+    ours=ratio("down", "up"),
+    y_label="download / upload goodput",
+    paper=1.0,
+    tolerance=0.10,
 )
 ADWISER_FIG22_NO_BOX = _adwiser(
-    "hegde-adwiser-fig22-no-box",
-    "ADWISER Fig. 22: download over upload at 54 Mb/s, no box",
-    _variant(
-        "fig22-up-down-54.toml", "300s", "60s", "90s", "30s", bypass=True, edit=_from_zero("up")
+    name="hegde-adwiser-fig22-no-box",
+    title="ADWISER Fig. 22: download over upload at 54 Mb/s, no box",
+    scenario=_variant(
+        file="fig22-up-down-54.toml",
+        duration="300s",
+        warmup="60s",
+        quick_duration="90s",
+        quick_warmup="30s",
+        bypass=True,
+        edit=_from_zero("up"),
     ),
-    "As hegde-adwiser-fig22 without the box. The paper: upload 21.2, download 0.34 Mb/s; "
-    "checked as the download below a tenth of the upload.",
-    ratio("down", "up"),
-    "download / upload goodput",
-    0.1,
-    0.05,
+    description="As hegde-adwiser-fig22 without the box. The paper: upload 21.2, download 0.34 "
+    "Mb/s; checked as the download below a tenth of the upload.",
+    ours=ratio("down", "up"),
+    y_label="download / upload goodput",
+    paper=0.1,
+    tolerance=0.05,
     x_label=_NO_BOX,
     bound="upper",
 )
-_FIG23 = _variant("fig23-uploads-54.toml", "300s", "120s", "90s", "60s", bypass=False)
+_FIG23 = _variant(
+    file="fig23-uploads-54.toml",
+    duration="300s",
+    warmup="120s",
+    quick_duration="90s",
+    quick_warmup="60s",
+    bypass=False,
+)
 ADWISER_FIG23 = _adwiser(
-    "hegde-adwiser-fig23",
-    "ADWISER Fig. 23: two uploads at 54 Mb/s with the box, their total",
-    _FIG23,
-    "Two 802.11g stations at 54 Mb/s upload to the LAN server, the box in the path. The "
-    "paper: equal throughputs, 19 Mb/s in total.",
-    lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
-    "total goodput (Mbit/s)",
-    19.0,
-    0.10,
+    name="hegde-adwiser-fig23",
+    title="ADWISER Fig. 23: two uploads at 54 Mb/s with the box, their total",
+    scenario=_FIG23,
+    description="Two 802.11g stations at 54 Mb/s upload to the LAN server, the box in the path. "
+    "The paper: equal throughputs, 19 Mb/s in total.",
+    ours=lambda rows: float(rows["goodput_bps"].sum()) / 1e6,
+    y_label="total goodput (Mbit/s)",
+    paper=19.0,
+    tolerance=0.10,
 )
 ADWISER_FIG23_RATIO = _adwiser(
-    "hegde-adwiser-fig23-ratio",
-    "ADWISER Fig. 23: smaller over larger upload at 54 Mb/s with the box",
-    _FIG23,
-    "As hegde-adwiser-fig23. The paper: 'both the uploads obtain equal throughputs'.",
-    min_over_max("up"),
-    "smaller / larger upload goodput",
-    1.0,
-    0.10,
+    name="hegde-adwiser-fig23-ratio",
+    title="ADWISER Fig. 23: smaller over larger upload at 54 Mb/s with the box",
+    scenario=_FIG23,
+    description="As hegde-adwiser-fig23. The paper: 'both the uploads obtain equal throughputs'.",
+    ours=min_over_max("up"),
+    y_label="smaller / larger upload goodput",
+    paper=1.0,
+    tolerance=0.10,
 )
 ADWISER_FIG23_NO_BOX = _adwiser(
-    "hegde-adwiser-fig23-no-box",
-    "ADWISER Fig. 23: smaller over larger upload at 54 Mb/s, no box",
-    _variant("fig23-uploads-54.toml", "300s", "60s", "90s", "30s", bypass=True),
-    "As hegde-adwiser-fig23 without the box. The paper: STA1 21.5 Mb/s, STA2 'starved "
+    name="hegde-adwiser-fig23-no-box",
+    title="ADWISER Fig. 23: smaller over larger upload at 54 Mb/s, no box",
+    scenario=_variant(
+        file="fig23-uploads-54.toml",
+        duration="300s",
+        warmup="60s",
+        quick_duration="90s",
+        quick_warmup="30s",
+        bypass=True,
+    ),
+    description="As hegde-adwiser-fig23 without the box. The paper: STA1 21.5 Mb/s, STA2 'starved "
     "completely'; checked as the smaller below a tenth of the larger.",
-    min_over_max("up"),
-    "smaller / larger upload goodput",
-    0.1,
-    0.05,
+    ours=min_over_max("up"),
+    y_label="smaller / larger upload goodput",
+    paper=0.1,
+    tolerance=0.05,
     x_label=_NO_BOX,
     bound="upper",
 )
@@ -776,7 +956,15 @@ def _linux_tcp(data: dict[str, Any], quick: bool) -> None:
 ADWISER_FIG6_WARMUP_S = 5.0
 #: Tolerance on the ends of the paper's ranges (300–700 and 5–15 segments).
 ADWISER_FIG6_TOLERANCE = 0.10
-_FIG6 = _variant("fig18-up-down.toml", "300s", "5s", "60s", "5s", bypass=True, edit=_linux_tcp)
+_FIG6 = _variant(
+    file="fig18-up-down.toml",
+    duration="300s",
+    warmup="5s",
+    quick_duration="60s",
+    quick_warmup="5s",
+    bypass=True,
+    edit=_linux_tcp,
+)
 
 
 def _cwnd_segments(res: Any) -> pd.DataFrame:
@@ -862,18 +1050,18 @@ def _fig6_7_figure(data: pd.DataFrame) -> Any:
 
 
 ADWISER_FIG6_7 = entry(
-    "hegde-adwiser-fig6-7-cwnd",
-    "ADWISER Figs. 6-7: the uploads' windows grow to hundreds of segments, the downloads' "
+    name="hegde-adwiser-fig6-7-cwnd",
+    title="ADWISER Figs. 6-7: the uploads' windows grow to hundreds of segments, the downloads' "
     "stay small (5 + 5 at 11 Mb/s, AP buffer 100, no box)",
-    "Hegde et al. 2013, seed 002 §II-B (hybrid testbed, Linux hosts, window scaling on): "
+    reference="Hegde et al. 2013, seed 002 §II-B (hybrid testbed, Linux hosts, window scaling on): "
     "upload windows 300–700 segments with their ACKs filling the AP buffer, download windows "
     "5–15; docs/reproductions/hegde-2013.md",
-    "Fig. 5's scenario (fig18-up-down.toml with the box bypassed), 300 s, with Linux's TCP "
-    "(CUBIC, receive buffer up to 4 MiB) and cwnd traced every second; the checks use each "
+    description="Fig. 5's scenario (fig18-up-down.toml with the box bypassed), 300 s, with Linux's "
+    "TCP (CUBIC, receive buffer up to 4 MiB) and cwnd traced every second; the checks use each "
     "transfer's 90th-percentile window.",
-    _FIG6,
-    ("uploads (Fig. 6)", "downloads (Fig. 7)"),
-    _fig6_7_run,
+    scenario=_FIG6,
+    lines=("uploads (Fig. 6)", "downloads (Fig. 7)"),
+    runner=_fig6_7_run,
     tolerance=ADWISER_FIG6_TOLERANCE,
     reference_label="Hegde et al. 2013",
     x_label="time (s)",
@@ -979,19 +1167,19 @@ def _pages_figure(data: pd.DataFrame) -> Any:
 
 
 ADWISER_PAGES = entry(
-    "hegde-adwiser-pages",
-    "ADWISER Figs. 10, 11, 24, 25: every Web page's response time, alone, beside a LAN "
+    name="hegde-adwiser-pages",
+    title="ADWISER Figs. 10, 11, 24, 25: every Web page's response time, alone, beside a LAN "
     "transfer, then with the box",
-    "Hegde et al. 2013, seed 002 §II-D and §IV-B (physical testbed, 802.11g at 54 Mb/s): "
+    reference="Hegde et al. 2013, seed 002 §II-D and §IV-B (physical testbed, 802.11g at 54 Mb/s): "
     "mean response 1.76 / 2.60 / about 2 s (download) and 1.85 / 30.43 / 2.05 s (upload); "
     "docs/reproductions/hegde-2013.md says why the upload's 30 s is not reproduced",
-    "The two shipped timeline scenarios (web-lan-download.toml, web-lan-upload.toml) as they "
-    "are: a station browses; a second one starts a LAN bulk download (300 s) or upload "
+    description="The two shipped timeline scenarios (web-lan-download.toml, web-lan-upload.toml) "
+    "as they are: a station browses; a second one starts a LAN bulk download (300 s) or upload "
     "(350 s); the box is switched in at 600 / 450 s. Each page is a point (the pages table); "
     "the checks compare each period's mean.",
-    lambda quick: shipped_toml("adwiser", "web-lan-upload.toml"),
-    tuple(ADWISER_PAGE_PERIODS),
-    _pages_run,
+    scenario=lambda quick: shipped_toml("adwiser", "web-lan-upload.toml"),
+    lines=tuple(ADWISER_PAGE_PERIODS),
+    runner=_pages_run,
     tolerance=ADWISER_PAGE_TOLERANCE,
     reference_label="Hegde et al. 2013",
     x_label="time (s)",

@@ -25,7 +25,7 @@ DFQ_QDISCS = ("pfifo", "dfq", "host_drr", "cake", "sfq")
 
 
 def _dfq_scenario(
-    file: str, duration: str, quick_duration: str
+    *, file: str, duration: str, quick_duration: str
 ) -> Callable[[bool], dict[str, Any]]:
     """The scenario ``scenarios/dfq/<file>`` as a dict, shortened for ``--quick``."""
 
@@ -38,15 +38,16 @@ def _dfq_scenario(
 
 
 def _dfq(
+    *,
     name: str,
     title: str,
     file: str,
-    desc: str,
+    description: str,
     ours: Callable[[pd.DataFrame], float],
     y_label: str,
     paper: dict[int, float],
     duration: str = "30s",
-    quick: str = "10s",
+    quick_duration: str = "10s",
 ) -> Reproduction:
     return Reproduction(
         name=name,
@@ -55,8 +56,8 @@ def _dfq(
         "(Linux 2.4 testbed, pttcp, 5 s intervals); the paper measures FIFO and DFQ only, so "
         "host_drr, cake and sfq are shown, not checked. docs/reproductions/shieh-dfq.md "
         "explains why we differ",
-        description=desc,
-        scenario=_dfq_scenario(file, duration, quick),
+        description=description,
+        scenario=_dfq_scenario(file=file, duration=duration, quick_duration=quick_duration),
         param="qdiscs.downlink.kind",
         values=DFQ_QDISCS,
         x_of=lambda v: float(DFQ_QDISCS.index(str(v))),
@@ -73,44 +74,47 @@ def _dfq(
 
 
 DFQ_1W1WL = _dfq(
-    "shieh-dfq-1w1wl",
-    "DFQ Figs. 8-9: wireless goodput beside one wired connection",
-    "one-plus-one.toml",
-    "Bull→dragon (wired) and snake→ms1 (802.11b) bulk TCP through the gateway's downlink.",
-    goodput_mbit("snake-ms1"),
-    "wireless goodput (Mbit/s)",
-    {0: 0.5, 1: 1.8},
+    name="shieh-dfq-1w1wl",
+    title="DFQ Figs. 8-9: wireless goodput beside one wired connection",
+    file="one-plus-one.toml",
+    description="Bull→dragon (wired) and snake→ms1 (802.11b) bulk TCP through the gateway's "
+    "downlink.",
+    ours=goodput_mbit("snake-ms1"),
+    y_label="wireless goodput (Mbit/s)",
+    paper={0: 0.5, 1: 1.8},
 )
 DFQ_1W1WL_WIRED = _dfq(
-    "shieh-dfq-1w1wl-wired",
-    "DFQ Figs. 8-9: wired goodput beside one wireless connection",
-    "one-plus-one.toml",
-    "Bull→dragon (wired) and snake→ms1 (802.11b) bulk TCP through the gateway's downlink.",
-    goodput_mbit("bull-dragon"),
-    "wired goodput (Mbit/s)",
-    {1: 40.0},
+    name="shieh-dfq-1w1wl-wired",
+    title="DFQ Figs. 8-9: wired goodput beside one wireless connection",
+    file="one-plus-one.toml",
+    description="Bull→dragon (wired) and snake→ms1 (802.11b) bulk TCP through the gateway's "
+    "downlink.",
+    ours=goodput_mbit("bull-dragon"),
+    y_label="wired goodput (Mbit/s)",
+    paper={1: 40.0},
 )
 DFQ_MAIL = _dfq(
-    "shieh-dfq-mail",
-    "DFQ §5.3: completion time of a 1 MB mail to a wireless host beside a 100 MB file",
-    "mail-vs-file.toml",
-    "A 1 MB transfer snake→ms1 (802.11b) beside a 100 MB transfer bull→dragon, both from 1 s.",
-    completion_s("mail"),
-    "mail completion time (s)",
-    {0: 12.5, 1: 4.4},
+    name="shieh-dfq-mail",
+    title="DFQ §5.3: completion time of a 1 MB mail to a wireless host beside a 100 MB file",
+    file="mail-vs-file.toml",
+    description="A 1 MB transfer snake→ms1 (802.11b) beside a 100 MB transfer bull→dragon, both "
+    "from 1 s.",
+    ours=completion_s("mail"),
+    y_label="mail completion time (s)",
+    paper={0: 12.5, 1: 4.4},
     duration="40s",
-    quick="15s",
+    quick_duration="15s",
 )
 DFQ_FILE = _dfq(
-    "shieh-dfq-file",
-    "DFQ §5.3: completion time of the 100 MB wired file beside the mail",
-    "mail-vs-file.toml",
-    "A 100 MB transfer bull→dragon beside a 1 MB transfer snake→ms1, both from 1 s.",
-    completion_s("file"),
-    "file completion time (s)",
-    {0: 11.4, 1: 13.1},
+    name="shieh-dfq-file",
+    title="DFQ §5.3: completion time of the 100 MB wired file beside the mail",
+    file="mail-vs-file.toml",
+    description="A 100 MB transfer bull→dragon beside a 1 MB transfer snake→ms1, both from 1 s.",
+    ours=completion_s("file"),
+    y_label="file completion time (s)",
+    paper={0: 11.4, 1: 13.1},
     duration="40s",
-    quick="15s",
+    quick_duration="15s",
 )
 
 

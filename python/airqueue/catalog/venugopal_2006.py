@@ -69,6 +69,7 @@ def _everywhere(value: float, y: float) -> Callable[[float, float], float]:
 
 
 def _surface(
+    *,
     name: str,
     figure: str,
     file: str,
@@ -110,131 +111,133 @@ def _surface(
 
 
 FIG_6_1 = _surface(
-    "venugopal-fig6-1",
-    "Fig. 6.1 (piconet, 2 slaves, PPL, load x S)",
-    "piconet-2-ppl.toml",
-    _loads(80, 240, 20),
-    "piconets.bt.flow_control.buffer",
-    S_VALUES,
-    "token buffer S",
-    _at({(240, 25): 170.0}),
-    "2 slaves reach about 170 kb/s at S = 25 (§6.1.1, §6.4); goodput rises with S and "
-    "is flat from S = 25 on",
-    "Two slaves, TCP NewReno s1 -> s2 and s2 -> s1 through the master; M = 5, tb = 250 "
+    name="venugopal-fig6-1",
+    figure="Fig. 6.1 (piconet, 2 slaves, PPL, load x S)",
+    file="piconet-2-ppl.toml",
+    loads=_loads(80, 240, 20),
+    param2="piconets.bt.flow_control.buffer",
+    values2=S_VALUES,
+    y2_label="token buffer S",
+    expected_xy=_at({(240, 25): 170.0}),
+    reference_note="2 slaves reach about 170 kb/s at S = 25 (§6.1.1, §6.4); goodput rises with S "
+    "and is flat from S = 25 on",
+    description="Two slaves, TCP NewReno s1 -> s2 and s2 -> s1 through the master; M = 5, tb = 250 "
     "kb/s, L = 20, perfect channel (Table 3.1).",
 )
 
 FIG_6_2 = _surface(
-    "venugopal-fig6-2",
-    "Fig. 6.2 (piconet, 2 slaves, PPL, load x M)",
-    "piconet-2-ppl.toml",
-    _loads(80, 240, 40),
-    "piconets.bt.limit",
-    (5, 10, 15, 20, 25),
-    "scheduling parameter M",
-    _at({(240, 5): 170.0}),
-    "the maximum goodput is at M = 5 (§6.1.1); 170 kb/s as in Fig. 6.1 at S = 25",
-    "As Fig. 6.1 with S = 25, E-limited M from 5 to 25.",
+    name="venugopal-fig6-2",
+    figure="Fig. 6.2 (piconet, 2 slaves, PPL, load x M)",
+    file="piconet-2-ppl.toml",
+    loads=_loads(80, 240, 40),
+    param2="piconets.bt.limit",
+    values2=(5, 10, 15, 20, 25),
+    y2_label="scheduling parameter M",
+    expected_xy=_at({(240, 5): 170.0}),
+    reference_note="the maximum goodput is at M = 5 (§6.1.1); 170 kb/s as in Fig. 6.1 at S = 25",
+    description="As Fig. 6.1 with S = 25, E-limited M from 5 to 25.",
 )
 
 FIG_6_3 = _surface(
-    "venugopal-fig6-3",
-    "Fig. 6.3 (piconet, 2 slaves, PPL, load x tb)",
-    "piconet-2-ppl.toml",
-    _loads(80, 240, 40),
-    "piconets.bt.flow_control.token_rate",
-    ("150kbit", "200kbit", "250kbit", "300kbit", "350kbit"),
-    "token rate tb (kbit/s)",
-    _at({(240, 250): 170.0}),
-    "goodput falls when tb exceeds about 250 kb/s (§6.1.1); 170 kb/s at tb = 250",
-    "As Fig. 6.1 with S = 25, M = 5, token rate tb from 150 to 350 kb/s.",
+    name="venugopal-fig6-3",
+    figure="Fig. 6.3 (piconet, 2 slaves, PPL, load x tb)",
+    file="piconet-2-ppl.toml",
+    loads=_loads(80, 240, 40),
+    param2="piconets.bt.flow_control.token_rate",
+    values2=("150kbit", "200kbit", "250kbit", "300kbit", "350kbit"),
+    y2_label="token rate tb (kbit/s)",
+    expected_xy=_at({(240, 250): 170.0}),
+    reference_note="goodput falls when tb exceeds about 250 kb/s (§6.1.1); 170 kb/s at tb = 250",
+    description="As Fig. 6.1 with S = 25, M = 5, token rate tb from 150 to 350 kb/s.",
     y_of=_kbit,
 )
 
 FIG_6_7 = _surface(
-    "venugopal-fig6-7",
-    "Fig. 6.7 (scatternet, 1 slave/piconet, PPL, load x S)",
-    "scatternet-1-ppl.toml",
-    _loads(80, 180, 20),
-    "piconets.*.flow_control.buffer",
-    S_VALUES,
-    "token buffer S",
-    _at({(180, 15): 160.0, (180, 25): 160.0}),
-    "the goodput peaks at 160 kb/s from S = 15 on, RTT about 600 ms, double the piconet's (§6.2.1)",
-    "Two piconets joined by a walk-in slave/slave bridge (M_b = n*M = 5), one slave each; "
-    "TCP NewReno between them both ways (4 hops); M = 5, tb = 250 kb/s, L = 20.",
+    name="venugopal-fig6-7",
+    figure="Fig. 6.7 (scatternet, 1 slave/piconet, PPL, load x S)",
+    file="scatternet-1-ppl.toml",
+    loads=_loads(80, 180, 20),
+    param2="piconets.*.flow_control.buffer",
+    values2=S_VALUES,
+    y2_label="token buffer S",
+    expected_xy=_at({(180, 15): 160.0, (180, 25): 160.0}),
+    reference_note="the goodput peaks at 160 kb/s from S = 15 on, RTT about 600 ms, double the "
+    "piconet's (§6.2.1)",
+    description="Two piconets joined by a walk-in slave/slave bridge (M_b = n*M = 5), one slave "
+    "each; TCP NewReno between them both ways (4 hops); M = 5, tb = 250 kb/s, L = 20.",
 )
 
 FIG_6_7_VISIT = _surface(
-    "venugopal-fig6-7-visit",
-    "Fig. 6.7 with a bridge that leaves after its own visit (scatternet, 1 slave/piconet, "
+    name="venugopal-fig6-7-visit",
+    figure="Fig. 6.7 with a bridge that leaves after its own visit (scatternet, 1 slave/piconet, "
     "PPL, load x S)",
-    "scatternet-1-ppl.toml",
-    _loads(80, 180, 20),
-    "piconets.*.flow_control.buffer",
-    S_VALUES,
-    "token buffer S",
-    _at({(180, 15): 160.0, (180, 25): 160.0}),
-    "the goodput peaks at 160 kb/s from S = 15 on (§6.2.1); here the bridge reads §3.1.1's "
-    "'one piconet cycle' as the rest of the master's cycle up to its own visit",
-    'As venugopal-fig6-7 with the bridge\'s residence = "visit": it leaves at the next '
+    file="scatternet-1-ppl.toml",
+    loads=_loads(80, 180, 20),
+    param2="piconets.*.flow_control.buffer",
+    values2=S_VALUES,
+    y2_label="token buffer S",
+    expected_xy=_at({(180, 15): 160.0, (180, 25): 160.0}),
+    reference_note="the goodput peaks at 160 kb/s from S = 15 on (§6.2.1); here the bridge reads "
+    "§3.1.1's 'one piconet cycle' as the rest of the master's cycle up to its own visit",
+    description='As venugopal-fig6-7 with the bridge\'s residence = "visit": it leaves at the next '
     "visit start after the master polled it, not after a whole cycle from its arrival.",
     residence="visit",
 )
 
 FIG_6_13 = _surface(
-    "venugopal-fig6-13",
-    "Fig. 6.13 (piconet, 2 slaves, IPL, load x S)",
-    "piconet-2-ipl.toml",
-    _loads(80, 200, 30),
-    "piconets.bt.flow_control.buffer",
-    S_VALUES,
-    "token buffer S",
-    _everywhere(44.0, 25),
-    "about 44 kb/s at S = 25 whatever the load, RTT about 100 ms, losses recovered by "
-    "timeouts (§6.3.1)",
-    "As Fig. 6.1 over Gilbert-Elliott links (Table 6.1's BERs), no ARQ.",
+    name="venugopal-fig6-13",
+    figure="Fig. 6.13 (piconet, 2 slaves, IPL, load x S)",
+    file="piconet-2-ipl.toml",
+    loads=_loads(80, 200, 30),
+    param2="piconets.bt.flow_control.buffer",
+    values2=S_VALUES,
+    y2_label="token buffer S",
+    expected_xy=_everywhere(44.0, 25),
+    reference_note="about 44 kb/s at S = 25 whatever the load, RTT about 100 ms, losses recovered "
+    "by timeouts (§6.3.1)",
+    description="As Fig. 6.1 over Gilbert-Elliott links (Table 6.1's BERs), no ARQ.",
 )
 
 FIG_6_14 = _surface(
-    "venugopal-fig6-14",
-    "Fig. 6.14 (piconet, 4 slaves, IPL, load x S)",
-    "piconet-4-ipl.toml",
-    _loads(40, 100, 15),
-    "piconets.bt.flow_control.buffer",
-    S_VALUES,
-    "token buffer S",
-    _everywhere(34.0, 25),
-    "4 slaves: about 34 kb/s at S = 25, RTT about 200 ms (§6.3.1)",
-    "Four slaves, TCP NewReno slave i -> i+1; M = 5, tb = 110 kb/s, Gilbert-Elliott links.",
+    name="venugopal-fig6-14",
+    figure="Fig. 6.14 (piconet, 4 slaves, IPL, load x S)",
+    file="piconet-4-ipl.toml",
+    loads=_loads(40, 100, 15),
+    param2="piconets.bt.flow_control.buffer",
+    values2=S_VALUES,
+    y2_label="token buffer S",
+    expected_xy=_everywhere(34.0, 25),
+    reference_note="4 slaves: about 34 kb/s at S = 25, RTT about 200 ms (§6.3.1)",
+    description="Four slaves, TCP NewReno slave i -> i+1; M = 5, tb = 110 kb/s, Gilbert-Elliott "
+    "links.",
 )
 
 FIG_6_15 = _surface(
-    "venugopal-fig6-15",
-    "Fig. 6.15 (scatternet, 1 slave/piconet, IPL, load x S)",
-    "scatternet-1-ipl.toml",
-    _loads(80, 180, 20),
-    "piconets.*.flow_control.buffer",
-    S_VALUES,
-    "token buffer S",
-    _everywhere(14.0, 25),
-    "around 14 kb/s whatever the load and S; a segment crosses 4 hops with success "
+    name="venugopal-fig6-15",
+    figure="Fig. 6.15 (scatternet, 1 slave/piconet, IPL, load x S)",
+    file="scatternet-1-ipl.toml",
+    loads=_loads(80, 180, 20),
+    param2="piconets.*.flow_control.buffer",
+    values2=S_VALUES,
+    y2_label="token buffer S",
+    expected_xy=_everywhere(14.0, 25),
+    reference_note="around 14 kb/s whatever the load and S; a segment crosses 4 hops with success "
     "35.5 % and timeouts dominate (§6.3.2)",
-    "As Fig. 6.7 over Gilbert-Elliott links (Table 6.1's BERs), no ARQ.",
+    description="As Fig. 6.7 over Gilbert-Elliott links (Table 6.1's BERs), no ARQ.",
 )
 
 FIG_6_16 = _surface(
-    "venugopal-fig6-16",
-    "Fig. 6.16 (scatternet, 2 slaves/piconet, IPL, load x S)",
-    "scatternet-2-ipl.toml",
-    _loads(40, 100, 15),
-    "piconets.*.flow_control.buffer",
-    S_VALUES,
-    "token buffer S",
-    lambda x, y: math.nan,
-    "no number in the text: goodput flat in S from 10 on and below the 1-slave "
+    name="venugopal-fig6-16",
+    figure="Fig. 6.16 (scatternet, 2 slaves/piconet, IPL, load x S)",
+    file="scatternet-2-ipl.toml",
+    loads=_loads(40, 100, 15),
+    param2="piconets.*.flow_control.buffer",
+    values2=S_VALUES,
+    y2_label="token buffer S",
+    expected_xy=lambda x, y: math.nan,
+    reference_note="no number in the text: goodput flat in S from 10 on and below the 1-slave "
     "scatternet's (§6.3.2); shown, not checked",
-    "Two slaves per piconet, tb = 120 kb/s, M = 5 (M_b = 10), Gilbert-Elliott links.",
+    description="Two slaves per piconet, tb = 120 kb/s, M = 5 (M_b = 10), Gilbert-Elliott links.",
 )
 
 ENTRIES = (

@@ -160,7 +160,7 @@ def _scheme_ber_scenario(file: str) -> Callable[[bool], dict[str, Any]]:
     return build
 
 
-def _scheme_ber(scheme: str, file: str, figs: str, why: str) -> Reproduction:
+def _scheme_ber(*, scheme: str, file: str, figs: str, why: str) -> Reproduction:
     return Reproduction(
         name=f"wang-striping-{scheme}-ber",
         title=f"Striping Figs. {figs}: {scheme.upper()} on three 802.11b channels against BER",
@@ -187,9 +187,14 @@ def _scheme_ber(scheme: str, file: str, figs: str, why: str) -> Reproduction:
 
 
 WANG_SRR_BER = _scheme_ber(
-    "srr", "srr-ber-3ch.toml", "13, 25", "marker packets; 14 Mb/s at most at BER 0"
+    scheme="srr",
+    file="srr-ber-3ch.toml",
+    figs="13, 25",
+    why="marker packets; 14 Mb/s at most at BER 0",
 )
-WANG_JKM_BER = _scheme_ber("jkm", "jkm-ber-3ch.toml", "42, 43", "its many ACK packets")
+WANG_JKM_BER = _scheme_ber(
+    scheme="jkm", file="jkm-ber-3ch.toml", figs="42, 43", why="its many ACK packets"
+)
 
 
 def _srr_congestion_scenario(quick: bool) -> dict[str, Any]:
@@ -266,7 +271,7 @@ WANG_LOW_LOAD = Reproduction(
 WANG_HOPS = (1, 2, 3, 4, 5)
 
 
-def _chain(file: str, per_hop: float, figs: str, channels: str) -> Reproduction:
+def _chain(*, file: str, per_hop: float, figs: str, channels: str) -> Reproduction:
     def build(quick: bool) -> dict[str, Any]:
         data = _striping_file(file)
         data["run"]["duration"] = "20s" if quick else "60s"
@@ -296,8 +301,8 @@ def _chain(file: str, per_hop: float, figs: str, channels: str) -> Reproduction:
     )
 
 
-WANG_CHAIN_1CH = _chain("chain-1ch.toml", 5.0, "38", "1ch")
-WANG_CHAIN_3CH = _chain("chain-3ch.toml", 15.0, "39", "3ch")
+WANG_CHAIN_1CH = _chain(file="chain-1ch.toml", per_hop=5.0, figs="38", channels="1ch")
+WANG_CHAIN_3CH = _chain(file="chain-3ch.toml", per_hop=15.0, figs="39", channels="3ch")
 
 
 #: Trunks over the hidden channel 1 and free channels 5 and 9 (Figs. 29–31): channel 1
@@ -323,7 +328,7 @@ def _hidden_scenario(scheme: str) -> Callable[[bool], dict[str, Any]]:
 
 
 def _hidden(
-    name: str, title: str, reference: str, description: str, scheme: str, **kw: Any
+    *, name: str, title: str, reference: str, description: str, scheme: str, **kw: Any
 ) -> Reproduction:
     """Greedy UDP over trunks of the hidden channel 1 and free channels 5 and 9 with
     ``scheme``; the paper's number is the three-channel trunk's (10 %)."""
@@ -348,25 +353,25 @@ def _hidden(
 
 
 WANG_HIDDEN_UDP = _hidden(
-    "wang-striping-hidden-udp",
-    "Striping Figs. 29-30: greedy UDP over a trunk whose channel 1 has a hidden terminal",
-    "§4.2.4: node 2 -> node 1 gets 0.3 Mb/s on the hidden channel (Fig. 29) and the "
+    name="wang-striping-hidden-udp",
+    title="Striping Figs. 29-30: greedy UDP over a trunk whose channel 1 has a hidden terminal",
+    reference="§4.2.4: node 2 -> node 1 gets 0.3 Mb/s on the hidden channel (Fig. 29) and the "
     "three-channel trunk about 10.3 Mb/s, the sum of 0.3, 5 and 5 (Fig. 30, checked, 10 %); "
     "the two-channel point is that sum's rule, shown",
-    "Greedy UDP (1472-B datagrams at 20 Mb/s) node 2 -> node 1 over trunks of channel 1 "
-    "(shared with the hidden pair node 3 -> node 4, who hears whom as Fig. 28) and free "
+    description="Greedy UDP (1472-B datagrams at 20 Mb/s) node 2 -> node 1 over trunks of channel "
+    "1 (shared with the hidden pair node 3 -> node 4, who hears whom as Fig. 28) and free "
     "channels 5 and 9; x is the number of channels.",
-    "proposed",
+    scheme="proposed",
     y_label="trunk UDP goodput (Mbit/s)",
     reference_label="Wang et al. (0.3 + 5 per free channel)",
 )
 WANG_SRR_HIDDEN_UDP = _hidden(
-    "wang-striping-srr-hidden-udp",
-    "Striping Fig. 31: SRR's UDP over a trunk whose channel 1 has a hidden terminal",
-    "§4.2.4: SRR's UDP throughput is less than the proposed method's 10.3 Mb/s (Fig. 31; "
+    name="wang-striping-srr-hidden-udp",
+    title="Striping Fig. 31: SRR's UDP over a trunk whose channel 1 has a hidden terminal",
+    reference="§4.2.4: SRR's UDP throughput is less than the proposed method's 10.3 Mb/s (Fig. 31; "
     "checked as an upper bound, 10 %) and fluctuates",
-    "As wang-striping-hidden-udp with the SRR scheme (3 000-B quantum, markers).",
-    "srr",
+    description="As wang-striping-hidden-udp with the SRR scheme (3 000-B quantum, markers).",
+    scheme="srr",
     y_label="trunk UDP goodput with SRR (Mbit/s)",
     reference_label="Wang et al., proposed method (upper bound for SRR)",
     bound="upper",
@@ -506,17 +511,18 @@ def _mobility_figure(data: pd.DataFrame) -> Any:
 
 
 WANG_MOBILITY = entry(
-    "wang-striping-mobility",
-    "Striping Figs. 33-35, 44: TCP on one channel and on trunks as the nodes part",
-    WANG_REFERENCE + "; §4.2.5 and §5: one channel falls with distance, the proposed trunk "
+    name="wang-striping-mobility",
+    title="Striping Figs. 33-35, 44: TCP on one channel and on trunks as the nodes part",
+    reference=WANG_REFERENCE
+    + "; §4.2.5 and §5: one channel falls with distance, the proposed trunk "
     "stays almost three times it, SRR drops to 0, JKM much lower; the figures' axes are "
     "lost, so the findings are checked (single channel 5 Mb/s, ratio 3, 10 %)",
-    "Greedy TCP node 2 -> node 1 while the two move apart at 0.7 m/s from 100 m (free space, "
-    "CCK 11 BER from the SNR), 1 800 s: one channel, and three-channel trunks with the "
+    description="Greedy TCP node 2 -> node 1 while the two move apart at 0.7 m/s from 100 m (free "
+    "space, CCK 11 BER from the SNR), 1 800 s: one channel, and three-channel trunks with the "
     "proposed method, SRR and JKM. Goodput in 100-s windows against distance.",
-    lambda quick: _mobility_scenario("mobility-3ch.toml", None, 10.0 if quick else 1.0),
-    tuple(label for label, _, _ in WANG_MOBILITY_LINES),
-    _mobility_run,
+    scenario=lambda quick: _mobility_scenario("mobility-3ch.toml", None, 10.0 if quick else 1.0),
+    lines=tuple(label for label, _, _ in WANG_MOBILITY_LINES),
+    runner=_mobility_run,
     tolerance=0.10,
     reference_label="Wang et al. 2005",
     x_label="distance (m)",

@@ -199,6 +199,7 @@ def air_loss_pct(res: Any) -> dict[str, float]:
 
 
 def _entry(
+    *,
     name: str,
     title: str,
     description: str,
@@ -213,13 +214,13 @@ def _entry(
     tolerance (25 %) that of the checks against the paper's levels; every run with seeds
     1–3 (a quick run: seed 1), the checks judged on all three and on each."""
     return entry(
-        name,
-        title,
-        REFERENCE,
-        description,
-        scenario,
-        values,
-        runner,
+        name=name,
+        title=title,
+        reference=REFERENCE,
+        description=description,
+        scenario=scenario,
+        lines=values,
+        runner=runner,
         tolerance=0.25,
         reference_label="Yip & Kwok 2007",
         x_label=x_label,
@@ -460,20 +461,20 @@ def _ftp_base(quick: bool) -> dict[str, Any]:
 
 
 YIP_KWOK_FTP = _entry(
-    "yip-kwok-fig11-14-ftp",
-    "Yip & Kwok 2007 Figs. 11–14: FTP to a Bluetooth and a WLAN client through the NAP, "
+    name="yip-kwok-fig11-14-ftp",
+    title="Yip & Kwok 2007 Figs. 11–14: FTP to a Bluetooth and a WLAN client through the NAP, "
     "both orders, per scheduler",
-    "scenarios/nap/ftp-<order>-<scheduler>.toml: two 600 MB downloads 45 s apart through "
-    "the NAP, whose Bluetooth master and 802.11b AP (channel 3) interfere through the shared "
-    "spectrum, 1 m from their clients; 300 s (quick: 120 s). Checks: the interference-free "
+    description="scenarios/nap/ftp-<order>-<scheduler>.toml: two 600 MB downloads 45 s apart "
+    "through the NAP, whose Bluetooth master and 802.11b AP (channel 3) interfere through the "
+    "shared spectrum, 1 m from their clients; 300 s (quick: 120 s). Checks: the interference-free "
     "levels, CAWN's levels, stability against FIFO, FIFO's trend, CIF-Simple's either-or, "
     "CIF-Complete's Bluetooth starvation.",
-    _ftp_base,
-    "scheduler",
-    tuple(SCHEDULERS),
-    "scheduler",
-    "rate (kB/s)",
-    _ftp_run,
+    scenario=_ftp_base,
+    param="scheduler",
+    values=tuple(SCHEDULERS),
+    x_label="scheduler",
+    y_label="rate (kB/s)",
+    runner=_ftp_run,
 )
 
 
@@ -663,18 +664,18 @@ def _fig15_run(
 
 
 YIP_KWOK_FIG15 = _entry(
-    "yip-kwok-fig15-voice",
-    "Yip & Kwok 2007 Fig. 15: drop % vs WLAN voice flows at light, medium and heavy "
+    name="yip-kwok-fig15-voice",
+    title="Yip & Kwok 2007 Fig. 15: drop % vs WLAN voice flows at light, medium and heavy "
     "Bluetooth load (D-ITG, Tables 2–3)",
-    "scenarios/nap/ditg-<load>.toml with each scheduler's tree and 1–4 WLAN voice flows; "
-    "60 s each (quick: 20 s). Drop % of an interface: packets of its flows dropped anywhere "
+    description="scenarios/nap/ditg-<load>.toml with each scheduler's tree and 1–4 WLAN voice "
+    "flows; 60 s each (quick: 20 s). Drop % of an interface: packets of its flows dropped anywhere "
     "per 100 sent.",
-    lambda quick: _ditg("light", "cawn", "20s" if quick else "60s"),
-    "scheduler",
-    DITG_SCHEDULERS,
-    "scheduler",
-    "drop (%)",
-    _fig15_run,
+    scenario=lambda quick: _ditg("light", "cawn", "20s" if quick else "60s"),
+    param="scheduler",
+    values=DITG_SCHEDULERS,
+    x_label="scheduler",
+    y_label="drop (%)",
+    runner=_fig15_run,
 )
 
 
@@ -773,17 +774,17 @@ def _fig16_run(
 
 
 YIP_KWOK_FIG16 = _entry(
-    "yip-kwok-fig16-video",
-    "Yip & Kwok 2007 Fig. 16: delay, bit rate and drop % vs WLAN video flows at medium "
+    name="yip-kwok-fig16-video",
+    title="Yip & Kwok 2007 Fig. 16: delay, bit rate and drop % vs WLAN video flows at medium "
     "Bluetooth load (D-ITG)",
-    "scenarios/nap/ditg-medium.toml with each scheduler's tree and 1–4 WLAN video flows "
-    "(3–6 WLAN flows, 4 Bluetooth flows, as §5.3); 60 s each (quick: 20 s).",
-    lambda quick: _ditg("medium", "cawn", "20s" if quick else "60s"),
-    "scheduler",
-    DITG_SCHEDULERS,
-    "scheduler",
-    "delay (ms), bit rate (kB/s), drop (%)",
-    _fig16_run,
+    description="scenarios/nap/ditg-medium.toml with each scheduler's tree and 1–4 WLAN video "
+    "flows (3–6 WLAN flows, 4 Bluetooth flows, as §5.3); 60 s each (quick: 20 s).",
+    scenario=lambda quick: _ditg("medium", "cawn", "20s" if quick else "60s"),
+    param="scheduler",
+    values=DITG_SCHEDULERS,
+    x_label="scheduler",
+    y_label="delay (ms), bit rate (kB/s), drop (%)",
+    runner=_fig16_run,
 )
 
 
@@ -889,20 +890,20 @@ def _fig17_run(
 
 
 YIP_KWOK_FIG17 = _entry(
-    "yip-kwok-fig17-background",
-    "Yip & Kwok 2007 Fig. 17: Bluetooth and 802.11b packet loss vs background 802.11b load, "
+    name="yip-kwok-fig17-background",
+    title="Yip & Kwok 2007 Fig. 17: Bluetooth and 802.11b packet loss vs background 802.11b load, "
     "CAWN vs BIAS vs TG2 AFH",
-    "scenarios/nap/background-<scheme>.toml (a Bluetooth and a WLAN client, downloads and "
-    "uploads) with the background network's FTP flows at 0–100 % (0–10 per client); 120 s "
+    description="scenarios/nap/background-<scheme>.toml (a Bluetooth and a WLAN client, downloads "
+    "and uploads) with the background network's FTP flows at 0–100 % (0–10 per client); 120 s "
     "each (quick: 30 s). Loss: the interface's packets lost on the air per 100 sent "
     "(Bluetooth baseband data packets; 802.11b data frames not acknowledged), before ARQ "
     "and retries.",
-    lambda quick: _mac("background-cawn.toml", "30s" if quick else "120s"),
-    "background load (%)",
-    BACKGROUND_LOADS,
-    "background load (%)",
-    "loss (%)",
-    _fig17_run,
+    scenario=lambda quick: _mac("background-cawn.toml", "30s" if quick else "120s"),
+    param="background load (%)",
+    values=BACKGROUND_LOADS,
+    x_label="background load (%)",
+    y_label="loss (%)",
+    runner=_fig17_run,
 )
 
 
@@ -957,18 +958,20 @@ def _fig18_run(
 
 
 YIP_KWOK_FIG18 = _entry(
-    "yip-kwok-fig18-clients",
-    "Yip & Kwok 2007 Fig. 18: Bluetooth and 802.11b packet loss vs client devices (2–12), "
+    name="yip-kwok-fig18-clients",
+    title="Yip & Kwok 2007 Fig. 18: Bluetooth and 802.11b packet loss vs client devices (2–12), "
     "CAWN vs BIAS vs TG2 AFH, background 802.11b at 50 %",
-    "scenarios/nap/clients-12-<scheme>.toml cut to 2–12 clients (half of each kind, 1 m "
-    "around the NAP), each downloading and uploading, beside the background network at "
+    description="scenarios/nap/clients-12-<scheme>.toml cut to 2–12 clients (half of each kind, 1 "
+    "m around the NAP), each downloading and uploading, beside the background network at "
     "50 %; 120 s each (quick: 30 s). Loss on the air, as yip-kwok-fig17-background.",
-    lambda quick: keep_clients(_mac("clients-12-cawn.toml", "30s" if quick else "120s"), 2),
-    "clients",
-    CLIENTS,
-    "client devices",
-    "loss (%)",
-    _fig18_run,
+    scenario=lambda quick: keep_clients(
+        _mac("clients-12-cawn.toml", "30s" if quick else "120s"), 2
+    ),
+    param="clients",
+    values=CLIENTS,
+    x_label="client devices",
+    y_label="loss (%)",
+    runner=_fig18_run,
 )
 
 ENTRIES = (YIP_KWOK_FTP, YIP_KWOK_FIG15, YIP_KWOK_FIG16, YIP_KWOK_FIG17, YIP_KWOK_FIG18)

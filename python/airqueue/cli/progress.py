@@ -1,0 +1,102 @@
+"""Progress bars on stderr: one run's (:class:`RunProgress`), a sweep's or a
+reproduction's (:class:`SweepProgress`)."""
+
+from __future__ import annotations
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from .common import err
+
+
+class RunProgress:
+    """A progress line for one run (simulated time, events/s, ETA) on stderr, shown once
+    the run has taken a second and only on a terminal; called by the core about every
+    200 ms."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and err.is_terminal
+        self.bar = Progress(
+            TextColumn("run"),
+            BarColumn(),
+            TextColumn("{task.fields[sim]}"),
+            TextColumn("{task.fields[rate]}", style="cyan"),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=not self.enabled,
+        )
+        self.task: TaskID | None = None
+
+    def __call__(self, sim_s: float, stop_s: float, events: int, wall_s: float) -> None:
+        if not self.enabled or wall_s < 1.0:
+            return
+        fields = {
+            "sim": f"{sim_s:,.1f} / {stop_s:,.1f} s simulated",
+            "rate": f"{events / max(wall_s, 1e-9) / 1e6:,.1f} M events/s",
+        }
+        if self.task is None:
+            self.bar.start()
+            self.task = self.bar.add_task("run", total=stop_s, **fields)
+        self.bar.update(self.task, completed=sim_s, **fields)
+
+    def close(self) -> None:
+        if self.task is not None:
+            self.bar.stop()
+
+
+def runs_per_second(task: Task) -> float | None:
+    """Runs finished per second of wall time since the runs started (the bar's task is
+    added when they start): the sweep summary's ``runs_per_second``, not rich's moving
+    estimate, which chunked runs (many finishing at once) made disagree with it."""
+    elapsed = task.finished_time if task.finished_time is not None else task.elapsed
+    if not elapsed or not task.completed:
+        return None
+    return task.completed / elapsed
+
+
+class RateColumn(ProgressColumn):
+    """Finished runs per second since the runs started (:func:`runs_per_second`)."""
+
+    def render(self, task: Task) -> Text:
+        speed = runs_per_second(task)
+        return Text("-- runs/s" if speed is None else f"{speed:.1f} runs/s", style="cyan")
+
+
+class SweepProgress:
+    """A rich progress bar (done/total, rate, ETA) driven by the sweep's progress hook."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.bar = Progress(
+            TextColumn("sweep"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=err,
+            disable=not enabled,
+        )
+        self.task: TaskID | None = None
+
+    def __call__(self, done: int, total: int, skipped: int) -> None:
+        if self.task is None:
+            self.task = self.bar.add_task("sweep", total=total)
+            if skipped:
+                self.bar.console.print(f"{skipped} of {total} runs are in the store already")
+            # Runs from the store do not count towards the rate.
+            self.bar.update(self.task, completed=0, total=total - skipped)
+            return
+        self.bar.update(self.task, completed=done - skipped)

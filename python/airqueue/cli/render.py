@@ -1,0 +1,405 @@
+"""The console tables and lines the commands print: a run's flows, queues, classes and
+totals, a benchmark, a sweep's points, the qdiscs, scenarios and reproductions that exist."""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from .common import out
+
+if TYPE_CHECKING:  # imported only by the commands that need them (`validate` stays fast)
+    import pandas as pd
+
+    from airqueue import Result
+    from airqueue.catalog import Reproduction
+    from airqueue.sweep import SweepResult
+
+#: Piped, tables of prose (lists of qdiscs, scenarios, reproductions) wrap at this width:
+#: they hold no number to truncate, and a line per description would be unreadable.
+PROSE_WIDTH = 120
+
+
+def print_prose(table: Table) -> None:
+    """Prints a table of descriptions: terminal width, or :data:`PROSE_WIDTH` piped."""
+    out.print(table, width=None if out.is_terminal else PROSE_WIDTH)
+
+
+def fmt_num(value: float | None, digits: int = 3) -> str:
+    """A float for a table cell; NaN (no samples) shows as a dash."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def one_line(text: str) -> str:
+    """Collapses a (multi-line) schema description into one line."""
+    return " ".join(text.split())
+
+
+# ---------------------------------------------------------------------------------------
+# airqueue run
+# ---------------------------------------------------------------------------------------
+
+
+def flow_table(flows: pd.DataFrame) -> Table:
+    table = Table(title="flows", title_justify="left")
+    table.add_column("flow", no_wrap=True)
+    for name in ("tx pkts", "rx pkts", "goodput Mbit/s", "mean delay ms", "p99 delay ms", "drops"):
+        table.add_column(name, justify="right")
+    for row in flows.itertuples(index=False):
+        table.add_row(
+            str(row.flow),
+            f"{row.tx_packets:,}",
+            f"{row.rx_packets:,}",
+            fmt_num(row.goodput_bps / 1e6),
+            fmt_num(row.delay_mean_ms),
+            fmt_num(row.delay_p99_ms),
+            f"{row.drops:,}",
+        )
+    return table
+
+
+def queue_table(queues: pd.DataFrame) -> Table:
+    """Queues that saw traffic (something was enqueued or dropped)."""
+    busy = queues[(queues["enqueued_packets"] > 0) | (queues["drops"] > 0)]
+    table = Table(title="queues that saw traffic (packets)", title_justify="left")
+    table.add_column("queue", no_wrap=True)
+    table.add_column("kind")
+    for name in ("enqueued", "drops", "mean backlog", "max backlog", "sojourn ms"):
+        table.add_column(name, justify="right")
+    for row in busy.itertuples(index=False):
+        table.add_row(
+            str(row.queue),
+            str(row.kind),
+            f"{row.enqueued_packets:,}",
+            f"{row.drops:,}",
+            fmt_num(row.backlog_mean_packets, 1),
+            f"{row.backlog_max_packets:,}",
+            fmt_num(row.sojourn_mean_ms),
+        )
+    return table
+
+
+def class_table(classes: pd.DataFrame) -> Table:
+    """Classes of classful qdiscs that saw traffic (something was enqueued or dropped)."""
+    busy = classes[(classes["enqueued_packets"] > 0) | (classes["drops"] > 0)]
+    table = Table(title="classes that saw traffic (packets)", title_justify="left")
+    table.add_column("queue", no_wrap=True)
+    table.add_column("class", no_wrap=True)
+    table.add_column("qdisc")
+    for name in ("enqueued", "dequeued", "drops", "borrowed", "p99 sojourn ms"):
+        table.add_column(name, justify="right")
+    # ``class`` is a Python keyword, so rows are read as records, not named tuples.
+    for row in busy.to_dict("records"):
+        table.add_row(
+            str(row["queue"]),
+            str(row["class"]),
+            f"{row['kind']}: {row['qdisc']}" if row["qdisc"] else str(row["kind"]),
+            f"{row['enqueued_packets']:,}",
+            f"{row['dequeued_packets']:,}",
+            f"{row['drops']:,}",
+            f"{row['borrows']:,}" if row["kind"] == "htb" else "-",
+            fmt_num(row["sojourn_p99_ms"]),
+        )
+    return table
+
+
+def packets_line(summary: Mapping[str, Any]) -> Text:
+    """Sent/delivered/dropped/in flight over the whole run, and the conservation verdict."""
+    p = summary["packets"]
+    dropped: dict[str, int] = p["dropped"]
+    reasons = ", ".join(f"{k} {v:,}" for k, v in dropped.items() if v)
+    # Striping trunks' control packets and retransmissions (absent when there are none).
+    made = f", created {p['created']:,}" if p.get("created") else ""
+    taken = f", consumed {p['consumed']:,}" if p.get("consumed") else ""
+    line = Text(
+        f"packets (whole run): sent {p['sent']:,}{made}, delivered {p['delivered']:,}{taken}, "
+        f"dropped {sum(dropped.values()):,}{f' ({reasons})' if reasons else ''}, "
+        f"in flight {p['in_flight']:,}; conservation "
+    )
+    if summary["conservation_ok"]:
+        line.append("holds", style="green")
+    else:
+        line.append("FAILS", style="bold red")
+    return line
+
+
+def timing_line(summary: Mapping[str, Any]) -> str:
+    wall = summary["timing"]["wall_seconds"]
+    return (
+        f"{summary['events']:,} events, {summary['sim_seconds']:g} s simulated "
+        f"in {wall:.3f} s wall (seed {summary['seed']})"
+    )
+
+
+def rwnd_warnings(flows: pd.DataFrame) -> list[str]:
+    """One line per TCP flow that spent most of its time receive-window-limited."""
+    if "rwnd_limited_warning" not in flows:
+        return []
+    hit = flows[flows["rwnd_limited_warning"] == 1]
+    return [
+        f"warning: flow {row.flow} was receive-window-limited "
+        f"{row.rwnd_limited_frac:.0%} of the time: its rate was at most its receive "
+        "window / RTT; if that is below the path's capacity, raise transport.rcv_buffer "
+        "(or set rcv_buffer_max)"
+        for row in hit.itertuples()
+    ]
+
+
+def print_run_summary(result: Result) -> None:
+    warmup = result.summary.get("warmup_seconds", 0)
+    if warmup:
+        out.print(
+            f"flow and queue tables count from the end of the {warmup:g} s warm-up", style="dim"
+        )
+    out.print(flow_table(result.flows))
+    for line in rwnd_warnings(result.flows):
+        out.print(line, style="yellow")
+    out.print(queue_table(result.queues))
+    if len(result.classes):
+        out.print(class_table(result.classes))
+    out.print(packets_line(result.summary))
+    out.print(timing_line(result.summary))
+
+
+# ---------------------------------------------------------------------------------------
+# airqueue bench
+# ---------------------------------------------------------------------------------------
+
+
+def bench_table(report: Mapping[str, Any]) -> Table:
+    table = Table(title=f"bench {report['scenario']}", title_justify="left", show_header=False)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    eps = report["events_per_second"]
+    rss = report["process_peak_rss_mib"]
+    median = report["wall_seconds_median"]
+    rows = [
+        ("runs", str(report["repeat"])),
+        ("wall seconds (median)", f"{median:.4f}"),
+        (
+            "wall seconds (min … max)",
+            f"{min(report['wall_seconds']):.4f} … {max(report['wall_seconds']):.4f}",
+        ),
+        ("simulated seconds", f"{report['sim_seconds']:g}"),
+        ("speed (simulated / wall)", f"{report['sim_seconds'] / median:,.0f}x" if median else "-"),
+        ("events", f"{report['events']:,}"),
+        ("events per second", f"{eps:,.0f}" if eps else "-"),
+        ("peak memory (process peak RSS)", f"{rss:.1f} MiB" if rss is not None else "-"),
+        ("peak live packets", f"{report['peak_live_packets']:,}"),
+    ]
+    if report.get("wifi_frames"):
+        rows += [
+            ("802.11 frames (attempts)", f"{report['wifi_frames']:,}"),
+            ("events per 802.11 frame", f"{report['events_per_wifi_frame']:.2f}"),
+        ]
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+# ---------------------------------------------------------------------------------------
+# airqueue sweep
+# ---------------------------------------------------------------------------------------
+
+#: Run totals the sweep command prints, with their column headings and scale.
+POINT_COLUMNS = (
+    ("goodput_bps", "goodput Mbit/s", 1e6),
+    ("delay_mean_ms", "delay ms", 1.0),
+    ("drops", "drops", 1.0),
+    ("jain_index", "Jain", 1.0),
+)
+
+
+def points_table(result: SweepResult) -> Table:
+    """One row per grid point: run totals as mean ± 95 % CI half-width."""
+    table = Table(
+        title="run totals per point (mean ± 95 % CI over seeds)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption="columns: " + ", ".join(result.params),
+        caption_justify="left",
+    )
+    for p in result.params:
+        table.add_column(p.rsplit(".", 1)[-1], no_wrap=True)
+    from airqueue.sweep import ALL_FLOWS
+
+    pts = result.points[result.points["flow"] == ALL_FLOWS]
+    present = [c for c in POINT_COLUMNS if c[0] in set(pts["metric"])]
+    for _, heading, _ in present:
+        table.add_column(heading, justify="right", no_wrap=True)
+    for _, g in pts.groupby("point", sort=True):
+        row = [str(g[p].iloc[0]) for p in result.params]
+        for metric, _, scale in present:
+            r = g[g["metric"] == metric].iloc[0]
+            half = (r["ci95_high"] - r["ci95_low"]) / 2 / scale
+            row.append(
+                f"{r['mean'] / scale:.4g}±{half:.1g}"
+                if half == half
+                else f"{r['mean'] / scale:.4g}"
+            )
+        table.add_row(*row)
+    return table
+
+
+# ---------------------------------------------------------------------------------------
+# airqueue list qdiscs / scenarios, airqueue reproduce --list
+# ---------------------------------------------------------------------------------------
+
+#: Keys every qdisc entry takes; listed once in the table caption.
+COMMON_QDISC_KEYS = ("kind", "dev", "name")
+
+
+def definition(schema_doc: Mapping[str, Any], prop: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The definition a ``$ref`` (possibly inside ``anyOf`` with null) points to, else {}."""
+    refs = [prop] + [p for p in prop.get("anyOf", []) if isinstance(p, Mapping)]
+    for p in refs:
+        ref = p.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return schema_doc.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
+    return {}
+
+
+#: How definitions that are whole tables read in a parameter's type.
+TABLE_TYPES = {"QdiscConf": "qdisc table (any kind)", "MatchSpec": "match table"}
+
+
+def type_label(prop: Mapping[str, Any]) -> str:
+    """A short type for a schema property: ``integer``, ``Bytes``, ``Duration | null``,
+    ``list of HtbClassConf``."""
+    if "$ref" in prop:
+        name = str(prop["$ref"]).rsplit("/", 1)[-1]
+        if name.endswith("ClassConf"):
+            return "class table"
+        return TABLE_TYPES.get(name, name)
+    if "anyOf" in prop:
+        return " | ".join(type_label(p) for p in prop["anyOf"] if p.get("type") != "null")
+    kind = prop.get("type", "any")
+    if kind == "array" and isinstance(prop.get("items"), Mapping):
+        item = type_label(prop["items"])
+        return f"list of {item}s" if item.endswith("table") else f"list of {item}"
+    return " | ".join(t for t in kind if t != "null") if isinstance(kind, list) else str(kind)
+
+
+def qdisc_kind(variant: Mapping[str, Any]) -> str:
+    spec = variant.get("properties", {}).get("kind", {})
+    if "const" in spec:
+        return str(spec["const"])
+    return " | ".join(str(k) for k in spec.get("enum", ["?"]))
+
+
+def parameter_lines(
+    text: Text,
+    schema_doc: Mapping[str, Any],
+    table: Mapping[str, Any],
+    indent: str,
+    skip: tuple[str, ...] = (),
+) -> int:
+    """Appends ``name = default (type)`` and its description for each key of ``table``; a
+    list of class tables gets its keys listed below it, indented. Returns the count."""
+    required = set(table.get("required", []))
+    params = {k: v for k, v in table.get("properties", {}).items() if k not in skip}
+    # Required keys first (a class's name, rate), then the rest alphabetically.
+    for name, prop in sorted(params.items(), key=lambda kv: (kv[0] not in required, kv[0])):
+        if text.plain:
+            text.append("\n")
+        default = (
+            json.dumps(prop["default"])
+            if "default" in prop
+            else ("required" if name in required else "optional")
+        )
+        text.append(f"{indent}{name} = {default}", style="bold")
+        text.append(f" ({type_label(prop)})", style="dim")
+        if prop.get("description"):
+            text.append(f"\n{indent}  {one_line(prop['description'])}", style="dim")
+        items = prop.get("items")
+        inner = definition(schema_doc, items) if isinstance(items, Mapping) else {}
+        if inner.get("properties"):
+            text.append(f"\n{indent}  each entry:", style="italic")
+            parameter_lines(text, schema_doc, inner, indent + "    ")
+    return len(params)
+
+
+def qdisc_parameters(variant: Mapping[str, Any], schema_doc: Mapping[str, Any]) -> Text:
+    """One line per parameter: ``name = default (type)``, then its description; class
+    lists are expanded one level (their ``qdisc`` is any qdisc, listed in its own row)."""
+    text = Text()
+    count = parameter_lines(text, schema_doc, variant, "", skip=COMMON_QDISC_KEYS)
+    return text if count else Text("-")
+
+
+def qdisc_variants(schema_doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The variants of ``$defs.QdiscSpec.oneOf``, one per queueing discipline."""
+    spec = schema_doc.get("$defs", {}).get("QdiscSpec", {})
+    return list(spec.get("oneOf", []))
+
+
+def qdiscs_table(schema_doc: Mapping[str, Any]) -> Table:
+    """``airqueue list qdiscs``: a row per queueing discipline of the scenario schema, with
+    its parameters (:func:`qdisc_parameters`) and its one-line description."""
+    table = Table(
+        title="queueing disciplines ([[qdiscs]] kind = …)",
+        title_justify="left",
+        caption=(
+            'every entry also takes dev = "<node>.<link>" or a virtual device (required) and name; '
+            "a class's match table takes flow, src, dst, dscp, priority, protocol and dev"
+        ),
+        caption_justify="left",
+        show_lines=True,
+    )
+    table.add_column("kind", style="bold cyan", no_wrap=True)
+    table.add_column("parameters (default)")
+    table.add_column("description")
+    for variant in qdisc_variants(schema_doc):
+        table.add_row(
+            qdisc_kind(variant),
+            qdisc_parameters(variant, schema_doc),
+            Text(one_line(variant.get("description", ""))),
+        )
+    return table
+
+
+def scenario_description(path: Path) -> Text:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return Text("(not a readable TOML file)", style="red")
+    description = data.get("description")
+    if not isinstance(description, str) or not description.strip():
+        return Text("(no description)", style="dim")
+    return Text(one_line(description))
+
+
+def scenarios_table(title: str, directory: Path, files: Iterable[Path]) -> Table:
+    """``airqueue list scenarios``: a row per scenario file under ``directory`` (its path
+    relative to it) with its description."""
+    table = Table(title=title, title_justify="left", show_lines=True)
+    table.add_column("file", style="bold cyan", overflow="fold")
+    table.add_column("description")
+    for path in files:
+        table.add_row(str(path.relative_to(directory)), scenario_description(path))
+    return table
+
+
+def reproductions_table(reproductions: Iterable[Reproduction]) -> Table:
+    """``airqueue reproduce --list``: a row per reproduction, its name, what it reproduces
+    and the reference."""
+    table = Table(
+        title="reproductions (airqueue reproduce NAME)", title_justify="left", show_lines=True
+    )
+    table.add_column("name", style="bold cyan", no_wrap=True)
+    table.add_column("reproduces")
+    table.add_column("reference")
+    for r in reproductions:
+        table.add_row(r.name, Text(r.title), Text(r.reference))
+    return table

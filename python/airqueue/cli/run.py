@@ -1,0 +1,241 @@
+"""``airqueue run``, ``validate`` and ``bench``: one scenario, run once, checked, or timed."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.text import Text
+
+import airqueue
+
+from .common import (
+    FileArg,
+    Interrupted,
+    MemoryOpt,
+    SeedOpt,
+    SetOpt,
+    err,
+    load,
+    memory_budget,
+    out,
+    out_option,
+    plural,
+    print_warnings,
+)
+from .progress import RunProgress
+from .render import bench_table, print_run_summary
+
+if TYPE_CHECKING:
+    from airqueue import Result
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not on Windows
+    resource = None  # type: ignore[assignment]
+
+#: What ``airqueue run`` writes into its folder, besides ``LINK.pcap`` files; ``plot``
+#: and ``report`` add ``plots/`` and ``report.html`` (made from the files of a run).
+RUN_OUTPUTS = (
+    "summary.json",
+    "flows.csv",
+    "flows.parquet",
+    "timeseries.parquet",
+    "queues.parquet",
+    "classes.parquet",
+    "scenario.toml",
+    "report.html",
+)
+
+
+def clear_run_folder(folder: Path, keep: set[str]) -> None:
+    """Removes what an earlier run left in ``folder`` and this one would not overwrite:
+    its result files, its pcaps (except the links in ``keep``, just written), plots and
+    report made from them. Only a run folder (one with a summary.json) is cleared, and
+    nothing else in it is touched."""
+    if not (folder / "summary.json").is_file():
+        return
+    for name in RUN_OUTPUTS:
+        (folder / name).unlink(missing_ok=True)
+    for pcap in folder.glob("*.pcap"):
+        if pcap.stem not in keep:
+            pcap.unlink()
+    plots_dir = folder / "plots"
+    if plots_dir.is_dir():
+        for f in plots_dir.iterdir():
+            if f.suffix in (".png", ".svg", ".pdf") and f.is_file():
+                f.unlink()
+
+
+def run(
+    file: FileArg,
+    out_dir: Annotated[Path | None, out_option("results/FILE-STEM")] = None,
+    seed: SeedOpt = None,
+    sets: SetOpt = None,
+    pcap: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pcap",
+            metavar="LINK[,LINK]",
+            help="Write DIR/LINK.pcap: both directions of the link as tcpdump would see "
+            "them leave (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    max_memory: MemoryOpt = None,
+) -> None:
+    """Run a scenario, print a summary and write the results.
+
+    Writes summary.json, flows.csv, {flows,timeseries,queues,classes}.parquet, the resolved
+    scenario.toml.
+
+    Exits 1 if the packet conservation check fails (after writing the results).
+    """
+    scenario = load(file, sets)
+    target_dir = out_dir if out_dir is not None else Path("results") / file.stem
+    if scenario.sweep is not None and not quiet:
+        out.print(
+            "the [sweep] table is not used by run (this is the base point); use airqueue sweep",
+            style="dim",
+        )
+    progress = RunProgress(enabled=not quiet)
+    try:
+        result = airqueue.run(
+            scenario,
+            seed=seed,
+            pcap=pcap,
+            pcap_dir=target_dir,
+            max_memory=memory_budget(max_memory),
+            progress=progress,
+        )
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; no results were written") from None
+    finally:
+        progress.close()
+    if not quiet:
+        print_warnings([(w["path"], w["message"]) for w in result.summary.get("warnings", [])])
+    clear_run_folder(target_dir, keep=set(result.pcap))
+    target = result.write(target_dir)
+    if not quiet:
+        print_run_summary(result)
+        for link, (path, packets) in result.pcap.items():
+            out.print(f"pcap {link}: {packets:,} packets in {path}")
+        out.print(f"wrote {target}{os.sep}")
+    if not result.summary["conservation_ok"]:
+        err.print(Text("packet conservation failed:", style="bold red"))
+        for line in result.summary["packets"].get("errors", []):
+            err.print(Text(f"  {line}", style="red"), soft_wrap=True)
+        raise typer.Exit(1)
+
+
+def validate(file: FileArg, sets: SetOpt = None, max_memory: MemoryOpt = None) -> None:
+    """Check a scenario without running it; print what it contains or every problem, and
+    its warnings."""
+    found, warnings = load(file, sets).counts(memory_budget(max_memory))
+    print_warnings(warnings)
+    counts = [
+        plural(found.get(section, 0), word)
+        for section, word in (
+            ("nodes", "node"),
+            ("links", "link"),
+            ("flows", "flow"),
+            ("qdiscs", "qdisc"),
+        )
+    ]
+    for section, word in (
+        ("segments", "segment"),
+        ("cells", "802.11 cell"),
+        ("piconets", "piconet"),
+        ("bridges", "scatternet bridge"),
+        ("virtual_devs", "virtual device"),
+        ("trunks", "trunk"),
+    ):
+        if found.get(section):
+            counts.append(plural(found[section], word))
+    out.print("OK: " + ", ".join(counts))
+
+
+# ---------------------------------------------------------------------------------------
+# airqueue bench
+# ---------------------------------------------------------------------------------------
+
+
+def process_peak_rss_mib() -> float | None:
+    """The peak resident set size of this whole process so far, in MiB."""
+    if resource is None:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Linux reports KiB, macOS bytes.
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def cell_frames(result: Result) -> int | None:
+    """802.11 frame attempts of every cell in a run (sent, collided or corrupted), or None.
+
+    The stations table counts after the warm-up, so this is None unless the warm-up is 0
+    (the events are counted over the whole run).
+    """
+    stations = result.more.get("stations")
+    if stations is None or len(stations) == 0 or result.summary["warmup_seconds"] != 0:
+        return None
+    cols = ["frames_sent", "collisions", "channel_errors"]
+    return int(stations[cols].to_numpy().sum())
+
+
+def bench_report(
+    file: Path, summaries: list[dict[str, Any]], frames: int | None = None
+) -> dict[str, Any]:
+    walls = [s["timing"]["wall_seconds"] for s in summaries]
+    median = statistics.median(walls)
+    first = summaries[0]
+    return {
+        "scenario": str(file),
+        "airqueue_version": first["airqueue_version"],
+        "seed": first["seed"],
+        "repeat": len(summaries),
+        "wall_seconds": walls,
+        "wall_seconds_median": median,
+        "sim_seconds": first["sim_seconds"],
+        "events": first["events"],
+        "events_per_second": first["events"] / median if median > 0 else None,
+        "process_peak_rss_mib": process_peak_rss_mib(),
+        "peak_live_packets": first["peak_live_packets"],
+        # 802.11 cells (warm-up 0): frame attempts, and all events of the run per attempt.
+        "wifi_frames": frames,
+        "events_per_wifi_frame": first["events"] / frames if frames else None,
+    }
+
+
+def bench(
+    file: FileArg,
+    repeat: Annotated[
+        int, typer.Option("--repeat", "-n", min=1, help="How many runs to time.")
+    ] = 5,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of the table.")
+    ] = False,
+    seed: SeedOpt = None,
+    sets: SetOpt = None,
+) -> None:
+    """Run a scenario several times and report the median wall time and events per second.
+
+    Memory is the peak RSS of the whole process (Python included), not of one run. With
+    802.11 cells and a warm-up of 0, also the frames attempted and events per frame.
+    """
+    scenario = load(file, sets)
+    first = airqueue.run(scenario, seed=seed)
+    frames = cell_frames(first)
+    summaries = [first.summary] + [
+        airqueue.run(scenario, seed=seed).summary for _ in range(repeat - 1)
+    ]
+    report = bench_report(file, summaries, frames)
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        out.print(bench_table(report))
