@@ -64,6 +64,7 @@ mod codel;
 mod dfq;
 mod drr;
 mod fair_classes;
+mod fifo;
 mod fifo_queue;
 mod fq_codel;
 mod host_drr;
