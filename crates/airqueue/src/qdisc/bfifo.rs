@@ -2,12 +2,19 @@
 //!
 //! Admits a packet iff `backlog + len ≤ limit` (bytes). Linux's default limit is
 //! txqueuelen × psched_mtu = 1000 × 1514 bytes.
+//!
+//! The queue, dequeue and statistics are the FIFO core shared with `pfifo` and
+//! `pfifo_head_drop` (`fifo.rs`, as Linux serves the three from one `sch_fifo.c`). What
+//! differs here is `bfifo_enqueue`: the limit counts bytes (`sch->qstats.backlog +
+//! qdisc_pkt_len(skb) <= limit`), so the queue holds a bounded amount of data, and thus
+//! of delay at a given rate, whatever the packet sizes; a packet that does not fit is
+//! refused (tail drop), even when a smaller one later would fit.
 
+use super::fifo::{refuse, Fifo, FifoLimit};
 use super::fifo_queue::PacketFifo;
-use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
+use super::{Qdisc, QdiscCtx, Verdict};
 use crate::conf::Bytes;
-use crate::conf::ScenarioError;
-use crate::packet::{DropReason, PacketId};
+use crate::packet::PacketId;
 use crate::qdisc::QdiscConf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -33,82 +40,46 @@ impl Default for BfifoConf {
     }
 }
 
-pub struct Bfifo {
-    limit_bytes: u64,
-    queue: PacketFifo,
-    backlog: u64,
-}
+/// `bfifo`: the FIFO with a limit in bytes.
+pub type Bfifo = Fifo<BfifoLimit>;
+
+/// The limit of `bfifo`: queued bytes.
+pub struct BfifoLimit(u64);
 
 impl Bfifo {
     pub fn new(limit_bytes: u64) -> Self {
-        Bfifo {
-            limit_bytes,
-            queue: PacketFifo::default(),
-            backlog: 0,
-        }
+        Fifo::with_queue(BfifoLimit(limit_bytes), PacketFifo::default())
     }
 }
 
-impl Qdisc for Bfifo {
-    fn kind(&self) -> &'static str {
-        "bfifo"
+impl FifoLimit for BfifoLimit {
+    const KIND: &'static str = "bfifo";
+
+    /// `bfifo_enqueue`: queues while `backlog + len ≤ limit`, else drops the arriving packet.
+    #[inline]
+    fn enqueue(fifo: &mut Bfifo, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+        let len = ctx.len_of(pkt) as u64;
+        if fifo.backlog_bytes() + len <= fifo.limit.0 {
+            fifo.enqueue_tail(pkt, len);
+            Verdict::Queued
+        } else {
+            refuse(pkt, ctx)
+        }
     }
 
     /// `fifo_init` sets the new limit; bytes above it stay queued (Linux does not trim a fifo) (`sch_fifo.c`).
-    fn change(&mut self, conf: &QdiscConf, _b: &BuildCtx, _errs: &mut ScenarioError) {
-        if let QdiscConf::Bfifo(c) = conf {
-            self.limit_bytes = c.limit.0;
+    fn changed(conf: &QdiscConf) -> Option<Self> {
+        match conf {
+            QdiscConf::Bfifo(c) => Some(BfifoLimit(c.limit.0)),
+            _ => None,
         }
-    }
-
-    fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
-        let len = ctx.len_of(pkt) as u64;
-        if self.backlog + len <= self.limit_bytes {
-            self.backlog += len;
-            self.queue.push_back(pkt);
-            Verdict::Queued
-        } else {
-            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
-            Verdict::Dropped
-        }
-    }
-
-    /// On a virtual device: the oldest packet for the asking member (see `fifo_queue`).
-    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let p = self.queue.take(ctx)?;
-        self.backlog -= ctx.len_of(p) as u64;
-        Some(p)
-    }
-
-    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        self.queue.peek(ctx)
-    }
-
-    fn serves_members(&self) -> bool {
-        true
-    }
-
-    /// A FIFO asked while empty only finds nothing (`TCQ_F_CAN_BYPASS` in Linux).
-    fn idle_when_empty(&self) -> bool {
-        true
-    }
-
-    fn len(&self) -> usize {
-        self.queue.len()
-    }
-
-    fn backlog_bytes(&self) -> u64 {
-        self.backlog
-    }
-
-    fn backlog(&self) -> (usize, u64) {
-        (self.queue.len(), self.backlog)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::DropReason;
     use crate::qdisc::testing::Harness;
 
     #[test]

@@ -325,6 +325,143 @@ impl Child {
     }
 }
 
+/// What the statistics walk reads of one class of a classful discipline.
+pub(crate) struct ClassView<'a> {
+    /// The class name (the row is `<prefix><name>`).
+    pub name: &'a str,
+    /// The parent class, by index among the discipline's classes (HTB); `None` for a class
+    /// directly under the discipline.
+    pub parent: Option<u32>,
+    /// HTB: guaranteed rate and ceiling (0 for other kinds).
+    pub rate_bps: u64,
+    pub ceil_bps: u64,
+    /// The leaf's child discipline; `None` for an inner class (HTB), whose row is the sum
+    /// of the leaves below it.
+    pub child: Option<&'a Child>,
+    /// An inner class's own lends and borrows (HTB; a leaf's are in its child's stats).
+    pub lends: u64,
+    pub borrows: u64,
+}
+
+impl<'a> ClassView<'a> {
+    /// A class with its child directly under the discipline, without rates (drr, prio).
+    #[inline]
+    pub fn leaf(name: &'a str, child: &'a Child) -> Self {
+        ClassView {
+            name,
+            parent: None,
+            rate_bps: 0,
+            ceil_bps: 0,
+            child: Some(child),
+            lends: 0,
+            borrows: 0,
+        }
+    }
+}
+
+/// A class of a classful discipline (drr, prio, htb), as the one statistics walk
+/// ([`report_classes`], [`sample_classes`], [`reset_classes`]) visits it.
+pub(crate) trait WalkedClass {
+    fn view(&self) -> ClassView<'_>;
+    /// Starts a new measurement period for the class's own counters and its child's.
+    fn reset_stats(&mut self);
+}
+
+/// `Qdisc::report_classes` of a classful discipline of `kind` with these classes: a row
+/// per class in order, each leaf's followed by its child's own classes ([`Child::report`]),
+/// each inner class's the sum of the leaves below it.
+pub(crate) fn report_classes<C: WalkedClass>(
+    kind: &'static str,
+    classes: &[C],
+    prefix: &str,
+    parent: &str,
+    out: &mut Vec<ClassReport>,
+) {
+    for (i, cl) in classes.iter().enumerate() {
+        let v = cl.view();
+        let row = ClassReport {
+            class: format!("{prefix}{}", v.name),
+            parent: v.parent.map_or_else(
+                || parent.to_string(),
+                |p| format!("{prefix}{}", classes[p as usize].view().name),
+            ),
+            kind,
+            qdisc: "",
+            rate_bps: v.rate_bps,
+            ceil_bps: v.ceil_bps,
+            stats: ClassStats::default(),
+            backlog_packets: 0,
+            backlog_bytes: 0,
+        };
+        match v.child {
+            Some(child) => child.report(row, out),
+            None => {
+                // An inner class counts what its leaves did, and its own lends/borrows.
+                let mut stats = ClassStats::default();
+                let (mut packets, mut bytes) = (0, 0);
+                for child in leaves_under(classes, i) {
+                    stats.add(&child.stats);
+                    packets += child.len() as u64;
+                    bytes += child.backlog_bytes();
+                }
+                stats.lends = v.lends;
+                stats.borrows = v.borrows;
+                out.push(ClassReport {
+                    stats,
+                    backlog_packets: packets,
+                    backlog_bytes: bytes,
+                    ..row
+                });
+            }
+        }
+    }
+}
+
+/// `Qdisc::sample_classes` of a classful discipline with these classes: one sample per row
+/// of [`report_classes`], in the same order. Allocates nothing.
+pub(crate) fn sample_classes<C: WalkedClass>(classes: &[C], out: &mut Vec<ClassSample>) {
+    for (i, cl) in classes.iter().enumerate() {
+        match cl.view().child {
+            Some(child) => child.sample(out),
+            None => {
+                // As in `report_classes`: an inner class is the sum of its leaves.
+                let mut sum = ClassSample::default();
+                for child in leaves_under(classes, i) {
+                    sum.add(&child.own_sample());
+                }
+                out.push(sum);
+            }
+        }
+    }
+}
+
+/// `Qdisc::reset_stats` of these classes.
+pub(crate) fn reset_classes<C: WalkedClass>(classes: &mut [C]) {
+    for c in classes {
+        c.reset_stats();
+    }
+}
+
+/// The children of the leaves below class `c`, in class order.
+fn leaves_under<C: WalkedClass>(classes: &[C], c: usize) -> impl Iterator<Item = &Child> {
+    classes
+        .iter()
+        .enumerate()
+        .filter_map(move |(l, cl)| cl.view().child.filter(|_| is_under(classes, l, c)))
+}
+
+/// Whether class `l` descends from class `c`.
+fn is_under<C: WalkedClass>(classes: &[C], l: usize, c: usize) -> bool {
+    let mut at = classes[l].view().parent;
+    while let Some(p) = at {
+        if p as usize == c {
+            return true;
+        }
+        at = classes[p as usize].view().parent;
+    }
+    false
+}
+
 /// Packets a discipline dequeued to answer a `peek` (Linux's `qdisc_peek_dequeued`), kept
 /// until the next `dequeue` for the same asker. Several members of a virtual device may
 /// each have one.

@@ -21,7 +21,7 @@
 //! each member sees DRR over its own classes. A class holding packets for several members
 //! shares one deficit between them.
 
-use super::class_stats::Stash;
+use super::class_stats::{self, ClassView, Stash, WalkedClass};
 use super::classify::{Classifier, Match, MatchSpec};
 use super::{build_child, BuildCtx, Child, ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
 use crate::conf::{Bytes, ScenarioError};
@@ -99,6 +99,16 @@ struct DrrClass {
     deficit: u32,
     active: bool,
     child: Child,
+}
+
+impl WalkedClass for DrrClass {
+    #[inline]
+    fn view(&self) -> ClassView<'_> {
+        ClassView::leaf(&self.name, &self.child)
+    }
+    fn reset_stats(&mut self) {
+        self.child.reset_stats();
+    }
 }
 
 pub struct Drr {
@@ -299,34 +309,15 @@ impl Qdisc for Drr {
     }
 
     fn report_classes(&self, prefix: &str, parent: &str, out: &mut Vec<ClassReport>) {
-        for c in &self.classes {
-            c.child.report(
-                ClassReport {
-                    class: format!("{prefix}{}", c.name),
-                    parent: parent.to_string(),
-                    kind: "drr",
-                    qdisc: "",
-                    rate_bps: 0,
-                    ceil_bps: 0,
-                    stats: Default::default(),
-                    backlog_packets: 0,
-                    backlog_bytes: 0,
-                },
-                out,
-            );
-        }
+        class_stats::report_classes("drr", &self.classes, prefix, parent, out);
     }
 
     fn sample_classes(&self, out: &mut Vec<ClassSample>) {
-        for c in &self.classes {
-            c.child.sample(out);
-        }
+        class_stats::sample_classes(&self.classes, out);
     }
 
     fn reset_stats(&mut self) {
-        for c in &mut self.classes {
-            c.child.reset_stats();
-        }
+        class_stats::reset_classes(&mut self.classes);
     }
 }
 

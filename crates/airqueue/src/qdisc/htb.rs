@@ -41,7 +41,7 @@
 //! non-work-conserving leaf. Token buckets and deficits are shared: shaping is per class,
 //! whichever member sends.
 
-use super::class_stats::{ClassStats, Stash};
+use super::class_stats::{self, ClassStats, ClassView, Stash, WalkedClass};
 use super::classify::{Classifier, Match, MatchSpec};
 use super::fifo_queue::PacketFifo;
 use super::{build_child, BuildCtx, Child, ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
@@ -395,6 +395,27 @@ impl Class {
     #[inline]
     fn leaf_mut(&mut self) -> &mut Child {
         self.leaf.as_mut().expect("a leaf class")
+    }
+}
+
+impl WalkedClass for Class {
+    #[inline]
+    fn view(&self) -> ClassView<'_> {
+        ClassView {
+            name: &self.name,
+            parent: self.parent,
+            rate_bps: self.rate_bps,
+            ceil_bps: self.ceil_bps,
+            child: self.leaf.as_ref(),
+            lends: self.inner_stats.lends,
+            borrows: self.inner_stats.borrows,
+        }
+    }
+    fn reset_stats(&mut self) {
+        self.inner_stats.reset();
+        if let Some(l) = self.leaf.as_mut() {
+            l.reset_stats();
+        }
     }
 }
 
@@ -1035,44 +1056,7 @@ impl Qdisc for Htb {
                 backlog_bytes: self.direct_backlog,
             });
         }
-        for (i, cl) in self.classes.iter().enumerate() {
-            let row = ClassReport {
-                class: format!("{prefix}{}", cl.name),
-                parent: cl.parent.map_or_else(
-                    || parent.to_string(),
-                    |p| format!("{prefix}{}", self.classes[p as usize].name),
-                ),
-                kind: "htb",
-                qdisc: "",
-                rate_bps: cl.rate_bps,
-                ceil_bps: cl.ceil_bps,
-                stats: ClassStats::default(),
-                backlog_packets: 0,
-                backlog_bytes: 0,
-            };
-            match &cl.leaf {
-                Some(child) => child.report(row, out),
-                None => {
-                    // An inner class counts what its leaves did, and its own lends/borrows.
-                    let mut stats = ClassStats::default();
-                    let (mut packets, mut bytes) = (0, 0);
-                    for l in self.leaves_under(i as u32) {
-                        let child = self.classes[l as usize].leaf();
-                        stats.add(&child.stats);
-                        packets += child.len() as u64;
-                        bytes += child.backlog_bytes();
-                    }
-                    stats.lends = cl.inner_stats.lends;
-                    stats.borrows = cl.inner_stats.borrows;
-                    out.push(ClassReport {
-                        stats,
-                        backlog_packets: packets,
-                        backlog_bytes: bytes,
-                        ..row
-                    });
-                }
-            }
-        }
+        class_stats::report_classes("htb", &self.classes, prefix, parent, out);
     }
 
     fn sample_classes(&self, out: &mut Vec<ClassSample>) {
@@ -1080,23 +1064,7 @@ impl Qdisc for Htb {
             let n = self.direct.len() as u64;
             out.push(ClassSample::of(&self.direct_stats, n, self.direct_backlog));
         }
-        for (i, cl) in self.classes.iter().enumerate() {
-            match &cl.leaf {
-                Some(child) => child.sample(out),
-                None => {
-                    // As in `report_classes`: an inner class is the sum of its leaves.
-                    let mut sum = ClassSample::default();
-                    for (l, leaf) in self.classes.iter().enumerate() {
-                        if let Some(child) = &leaf.leaf {
-                            if self.is_under(l as u32, i as u32) {
-                                sum.add(&child.own_sample());
-                            }
-                        }
-                    }
-                    out.push(sum);
-                }
-            }
-        }
+        class_stats::sample_classes(&self.classes, out);
     }
 
     fn overlimits(&self) -> u64 {
@@ -1106,36 +1074,11 @@ impl Qdisc for Htb {
     fn reset_stats(&mut self) {
         self.overlimits = 0;
         self.direct_stats.reset();
-        for c in &mut self.classes {
-            c.inner_stats.reset();
-            if let Some(l) = c.leaf.as_mut() {
-                l.reset_stats();
-            }
-        }
+        class_stats::reset_classes(&mut self.classes);
     }
 }
 
 impl Htb {
-    /// The leaves below inner class `c`.
-    fn leaves_under(&self, c: u32) -> Vec<u32> {
-        (0..self.classes.len() as u32)
-            .filter(|&l| self.classes[l as usize].leaf.is_some())
-            .filter(|&l| self.is_under(l, c))
-            .collect()
-    }
-
-    /// Whether class `l` descends from class `c`.
-    fn is_under(&self, l: u32, c: u32) -> bool {
-        let mut at = self.classes[l as usize].parent;
-        while let Some(p) = at {
-            if p == c {
-                return true;
-            }
-            at = self.classes[p as usize].parent;
-        }
-        false
-    }
-
     /// Tokens of class `name` in bytes at rate (tests: inspecting the buckets).
     #[cfg(test)]
     fn tokens_bytes(&self, name: &str) -> (i64, i64) {

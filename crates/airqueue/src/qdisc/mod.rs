@@ -65,6 +65,7 @@ mod conf;
 pub mod dfq;
 mod drr;
 mod fair_classes;
+mod fifo;
 mod fifo_queue;
 mod fq_codel;
 mod host_drr;

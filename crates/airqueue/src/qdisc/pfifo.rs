@@ -3,11 +3,17 @@
 //! Admits a packet iff fewer than `limit` packets are queued (`qlen < limit`), else drops
 //! the arriving packet (reason: overflow). Linux's default limit is the device's
 //! txqueuelen, 1000. The packet on the wire is not in the qdisc and does not count.
+//!
+//! The queue, dequeue and statistics are the FIFO core shared with `bfifo` and
+//! `pfifo_head_drop` (`fifo.rs`, as Linux serves the three from one `sch_fifo.c`). What
+//! differs here is `pfifo_enqueue`: the limit counts packets, whatever their size, as the
+//! device's txqueuelen does, and a full queue refuses the newcomer (tail drop), keeping the
+//! packets already queued.
 
+use super::fifo::{refuse, Fifo, FifoLimit};
 use super::fifo_queue::PacketFifo;
-use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
-use crate::conf::ScenarioError;
-use crate::packet::{DropReason, PacketId};
+use super::{Qdisc, QdiscCtx, Verdict};
+use crate::packet::PacketId;
 use crate::qdisc::QdiscConf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -35,75 +41,41 @@ impl Default for PfifoConf {
     }
 }
 
-pub struct Pfifo {
-    limit: u32,
-    queue: PacketFifo,
-    backlog: u64,
-}
+/// `pfifo`: the FIFO with a limit in packets.
+pub type Pfifo = Fifo<PfifoLimit>;
+
+/// The limit of `pfifo`: queued packets.
+pub struct PfifoLimit(u32);
 
 impl Pfifo {
     pub fn new(limit: u32) -> Self {
-        Pfifo {
-            limit,
-            queue: PacketFifo::with_capacity(limit.min(4096) as usize),
-            backlog: 0,
-        }
+        Fifo::with_queue(
+            PfifoLimit(limit),
+            PacketFifo::with_capacity(limit.min(4096) as usize),
+        )
     }
 }
 
-impl Qdisc for Pfifo {
-    fn kind(&self) -> &'static str {
-        "pfifo"
+impl FifoLimit for PfifoLimit {
+    const KIND: &'static str = "pfifo";
+
+    /// `pfifo_enqueue`: queues while `qlen < limit`, else drops the arriving packet.
+    #[inline]
+    fn enqueue(fifo: &mut Pfifo, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+        if (fifo.len() as u64) < fifo.limit.0 as u64 {
+            fifo.enqueue_tail(pkt, ctx.len_of(pkt) as u64);
+            Verdict::Queued
+        } else {
+            refuse(pkt, ctx)
+        }
     }
 
     /// `fifo_init` sets the new limit; packets above it stay queued (Linux does not trim a fifo) (`sch_fifo.c`).
-    fn change(&mut self, conf: &QdiscConf, _b: &BuildCtx, _errs: &mut ScenarioError) {
-        if let QdiscConf::Pfifo(c) = conf {
-            self.limit = c.limit;
+    fn changed(conf: &QdiscConf) -> Option<Self> {
+        match conf {
+            QdiscConf::Pfifo(c) => Some(PfifoLimit(c.limit)),
+            _ => None,
         }
-    }
-
-    fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
-        if (self.queue.len() as u64) < self.limit as u64 {
-            self.backlog += ctx.len_of(pkt) as u64;
-            self.queue.push_back(pkt);
-            Verdict::Queued
-        } else {
-            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
-            Verdict::Dropped
-        }
-    }
-
-    /// On a virtual device: the oldest packet for the asking member (see `fifo_queue`).
-    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let p = self.queue.take(ctx)?;
-        self.backlog -= ctx.len_of(p) as u64;
-        Some(p)
-    }
-
-    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        self.queue.peek(ctx)
-    }
-
-    fn serves_members(&self) -> bool {
-        true
-    }
-
-    /// A FIFO asked while empty only finds nothing (`TCQ_F_CAN_BYPASS` in Linux).
-    fn idle_when_empty(&self) -> bool {
-        true
-    }
-
-    fn len(&self) -> usize {
-        self.queue.len()
-    }
-
-    fn backlog_bytes(&self) -> u64 {
-        self.backlog
-    }
-
-    fn backlog(&self) -> (usize, u64) {
-        (self.queue.len(), self.backlog)
     }
 }
 

@@ -1,11 +1,18 @@
 //! `pfifo_head_drop`: a packet-limited FIFO that, when full, drops the oldest packet to
 //! admit the new one (Linux `sch_fifo.c`, `pfifo_tail_enqueue`). Fresh data wins, which
 //! suits real-time traffic.
+//!
+//! The queue, dequeue and statistics are the FIFO core shared with `pfifo` and `bfifo`
+//! (`fifo.rs`, as Linux serves the three from one `sch_fifo.c`). What differs here is
+//! `pfifo_tail_enqueue`: the limit counts packets as pfifo's does, but a full queue drops
+//! its *oldest* packet and admits the newcomer, answering `NET_XMIT_CN` (congested, not
+//! dropped: the sender's packet is in), since for real-time data the newest packet is the
+//! one worth sending. With limit 0 there is no head to drop, and Linux drops the newcomer.
 
+use super::fifo::{refuse, Fifo, FifoLimit};
 use super::fifo_queue::PacketFifo;
-use super::{BuildCtx, Qdisc, QdiscCtx, Verdict};
-use crate::conf::ScenarioError;
-use crate::packet::{DropReason, PacketId};
+use super::{Qdisc, QdiscCtx, Verdict};
+use crate::packet::PacketId;
 use crate::qdisc::QdiscConf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -19,84 +26,51 @@ pub struct PfifoHeadDropConf {
     pub limit: u32,
 }
 
-pub struct PfifoHeadDrop {
-    limit: u32,
-    queue: PacketFifo,
-    backlog: u64,
-}
+/// `pfifo_head_drop`: the FIFO with a limit in packets that drops from the head.
+pub type PfifoHeadDrop = Fifo<HeadDropLimit>;
+
+/// The limit of `pfifo_head_drop`: queued packets.
+pub struct HeadDropLimit(u32);
 
 impl PfifoHeadDrop {
     pub fn new(limit: u32) -> Self {
-        PfifoHeadDrop {
-            limit,
-            queue: PacketFifo::default(),
-            backlog: 0,
-        }
+        Fifo::with_queue(HeadDropLimit(limit), PacketFifo::default())
     }
 }
 
-impl Qdisc for PfifoHeadDrop {
-    fn kind(&self) -> &'static str {
-        "pfifo_head_drop"
-    }
+impl FifoLimit for HeadDropLimit {
+    const KIND: &'static str = "pfifo_head_drop";
 
-    /// `fifo_init` sets the new limit; packets above it stay queued until the next arrival drops from the head (`sch_fifo.c`).
-    fn change(&mut self, conf: &QdiscConf, _b: &BuildCtx, _errs: &mut ScenarioError) {
-        if let QdiscConf::PfifoHeadDrop(c) = conf {
-            self.limit = c.limit;
-        }
-    }
-
-    fn enqueue(&mut self, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
-        if self.limit == 0 {
+    /// `pfifo_tail_enqueue`: a full queue drops its oldest packet and takes the newcomer
+    /// (`NET_XMIT_CN`).
+    #[inline]
+    fn enqueue(fifo: &mut PfifoHeadDrop, pkt: PacketId, ctx: &mut QdiscCtx) -> Verdict {
+        if fifo.limit.0 == 0 {
             // Linux: with limit 0 the arriving packet itself is dropped.
-            ctx.drop_packet(pkt, DropReason::QdiscOverflow);
-            return Verdict::Dropped;
+            return refuse(pkt, ctx);
         }
         let mut verdict = Verdict::Queued;
-        if self.queue.len() as u64 >= self.limit as u64 {
-            let old = self.queue.pop_front().expect("full queue has a head");
-            self.backlog -= ctx.len_of(old) as u64;
-            ctx.drop_packet(old, DropReason::QdiscOverflow);
+        if fifo.len() as u64 >= fifo.limit.0 as u64 {
+            fifo.drop_head(ctx);
             verdict = Verdict::Congested;
         }
-        self.backlog += ctx.len_of(pkt) as u64;
-        self.queue.push_back(pkt);
+        fifo.enqueue_tail(pkt, ctx.len_of(pkt) as u64);
         verdict
     }
 
-    /// On a virtual device: the oldest packet for the asking member (see `fifo_queue`).
-    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        let p = self.queue.take(ctx)?;
-        self.backlog -= ctx.len_of(p) as u64;
-        Some(p)
-    }
-
-    fn peek(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
-        self.queue.peek(ctx)
-    }
-
-    fn serves_members(&self) -> bool {
-        true
-    }
-
-    /// A FIFO asked while empty only finds nothing (`TCQ_F_CAN_BYPASS` in Linux).
-    fn idle_when_empty(&self) -> bool {
-        true
-    }
-
-    fn len(&self) -> usize {
-        self.queue.len()
-    }
-
-    fn backlog_bytes(&self) -> u64 {
-        self.backlog
+    /// `fifo_init` sets the new limit; packets above it stay queued until the next arrival drops from the head (`sch_fifo.c`).
+    fn changed(conf: &QdiscConf) -> Option<Self> {
+        match conf {
+            QdiscConf::PfifoHeadDrop(c) => Some(HeadDropLimit(c.limit)),
+            _ => None,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::DropReason;
     use crate::qdisc::testing::Harness;
 
     #[test]

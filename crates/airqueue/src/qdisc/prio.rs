@@ -17,6 +17,7 @@
 //! On a virtual device the bands are tried in order for the asking member; a band with
 //! nothing for it is passed over (strict priority per member).
 
+use super::class_stats::{self, ClassView, WalkedClass};
 use super::classify::{Classifier, Match, MatchSpec};
 use super::{build_child, BuildCtx, Child, ClassReport, ClassSample, Qdisc, QdiscCtx, Verdict};
 use crate::conf::ScenarioError;
@@ -159,6 +160,16 @@ struct Band {
     child: Child,
 }
 
+impl WalkedClass for Band {
+    #[inline]
+    fn view(&self) -> ClassView<'_> {
+        ClassView::leaf(&self.name, &self.child)
+    }
+    fn reset_stats(&mut self) {
+        self.child.reset_stats();
+    }
+}
+
 pub struct Prio {
     bands: Vec<Band>,
     priomap: [u8; 16],
@@ -289,34 +300,15 @@ impl Qdisc for Prio {
     }
 
     fn report_classes(&self, prefix: &str, parent: &str, out: &mut Vec<ClassReport>) {
-        for b in &self.bands {
-            b.child.report(
-                ClassReport {
-                    class: format!("{prefix}{}", b.name),
-                    parent: parent.to_string(),
-                    kind: "prio",
-                    qdisc: "",
-                    rate_bps: 0,
-                    ceil_bps: 0,
-                    stats: Default::default(),
-                    backlog_packets: 0,
-                    backlog_bytes: 0,
-                },
-                out,
-            );
-        }
+        class_stats::report_classes("prio", &self.bands, prefix, parent, out);
     }
 
     fn sample_classes(&self, out: &mut Vec<ClassSample>) {
-        for b in &self.bands {
-            b.child.sample(out);
-        }
+        class_stats::sample_classes(&self.bands, out);
     }
 
     fn reset_stats(&mut self) {
-        for b in &mut self.bands {
-            b.child.reset_stats();
-        }
+        class_stats::reset_classes(&mut self.bands);
     }
 }
 
