@@ -29,6 +29,7 @@
 //! ([`crate::packet::TrunkCtl`]): they take air time, can be lost, and end consumed by the
 //! peer's trunk; the `trunk_control` table counts them.
 
+pub mod build;
 pub mod checks;
 pub mod jkm;
 pub mod resequencer;

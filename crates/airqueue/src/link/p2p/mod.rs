@@ -17,6 +17,7 @@
 //! (`checks.rs`), its builder from a spec (`build.rs`), the model (here, and the
 //! constant-delay wire in `wire.rs`) and its unit tests.
 
+pub mod build;
 pub mod checks;
 pub mod spec;
 pub mod wire;

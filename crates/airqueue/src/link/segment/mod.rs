@@ -18,6 +18,7 @@
 //! The folder holds the whole medium: its scenario spec (`spec.rs`), its checks
 //! (`checks.rs`), its builder from a spec (`build.rs`) and the model (here).
 
+pub mod build;
 pub mod checks;
 pub mod spec;
 
