@@ -1,43 +1,21 @@
 //! Semantic checks on an expanded scenario: names unique, references resolved, values in
 //! range. Every problem is collected; nothing here panics on user input.
+//!
+//! A wired medium's own checks live beside its spec, in its folder (`link/p2p/checks.rs`,
+//! `link/segment/checks.rs`, `link/netem/checks.rs`, `stripe/checks.rs`), and take what
+//! they need of the scenario; this calls them, in the order the problems are reported.
 
 use super::spec::{
-    AppSpec, CbrSpec, FlowSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec,
-    PoissonSpec, Scenario, SlotSpec, TcpVariant, TransportSpec,
+    AppSpec, CbrSpec, FlowSpec, MessageSpec, OnoffSpec, PoissonSpec, Scenario, TcpVariant,
+    TransportSpec,
 };
+use crate::conf::checks::{check_name, unique, MIN_MTU};
 use crate::conf::ScenarioError;
-use crate::engine::SimTime;
+use crate::link::netem::checks::check_impairment;
+use crate::link::p2p::checks::check_links;
+use crate::link::segment::checks::check_segments;
+use crate::stripe::checks::{check_trunks, TrunkSurroundings};
 use std::collections::{HashMap, HashSet};
-
-/// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
-const MIN_MTU: u32 = 68;
-
-fn check_name(path: String, name: &str, errs: &mut ScenarioError) {
-    if name.is_empty() {
-        errs.push(path, "must not be empty");
-    } else if name.contains('.') || name.chars().any(char::is_whitespace) {
-        errs.push(
-            path,
-            format!(
-                "\"{name}\" may not contain dots or spaces (dots separate node and link in interface names); use '-' or '_'"
-            ),
-        );
-    }
-}
-
-fn unique<'a>(section: &str, names: impl Iterator<Item = &'a str>, errs: &mut ScenarioError) {
-    let mut seen = HashSet::new();
-    for n in names {
-        if !seen.insert(n) {
-            errs.push(
-                format!("{section}.{n}.name"),
-                format!(
-                    "\"{n}\" is used by more than one entry in {section}; names must be unique"
-                ),
-            );
-        }
-    }
-}
 
 /// Checks an expanded scenario and returns every problem found.
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
@@ -92,41 +70,9 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     };
 
     // Links and the interfaces they create.
-    for l in &s.links {
-        check_name(format!("links.{}.name", l.name), &l.name, &mut errs);
-        let [a, b] = &l.between;
-        node_ref(format!("links.{}.between", l.name), a, &mut errs);
-        node_ref(format!("links.{}.between", l.name), b, &mut errs);
-        if a == b {
-            errs.push(
-                format!("links.{}.between", l.name),
-                format!("joins \"{a}\" to itself; a link needs two different nodes"),
-            );
-        }
-        if l.mtu < MIN_MTU || l.mtu > 65535 {
-            errs.push(
-                format!("links.{}.mtu", l.name),
-                format!(
-                    "{} is outside {MIN_MTU}…65535 bytes; 1500 is Ethernet's",
-                    l.mtu
-                ),
-            );
-        }
-        if let Some(imp) = &l.impairment {
-            check_impairment(imp, &format!("links.{}.impairment", l.name), &mut errs);
-        }
-        if let Some(r) = &l.reverse {
-            let path = format!("links.{}.reverse", l.name);
-            if r.rate.is_some_and(|r| r.bps() == 0) {
-                errs.push(format!("{path}.rate"), "must be above 0, e.g. \"1Mbit\"");
-            }
-            if let Some(imp) = &r.impairment {
-                check_impairment(imp, &format!("{path}.impairment"), &mut errs);
-            }
-        }
-    }
-    unique("links", s.links.iter().map(|l| l.name.as_str()), &mut errs);
-    check_segments(s, &nodes, &mut errs);
+    check_links(&s.links, &node_ref, &mut errs);
+    let link_names: HashSet<&str> = s.links.iter().map(|l| l.name.as_str()).collect();
+    check_segments(&s.segments, &link_names, &nodes, &mut errs);
     check_cells(s, &nodes, &mut errs);
     check_piconets(s, &nodes, &mut errs);
     check_spectrum(s, &nodes, &mut errs);
@@ -159,7 +105,15 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
 
     // Virtual devices (IMQ-like): a name of their own, members on the same node.
     let member_of = check_virtual_devs(s, &devs, &nodes, &mut errs);
-    check_trunks(s, &devs, &nodes, &member_of, &mut errs);
+    let qdisc_devs: HashSet<&str> = s.qdiscs.iter().map(|q| q.dev.as_str()).collect();
+    let around = TrunkSurroundings {
+        nodes: &nodes,
+        devs: &devs,
+        member_of: &member_of,
+        qdisc_devs: &qdisc_devs,
+        cell_buffer: &|m: &str, n: &str| cell_buffer(s, m, n),
+    };
+    check_trunks(&s.trunks, &around, &mut errs);
 
     // Qdiscs.
     let mut roots = HashSet::new();
@@ -453,200 +407,6 @@ fn check_timeline(s: &Scenario, devs: &HashMap<String, &str>, errs: &mut Scenari
             }
         }
     }
-}
-
-/// netem `slot`: either `min` [`max`] or `distribution` with `delay` and `jitter` (the
-/// two forms of tc-netem(8)), `max` not below `min`, allowances of at least one.
-fn check_slot(slot: &SlotSpec, path: &str, errs: &mut ScenarioError) {
-    let uniform_form = slot.min.is_some() || slot.max.is_some();
-    let dist_form = slot.distribution.is_some() || slot.delay.is_some() || slot.jitter.is_some();
-    if uniform_form && dist_form {
-        errs.push(
-            path.to_string(),
-            "give either `min` (and `max`) or `distribution` with `delay` and `jitter`, not both",
-        );
-    } else if !uniform_form && !dist_form {
-        errs.push(
-            format!("{path}.min"),
-            "a slot needs its gap: `min = \"10ms\"` (and `max`), or `distribution`, `delay`, `jitter`",
-        );
-    }
-    if slot.max.is_some() && slot.min.is_none() {
-        errs.push(format!("{path}.min"), "`max` needs a `min` (slot MIN MAX)");
-    }
-    if let (Some(min), Some(max)) = (slot.min, slot.max) {
-        if max.time() < min.time() {
-            errs.push(format!("{path}.max"), "must not be below `min`");
-        }
-    }
-    if slot.distribution.is_some() && (slot.delay.is_none() || slot.jitter.is_none()) {
-        errs.push(
-            format!("{path}.distribution"),
-            "a slot distribution needs `delay` and `jitter` (slot distribution D DELAY JITTER)",
-        );
-    }
-    if (slot.delay.is_some() || slot.jitter.is_some()) && slot.distribution.is_none() {
-        errs.push(
-            format!("{path}.distribution"),
-            "`delay` and `jitter` of a slot go with a `distribution` (e.g. \"normal\"); or use `min`/`max`",
-        );
-    }
-    for (key, v) in [("packets", slot.packets), ("bytes", slot.bytes)] {
-        if v == Some(0) {
-            errs.push(
-                format!("{path}.{key}"),
-                "must be at least 1; leave it out for no limit",
-            );
-        }
-    }
-}
-
-/// Checks `segments`: names unique among links and segments, known nodes, each once, at
-/// least two, a sane MTU.
-/// netem's own consistency rules (iproute2's `q_netem.c` refuses the same combinations).
-fn check_impairment(imp: &ImpairmentSpec, path: &str, errs: &mut ScenarioError) {
-    if imp.gemodel.is_some() && imp.loss.0 > 0.0 {
-        errs.push(
-            format!("{path}.gemodel"),
-            "loss and gemodel are alternative loss models (netem takes one); keep one of them",
-        );
-    }
-    if imp.reorder.0 > 0.0 && imp.delay.time() == SimTime::ZERO {
-        errs.push(
-            format!("{path}.reorder"),
-            "reordering sends some packets without the delay, so it needs a `delay` (as netem)",
-        );
-    }
-    if let Some(gap) = imp.gap {
-        if imp.reorder.0 == 0.0 {
-            errs.push(
-                format!("{path}.gap"),
-                "gap without a `reorder` probability does nothing; give `reorder` or remove `gap`",
-            );
-        }
-        if gap == 0 {
-            errs.push(
-                format!("{path}.gap"),
-                "must be at least 1 (1 = any packet may be reordered)",
-            );
-        }
-    }
-    if imp.distribution != NetemDistribution::Uniform && imp.jitter.time() == SimTime::ZERO {
-        errs.push(
-            format!("{path}.distribution"),
-            "a delay distribution is scaled by `jitter`; give a `jitter` (as netem)",
-        );
-    }
-    if imp.rate.is_none()
-        && (imp.packet_overhead != 0 || imp.cell_size != 0 || imp.cell_overhead != 0)
-    {
-        errs.push(
-            format!("{path}.rate"),
-            "packet_overhead, cell_size and cell_overhead shape netem's `rate`; give a `rate`",
-        );
-    }
-    if imp.rate.is_some_and(|r| r.bps() == 0) {
-        errs.push(format!("{path}.rate"), "must be above 0, e.g. \"1Mbit\"");
-    }
-    if imp.limit == Some(0) {
-        errs.push(
-            format!("{path}.limit"),
-            "must be at least 1 packet (netem's default is 1000)",
-        );
-    }
-    if let Some(slot) = &imp.slot {
-        check_slot(slot, &format!("{path}.slot"), errs);
-    }
-    if imp.cell_size == 0 && imp.cell_overhead != 0 {
-        errs.push(
-            format!("{path}.cell_overhead"),
-            "is added per cell; give a `cell_size`",
-        );
-    }
-    let pairs = [
-        (
-            "loss_correlation",
-            imp.loss_correlation,
-            imp.loss.0 > 0.0,
-            "loss",
-        ),
-        (
-            "delay_correlation",
-            imp.delay_correlation,
-            imp.jitter.time() > SimTime::ZERO,
-            "jitter",
-        ),
-        (
-            "reorder_correlation",
-            imp.reorder_correlation,
-            imp.reorder.0 > 0.0,
-            "reorder",
-        ),
-        (
-            "duplicate_correlation",
-            imp.duplicate_correlation,
-            imp.duplicate.0 > 0.0,
-            "duplicate",
-        ),
-        (
-            "corrupt_correlation",
-            imp.corrupt_correlation,
-            imp.corrupt.0 > 0.0,
-            "corrupt",
-        ),
-    ];
-    for (key, corr, on, base) in pairs {
-        if corr.0 > 0.0 && !on {
-            errs.push(
-                format!("{path}.{key}"),
-                format!("correlates successive `{base}` draws, but `{base}` is off; give `{base}` or remove it"),
-            );
-        }
-    }
-}
-
-fn check_segments(s: &Scenario, nodes: &HashSet<&str>, errs: &mut ScenarioError) {
-    for g in &s.segments {
-        let label = format!("segments.{}", g.name);
-        check_name(format!("{label}.name"), &g.name, errs);
-        if s.links.iter().any(|l| l.name == g.name) {
-            errs.push(
-                format!("{label}.name"),
-                format!("\"{}\" is also a link's name; links and segments share one namespace (interfaces are <node>.<name>)", g.name),
-            );
-        }
-        if g.nodes.len() < 2 {
-            errs.push(
-                format!("{label}.nodes"),
-                "a segment joins at least two nodes; list them, e.g. nodes = [\"a\", \"b\", \"c\"]",
-            );
-        }
-        let mut seen = HashSet::new();
-        for n in &g.nodes {
-            if !nodes.contains(n.as_str()) {
-                errs.push(
-                    format!("{label}.nodes"),
-                    format!("\"{n}\" is not a node; add it to [[nodes]] or fix the name"),
-                );
-            }
-            if !seen.insert(n.as_str()) {
-                errs.push(
-                    format!("{label}.nodes"),
-                    format!("\"{n}\" is listed twice; a node has one interface on a segment"),
-                );
-            }
-        }
-        if g.mtu < MIN_MTU || g.mtu > 65535 {
-            errs.push(
-                format!("{label}.mtu"),
-                format!(
-                    "{} is outside {MIN_MTU}…65535 bytes; 1500 is Ethernet's",
-                    g.mtu
-                ),
-            );
-        }
-    }
-    unique("segments", s.segments.iter().map(|g| g.name.as_str()), errs);
 }
 
 /// Checks `cells`: a unique name among links, segments and cells, known nodes each once,
@@ -1705,135 +1465,20 @@ fn check_virtual_devs<'a>(
     member_of
 }
 
-/// Checks `trunks`: two different existing nodes, members that join both, each interface in
-/// one trunk at most and in no virtual device, no qdisc of its own on a member, sizes and
-/// intervals the schemes can use.
-fn check_trunks(
-    s: &Scenario,
-    devs: &HashMap<String, &str>,
-    nodes: &HashSet<&str>,
-    member_of: &HashMap<&str, &str>,
-    errs: &mut ScenarioError,
-) {
-    let mut in_trunk: HashMap<String, &str> = HashMap::new();
-    for t in &s.trunks {
-        let label = format!("trunks.{}", t.name);
-        check_name(format!("{label}.name"), &t.name, errs);
-        let [a, b] = &t.between;
-        for n in [a, b] {
-            if !nodes.contains(n.as_str()) {
-                errs.push(
-                    format!("{label}.between"),
-                    format!("\"{n}\" is not a node; name two nodes of [[nodes]]"),
-                );
-            }
-        }
-        if a == b {
-            errs.push(
-                format!("{label}.between"),
-                format!("joins \"{a}\" to itself; a trunk needs two different nodes"),
-            );
-        }
-        if t.control_bytes.0 < 20 || t.control_bytes.0 > 1500 {
-            errs.push(
-                format!("{label}.control_bytes"),
-                "must be an IP packet of 20 to 1500 bytes, e.g. 40",
-            );
-        }
-        if t.ack_every == 0 {
-            errs.push(
-                format!("{label}.ack_every"),
-                "must be at least 1 (a positive ACK after every n data packets)",
-            );
-        }
-        if t.nak_interval.time() == SimTime::ZERO {
-            errs.push(
-                format!("{label}.nak_interval"),
-                "must be above 0, e.g. \"20ms\"",
-            );
-        }
-        if t.scheme == crate::stripe::Scheme::Srr && t.quantum.0 > u64::from(u32::MAX) {
-            errs.push(format!("{label}.quantum"), "must be below 4 GB, e.g. 3000");
-        }
-        if t.members.is_empty() {
-            errs.push(
-                format!("{label}.members"),
-                "is empty; list the media to stripe over, e.g. [\"ch1\", \"ch6\", \"ch11\"]",
-            );
-        }
-        if t.limit == 0 {
-            errs.push(
-                format!("{label}.limit"),
-                "must be at least 1 packet (the paper's trunk queue holds 50)",
-            );
-        }
-        if t.timeout_step.time() == SimTime::ZERO || t.min_timeout.time() == SimTime::ZERO {
-            errs.push(
-                format!("{label}.timeout_step"),
-                "timeout_step and min_timeout must be above 0, e.g. \"1ms\"",
-            );
-        }
-        if t.quantum.0 == 0 {
-            errs.push(format!("{label}.quantum"), "must be above 0, e.g. 3000");
-        }
-        let mut seen = HashSet::new();
-        for (i, m) in t.members.iter().enumerate() {
-            let path = format!("{label}.members[{i}]");
-            if !seen.insert(m.as_str()) {
-                errs.push(path, format!("\"{m}\" is listed twice"));
-                continue;
-            }
-            for n in [a, b] {
-                let dev = format!("{n}.{m}");
-                if !devs.contains_key(&dev) {
-                    errs.push(
-                        path.clone(),
-                        format!(
-                            "\"{m}\" is not a medium that \"{n}\" is on (no interface \"{dev}\"); members are links, segments or cells joining both nodes"
-                        ),
-                    );
-                    continue;
-                }
-                if let Some(v) = member_of.get(dev.as_str()) {
-                    errs.push(
-                        path.clone(),
-                        format!("\"{dev}\" is a member of virtual device \"{v}\"; an interface can belong to a trunk or a virtual device, not both"),
-                    );
-                }
-                // §3.4: each member's output queue holds at most one packet.
-                if let Some(c) = s.cells.iter().find(|c| &c.name == m) {
-                    let own = c.stations.iter().find(|st| &st.node == n);
-                    let buffer = own
-                        .and_then(|st| st.buffer)
-                        .or(if c.ap.as_ref() == Some(n) {
-                            c.ap_buffer
-                        } else {
-                            None
-                        })
-                        .unwrap_or(c.buffer);
-                    if buffer != 1 {
-                        errs.push(
-                            path.clone(),
-                            format!("\"{dev}\" has a driver buffer of {buffer} packets, but a trunk member holds at most one (seed 004 §3.4); set buffer = 1 on cell \"{m}\" (or on its station \"{n}\")"),
-                        );
-                    }
-                }
-                if s.qdiscs.iter().any(|q| q.dev == dev) {
-                    errs.push(
-                        path.clone(),
-                        format!("\"{dev}\" has a [[qdiscs]] entry, but a trunk member holds only the packet it transmits (seed 004 §3.4); remove the qdisc"),
-                    );
-                }
-                if let Some(other) = in_trunk.insert(dev.clone(), t.name.as_str()) {
-                    errs.push(
-                        path.clone(),
-                        format!("\"{dev}\" is already a member of trunk \"{other}\"; an interface can belong to one trunk"),
-                    );
-                }
-            }
-        }
-    }
-    unique("trunks", s.trunks.iter().map(|t| t.name.as_str()), errs);
+/// The driver buffer (packets) of node `n`'s interface on medium `m`, if `m` is a cell:
+/// the station's own, the AP's, or the cell's (what a trunk's checks need of a cell).
+fn cell_buffer(s: &Scenario, m: &str, n: &str) -> Option<u32> {
+    let c = s.cells.iter().find(|c| c.name == m)?;
+    let own = c.stations.iter().find(|st| st.node == n);
+    Some(
+        own.and_then(|st| st.buffer)
+            .or(if c.ap.as_deref() == Some(n) {
+                c.ap_buffer
+            } else {
+                None
+            })
+            .unwrap_or(c.buffer),
+    )
 }
 
 /// A source paced by `rate` or `interval` (exactly one, the interval non-zero).

@@ -9,7 +9,7 @@
 //! drops), `root_queue.rs` (root qdiscs and the ports that pull from them), `media.rs`
 //! (calling media and acting on their effects; the media themselves are in `crate::link`),
 //! `apps.rs` (sources and TCP endpoints), `sampling.rs` (time series and warm-up),
-//! `conservation.rs`, `results.rs`, `build.rs`.
+//! `conservation.rs`, `results.rs`, `build/` (building a scenario, one file per phase).
 
 mod apps;
 pub mod budget;

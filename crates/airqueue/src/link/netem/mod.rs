@@ -11,7 +11,12 @@
 //! whatever their flow, as on a real netem qdisc. The options that existed before these
 //! (Bernoulli loss, uniform jitter) keep their per-flow streams when uncorrelated, so
 //! scenarios without the new options draw exactly what they drew before.
+//!
+//! The folder holds the impairment's spec (`spec.rs`), netem's consistency rules on it
+//! (`checks.rs`), the per-direction model (`impairment.rs`) and these decisions; a link
+//! builds its impairments (`link/p2p/build.rs`).
 
+pub mod checks;
 pub mod impairment;
 pub mod spec;
 

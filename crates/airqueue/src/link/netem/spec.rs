@@ -4,6 +4,7 @@
 //! comments are user documentation (the JSON Schema and `docs/scenario-reference.md`).
 
 use crate::channel::GeModelConf;
+use crate::conf::defaults::is_zero_u32;
 use crate::conf::{Duration, Probability, Rate};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -179,8 +180,4 @@ impl ImpairmentSpec {
 
 fn is_zero_probability(p: &Probability) -> bool {
     p.0 == 0.0
-}
-
-fn is_zero_u32(v: &u32) -> bool {
-    *v == 0
 }

@@ -12,8 +12,17 @@
 //! Event keys: `2·port` = the port's serialization ends, `2·port + 1` = the head of the
 //! wire behind the port arrives, `4 + port` = netem's watchdog of the port's direction
 //! (`slot`: its held packets may leave).
+//!
+//! The folder holds the whole medium: its scenario spec (`spec.rs`), its checks
+//! (`checks.rs`), its builder from a spec (`build.rs`), the model (here, and the
+//! constant-delay wire in `wire.rs`) and its unit tests.
 
+pub mod build;
+pub mod checks;
+pub mod spec;
 pub mod wire;
+
+pub use spec::{LinkDirectionSpec, LinkSpec};
 
 use crate::engine::{EventQueue, SimTime};
 use crate::event::Event;

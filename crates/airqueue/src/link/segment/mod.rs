@@ -14,6 +14,15 @@
 //! What it does not model: collisions and back-off (ns-3's `CsmaNetDevice` backs off a
 //! random number of slots when the channel is busy; FIFO arbitration is its collision-free
 //! limit), broadcast, and per-port rates.
+//!
+//! The folder holds the whole medium: its scenario spec (`spec.rs`), its checks
+//! (`checks.rs`), its builder from a spec (`build.rs`) and the model (here).
+
+pub mod build;
+pub mod checks;
+pub mod spec;
+
+pub use spec::SegmentSpec;
 
 use crate::engine::SimTime;
 use crate::link::{LinkCtx, LinkEffect, LinkView, Medium, Neighbour};
