@@ -1,6 +1,7 @@
 //! The configuration contract every model shares, below all of them: quantities with units
 //! ([`units`]: `Rate`, `Duration`, `Bytes`, `Probability`), the problem type with its field
-//! path ([`problem`]: `Problem`, `ScenarioError`), the enums chosen by a `kind` key
+//! path ([`problem`]: `Problem`, `ScenarioError`), the rules every medium's names and MTU
+//! follow ([`names`]: `check_name`, `unique`, `MIN_MTU`), the enums chosen by a `kind` key
 //! ([`kind_enum!`](crate::kind_enum), as each qdisc, application or medium registers its
 //! `Conf` under its name) and serde's errors in words ([`words`]).
 //!
@@ -10,9 +11,11 @@
 //! the reverse. Nothing here imports a model; `units` reads only `engine::SimTime`.
 
 pub mod kind_enum;
+pub mod names;
 pub mod problem;
 pub mod units;
 pub mod words;
 
+pub use names::{check_name, default_mtu, unique, MIN_MTU};
 pub use problem::{Problem, ScenarioError};
 pub use units::{Bytes, Duration, Probability, Rate};

@@ -6,6 +6,7 @@
 
 pub use crate::app::spec::*;
 pub use crate::channel::GeModelConf;
+use crate::conf::default_mtu;
 pub use crate::conf::units::{Bytes, Duration, Probability, Rate};
 use crate::engine::SimTime;
 pub use crate::link::netem::spec::*;
@@ -332,10 +333,6 @@ impl LinkSpec {
             _ => self.impairment.as_ref(),
         }
     }
-}
-
-fn default_mtu() -> u32 {
-    1500
 }
 
 fn is_zero_u32(v: &u32) -> bool {

@@ -5,39 +5,9 @@ use super::spec::{
     AppSpec, CbrSpec, FlowSpec, ImpairmentSpec, MessageSpec, NetemDistribution, OnoffSpec,
     PoissonSpec, Scenario, SlotSpec, TcpVariant, TransportSpec,
 };
-use crate::conf::ScenarioError;
+use crate::conf::{check_name, unique, ScenarioError, MIN_MTU};
 use crate::engine::SimTime;
 use std::collections::{HashMap, HashSet};
-
-/// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
-const MIN_MTU: u32 = 68;
-
-fn check_name(path: String, name: &str, errs: &mut ScenarioError) {
-    if name.is_empty() {
-        errs.push(path, "must not be empty");
-    } else if name.contains('.') || name.chars().any(char::is_whitespace) {
-        errs.push(
-            path,
-            format!(
-                "\"{name}\" may not contain dots or spaces (dots separate node and link in interface names); use '-' or '_'"
-            ),
-        );
-    }
-}
-
-fn unique<'a>(section: &str, names: impl Iterator<Item = &'a str>, errs: &mut ScenarioError) {
-    let mut seen = HashSet::new();
-    for n in names {
-        if !seen.insert(n) {
-            errs.push(
-                format!("{section}.{n}.name"),
-                format!(
-                    "\"{n}\" is used by more than one entry in {section}; names must be unique"
-                ),
-            );
-        }
-    }
-}
 
 /// Checks an expanded scenario and returns every problem found.
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {

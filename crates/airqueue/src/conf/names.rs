@@ -1,0 +1,46 @@
+//! What the checks and specs of several media share, below all of them: the rules of a
+//! name (`check_name`, `unique`) and the MTU bounds every medium's `mtu` key uses
+//! (`MIN_MTU`, `default_mtu`). They live here, not in the format (`crate::scenario`), so
+//! that each medium's folder (`link/wifi/checks.rs`, `link/bluetooth/checks.rs`, …) can
+//! check its own entries without importing the layer above it.
+
+use super::ScenarioError;
+use std::collections::HashSet;
+
+/// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
+pub const MIN_MTU: u32 = 68;
+
+/// The default `mtu` of a medium: 1500 bytes, Ethernet's.
+pub fn default_mtu() -> u32 {
+    1500
+}
+
+/// A name that can be part of an interface name `<node>.<medium>`: not empty, no dots,
+/// no white space.
+pub fn check_name(path: String, name: &str, errs: &mut ScenarioError) {
+    if name.is_empty() {
+        errs.push(path, "must not be empty");
+    } else if name.contains('.') || name.chars().any(char::is_whitespace) {
+        errs.push(
+            path,
+            format!(
+                "\"{name}\" may not contain dots or spaces (dots separate node and link in interface names); use '-' or '_'"
+            ),
+        );
+    }
+}
+
+/// Each name of `section` used by one entry only.
+pub fn unique<'a>(section: &str, names: impl Iterator<Item = &'a str>, errs: &mut ScenarioError) {
+    let mut seen = HashSet::new();
+    for n in names {
+        if !seen.insert(n) {
+            errs.push(
+                format!("{section}.{n}.name"),
+                format!(
+                    "\"{n}\" is used by more than one entry in {section}; names must be unique"
+                ),
+            );
+        }
+    }
+}
