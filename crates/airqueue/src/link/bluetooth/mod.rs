@@ -21,6 +21,7 @@ pub mod piconet;
 pub mod polling;
 pub mod sar;
 pub mod scatternet;
+pub mod spec;
 pub mod token_bucket;
 
 pub use acl_channel::ChannelKind;

@@ -11,6 +11,7 @@ pub mod edca;
 pub mod minstrel;
 pub mod phy;
 pub mod rate;
+pub mod spec;
 pub mod txq;
 
 pub use dcf::{BssConf, Cell, DcfConf, PortConf, RateControl};

@@ -16,6 +16,8 @@
 //! (a dual-mode access point) are `min_distance_m` apart (the spectrum's separation of
 //! colocated antennas).
 
+pub mod spec;
+
 use crate::channel::mobility::Position;
 use crate::channel::propagation::dbm_to_mw;
 use crate::channel::{Band, PathLoss, Reception, Spectrum, Transmission};
