@@ -16,6 +16,7 @@
 //! (a dual-mode access point) are `min_distance_m` apart (the spectrum's separation of
 //! colocated antennas).
 
+pub(crate) mod checks;
 pub mod spec;
 
 use crate::channel::mobility::Position;

@@ -15,6 +15,7 @@
 
 pub mod acl_channel;
 pub mod baseband;
+pub(crate) mod checks;
 pub mod coexist;
 pub mod hopping;
 pub mod piconet;

@@ -5,6 +5,7 @@
 //! ([`coexist`]). docs/wifi.md describes the model.
 
 pub mod arf;
+pub(crate) mod checks;
 pub mod coexist;
 pub mod dcf;
 pub mod edca;
