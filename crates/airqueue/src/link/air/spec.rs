@@ -1,7 +1,7 @@
 //! The shared 2.4 GHz spectrum as the scenario format writes it (`[spectrum]`): the spec of
 //! this folder's model ([`super::Air`], a medium's radios on a shared
-//! [`crate::channel::Spectrum`]), beside the model, its checks ([`super::checks`]) and its
-//! builder ([`super::build`]); the format (`crate::scenario`) re-exports it. The doc comments
+//! [`crate::channel::Spectrum`]), beside the model, its checks (`checks.rs`) and its
+//! builder (`build.rs`); the format (`crate::scenario`) re-exports it. The doc comments
 //! are user documentation (the JSON Schema and `docs/scenario-reference.md`).
 
 use schemars::JsonSchema;

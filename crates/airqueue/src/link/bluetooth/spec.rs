@@ -1,7 +1,7 @@
 //! The Bluetooth piconets and scatternet bridges as the scenario format writes them
 //! (`[[piconets]]`, `[[bridges]]`): the spec of this folder's model ([`super::Piconet`],
-//! [`super::Scatternet`]), beside the model, its checks ([`super::checks`]) and its builder
-//! ([`super::build`]); the format (`crate::scenario`) re-exports it. The doc comments are
+//! [`super::Scatternet`]), beside the model, its checks (`checks.rs`) and its builder
+//! (`build.rs`); the format (`crate::scenario`) re-exports it. The doc comments are
 //! user documentation (the JSON Schema and `docs/scenario-reference.md`).
 
 use crate::conf::{default_mtu, Bytes, Duration, Rate};

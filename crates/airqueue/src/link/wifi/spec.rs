@@ -1,7 +1,7 @@
 //! The 802.11 cells as the scenario format writes them (`[[cells]]`, `[propagation]`): the
 //! spec of this folder's model ([`super::Cell`], the DCF/EDCA medium, and its per-station
-//! hearing, [`super::dcf::hearing`]), beside the model, its checks ([`super::checks`]) and
-//! its builder ([`super::build`]); the format (`crate::scenario`) re-exports it. The doc
+//! hearing, [`super::dcf::hearing`]), beside the model, its checks (`checks.rs`) and
+//! its builder (`build.rs`); the format (`crate::scenario`) re-exports it. The doc
 //! comments are user documentation (the JSON Schema and `docs/scenario-reference.md`).
 
 use crate::conf::{default_mtu, Duration, Probability, Rate};
