@@ -1,6 +1,7 @@
 //! The configuration contract every model shares, below all of them: quantities with units
 //! ([`units`]: `Rate`, `Duration`, `Bytes`, `Probability`), the problem type with its field
-//! path ([`problem`]: `Problem`, `ScenarioError`), the enums chosen by a `kind` key
+//! path ([`problem`]: `Problem`, `ScenarioError`), the rules every medium's names and MTU
+//! follow ([`names`]: `check_name`, `unique`, `MIN_MTU`), the enums chosen by a `kind` key
 //! ([`kind_enum!`](crate::kind_enum), as each qdisc, application or medium registers its
 //! `Conf` under its name), serde's errors in words ([`words`]), the checks every section
 //! shares ([`checks`]: a name's rule, uniqueness, the MTU floor) and the serde defaults
@@ -11,12 +12,14 @@
 //! options; the scenario format (`crate::scenario`) imports the models' `Conf`s, never
 //! the reverse. Nothing here imports a model; `units` reads only `engine::SimTime`.
 
-pub mod checks;
 pub mod defaults;
 pub mod kind_enum;
+pub mod names;
 pub mod problem;
 pub mod units;
 pub mod words;
 
+pub use defaults::{default_mtu, is_zero_u32};
+pub use names::{check_name, check_wired_mtu, unique, MIN_MTU};
 pub use problem::{Problem, ScenarioError};
 pub use units::{Bytes, Duration, Probability, Rate};

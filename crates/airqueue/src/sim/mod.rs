@@ -22,7 +22,6 @@ mod media;
 mod results;
 mod root_queue;
 mod sampling;
-mod spectrum;
 mod tcp_flow;
 mod timeline;
 mod warnings;

@@ -4,8 +4,8 @@
 //! itself, which sits above this layer.
 
 use super::spec::{Scheme, TrunkSpec};
-use crate::conf::checks::{check_name, unique};
 use crate::conf::ScenarioError;
+use crate::conf::{check_name, unique};
 use crate::engine::SimTime;
 use std::collections::{HashMap, HashSet};
 

@@ -12,15 +12,24 @@
 //! - [`coexist`]: a piconet on the shared spectrum, AFH and BIAS;
 //! - [`piconet`]: the medium. See `docs/bluetooth.md`;
 //! - [`scatternet`]: piconets joined by a walk-in slave/slave bridge.
+//!
+//! The folder holds the whole medium: what the scenario format writes (`[[piconets]]`,
+//! `[[bridges]]`: [`spec`], re-exported by `crate::scenario`), its checks (`checks`, called
+//! by `crate::scenario::validate`), its builder (`build`, called by `crate::sim`) and the
+//! model with its unit tests, so a change to Bluetooth stays in one place and needs nothing
+//! above the link layer.
 
 pub mod acl_channel;
 pub mod baseband;
+pub(crate) mod build;
+pub(crate) mod checks;
 pub mod coexist;
 pub mod hopping;
 pub mod piconet;
 pub mod polling;
 pub mod sar;
 pub mod scatternet;
+pub mod spec;
 pub mod token_bucket;
 
 pub use acl_channel::ChannelKind;

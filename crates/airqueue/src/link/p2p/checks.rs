@@ -2,8 +2,8 @@
 //! calls them with the links and how to check a node reference, never the whole scenario.
 
 use super::spec::LinkSpec;
-use crate::conf::checks::{check_name, check_wired_mtu, unique};
 use crate::conf::ScenarioError;
+use crate::conf::{check_name, check_wired_mtu, unique};
 use crate::link::netem::checks::check_impairment;
 
 /// Checks `links`: a name fit for interface names and unique among links, two different

@@ -3,8 +3,8 @@
 //! segments share one namespace), never the whole scenario.
 
 use super::spec::SegmentSpec;
-use crate::conf::checks::{check_name, check_wired_mtu, unique};
 use crate::conf::ScenarioError;
+use crate::conf::{check_name, check_wired_mtu, unique};
 use std::collections::HashSet;
 
 /// Checks `segments`: names unique among links and segments, known nodes, each once, at

@@ -220,7 +220,7 @@ impl<'s> Builder<'s> {
             self.place.push(((first_cell + g) as u32, offset as u32));
         }
         let first_piconet = first_cell + s.cells.len();
-        self.piconet_groups = piconet_groups(s);
+        self.piconet_groups = piconet_groups(&s.piconets, &s.bridges);
         for (k, g) in self.piconet_groups.iter().enumerate() {
             let offset: usize = self.piconet_groups[..k]
                 .iter()

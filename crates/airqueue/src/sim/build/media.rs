@@ -19,7 +19,7 @@ impl Builder<'_> {
             .s
             .spectrum
             .as_ref()
-            .map(|sp| crate::sim::spectrum::SpectrumBuild::new(sp, self.seed));
+            .map(|sp| crate::link::air::build::SpectrumBuild::new(sp, self.seed));
         self.cell_media(air.as_mut());
         self.piconet_media(air.as_mut());
         for (name, factory) in std::mem::take(&mut self.opts.media) {
@@ -77,7 +77,7 @@ impl Builder<'_> {
 
     /// A medium per channel's cells (or per cell without a channel), with who hears whom
     /// under `[propagation]`, SINR capture, and its radios on the shared spectrum.
-    fn cell_media(&mut self, mut air: Option<&mut crate::sim::spectrum::SpectrumBuild>) {
+    fn cell_media(&mut self, mut air: Option<&mut crate::link::air::build::SpectrumBuild>) {
         let s = self.s;
         let first_cell = self.first_cell();
         for (_, members) in &self.cell_media {
@@ -121,7 +121,7 @@ impl Builder<'_> {
     }
 
     /// A medium per piconet, or per scatternet for the piconets a bridge joins.
-    fn piconet_media(&mut self, mut air: Option<&mut crate::sim::spectrum::SpectrumBuild>) {
+    fn piconet_media(&mut self, mut air: Option<&mut crate::link::air::build::SpectrumBuild>) {
         let s = self.s;
         let first_piconet = self.first_piconet();
         let groups = self

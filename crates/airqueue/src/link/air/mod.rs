@@ -15,6 +15,16 @@
 //! floor of its bandwidth plus its noise figure. A transmitter and a receiver on one node
 //! (a dual-mode access point) are `min_distance_m` apart (the spectrum's separation of
 //! colocated antennas).
+//!
+//! The folder holds the whole shared air: what the scenario format writes (`[spectrum]`:
+//! [`spec`], re-exported by `crate::scenario`), its checks (`checks`, called by
+//! `crate::scenario::validate`), its builder (`build`: the spectrum and each member's
+//! radios, called by `crate::sim`) and this model; the members' sides are
+//! `bluetooth::coexist` and `wifi::coexist`.
+
+pub(crate) mod build;
+pub(crate) mod checks;
+pub mod spec;
 
 use crate::channel::mobility::Position;
 use crate::channel::propagation::dbm_to_mw;

@@ -1,20 +1,23 @@
-//! Building the shared 2.4 GHz spectrum of a scenario (`[spectrum]`) and attaching its
-//! members — piconets and 802.11b/g cells — to it (see `link::air`).
+//! Building the shared 2.4 GHz spectrum of a scenario (`[spectrum]`, [`super::spec`],
+//! checked by [`super::checks`]) and attaching its members — piconets and 802.11b/g cells —
+//! to it (the model: [`super::Air`]). The simulation (`crate::sim`) creates one
+//! [`SpectrumBuild`] and hands it each medium as it builds it.
 //!
 //! Each member's radios get source numbers in member order, then port order; positions
 //! come from `spectrum.positions` (the origin otherwise). Each member draws its
 //! interference losses from a stream of its own (`piconet:<name>:air`, `cell:<name>:air`),
 //! so a run without `[spectrum]` is unchanged.
 
+use super::spec::SpectrumSpec;
+use super::{Air, AirPort, SharedSpectrum};
 use crate::channel::mobility::Position;
 use crate::channel::propagation::{friis_loss_db, noise_floor_dbm};
 use crate::channel::{PathLoss, PathLossConf, Spectrum};
 use crate::engine::stream;
-use crate::link::air::{Air, AirPort, SharedSpectrum};
 use crate::link::bluetooth::coexist::{Avoidance, PiconetAir, DEFAULT_INTERVAL, DEFAULT_THRESHOLD};
 use crate::link::bluetooth::hopping::{Classifier, Hopping};
+use crate::link::bluetooth::spec::PiconetSpec;
 use crate::link::wifi::coexist::CellAir;
-use crate::scenario::{PiconetSpec, SpectrumSpec};
 use std::cell::RefCell;
 use std::rc::Rc;
 

@@ -1,7 +1,8 @@
-//! What the checks of every section share: the rule for a name, uniqueness within a
-//! section, IPv4's MTU floor. Here, below the models, so that a medium's own checks
-//! (`link/p2p/checks.rs`, `stripe/checks.rs`, …) and the format's (`scenario/validate.rs`)
-//! word the same problem the same way.
+//! What the checks of every section share, below all of them: the rules of a name
+//! (`check_name`, `unique`) and IPv4's MTU floor (`MIN_MTU`). They live here, not in the
+//! format (`crate::scenario`), so that each medium's folder (`link/p2p/checks.rs`,
+//! `link/wifi/checks.rs`, `stripe/checks.rs`, …) checks its own entries without importing
+//! the layer above it, and words the same problem the same way.
 
 use super::ScenarioError;
 use std::collections::HashSet;
@@ -9,7 +10,8 @@ use std::collections::HashSet;
 /// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
 pub const MIN_MTU: u32 = 68;
 
-/// A name that is part of an interface name (`<node>.<link>`): not empty, no dots or spaces.
+/// A name that can be part of an interface name `<node>.<medium>`: not empty, no dots,
+/// no white space.
 pub fn check_name(path: String, name: &str, errs: &mut ScenarioError) {
     if name.is_empty() {
         errs.push(path, "must not be empty");
@@ -23,7 +25,7 @@ pub fn check_name(path: String, name: &str, errs: &mut ScenarioError) {
     }
 }
 
-/// Each name once in `section`: every repetition is a problem at `<section>.<name>.name`.
+/// Each name of `section` used by one entry only.
 pub fn unique<'a>(section: &str, names: impl Iterator<Item = &'a str>, errs: &mut ScenarioError) {
     let mut seen = HashSet::new();
     for n in names {

@@ -1,0 +1,566 @@
+//! The checks of `[[cells]]` and `[propagation]` (and of a static route via a cell): names,
+//! nodes, the standard's rates, MAC parameters, EDCA, capture, who hears whom. They run on
+//! the cells' specs ([`super::spec`]) with what they need of the rest of the scenario passed
+//! in (node names, the names the cells share a namespace with, the shared spectrum), so the
+//! medium's folder holds its own rules and the format (`crate::scenario::validate`) only
+//! calls them. Every problem is collected; nothing here panics on user input.
+
+use super::spec::{
+    ApQueuesKind, CaptureKind, CellMode, CellSpec, PropagationSpec, RateControlKind,
+};
+use crate::conf::{check_name, unique, Rate, ScenarioError, MIN_MTU};
+use crate::link::air::spec::SpectrumSpec;
+use std::collections::HashSet;
+
+/// Checks `cells`: a unique name among links, segments and cells, known nodes each once,
+/// a known standard with rates of it, sane MAC parameters.
+///
+/// `taken`: the names of the links and segments (one namespace with the cells); `nodes`:
+/// the scenario's nodes; `spectrum`: the shared spectrum, if any (a cell on it cannot
+/// use SINR capture).
+pub fn check_cells(
+    cells: &[CellSpec],
+    taken: &HashSet<&str>,
+    nodes: &HashSet<&str>,
+    spectrum: Option<&SpectrumSpec>,
+    errs: &mut ScenarioError,
+) {
+    use super::Standard;
+    for c in cells {
+        let label = format!("cells.{}", c.name);
+        check_name(format!("{label}.name"), &c.name, errs);
+        if taken.contains(c.name.as_str()) {
+            errs.push(
+                format!("{label}.name"),
+                format!("\"{}\" is also a link's or segment's name; they share one namespace (interfaces are <node>.<name>)", c.name),
+            );
+        }
+        let std = Standard::parse(&c.standard);
+        if std.is_none() {
+            errs.push(
+                format!("{label}.standard"),
+                format!(
+                    "\"{}\" is not a supported PHY; use \"802.11b\", \"802.11a\" or \"802.11g\"",
+                    c.standard
+                ),
+            );
+        }
+        let rate_ok = |path: String, r: &Rate, errs: &mut ScenarioError| {
+            if let Some(std) = std {
+                let ok = r.bps().is_multiple_of(1000)
+                    && std.rates_kbps().contains(&((r.bps() / 1000) as u32));
+                if !ok {
+                    let list: Vec<String> = std
+                        .rates_kbps()
+                        .iter()
+                        .map(|k| format!("{}Mbit", *k as f64 / 1000.0))
+                        .collect();
+                    errs.push(
+                        path,
+                        format!(
+                            "{} is not a rate of {}; use one of {}",
+                            r,
+                            std.name(),
+                            list.join(", ")
+                        ),
+                    );
+                }
+            }
+        };
+        if let Some(r) = &c.rate {
+            rate_ok(format!("{label}.rate"), r, errs);
+        }
+        for r in c.basic_rates.iter().flatten() {
+            rate_ok(format!("{label}.basic_rates"), r, errs);
+        }
+        if c.basic_rates.as_ref().is_some_and(|b| b.is_empty()) {
+            errs.push(
+                format!("{label}.basic_rates"),
+                "must name at least one rate; remove the key for the standard's set",
+            );
+        }
+        if c.short_preamble && std == Some(Standard::A) {
+            errs.push(
+                format!("{label}.short_preamble"),
+                "802.11a has no DSSS preamble; remove the key",
+            );
+        }
+        if c.stations.is_empty() {
+            errs.push(
+                format!("{label}.stations"),
+                "a cell needs at least one station, e.g. stations = [{ node = \"sta\" }]",
+            );
+        }
+        check_mode(c, &label, errs);
+        let mut seen = HashSet::new();
+        for n in c.members() {
+            if !nodes.contains(n.as_str()) {
+                errs.push(
+                    format!("{label}.stations"),
+                    format!("\"{n}\" is not a node; add it to [[nodes]] or fix the name"),
+                );
+            }
+            if !seen.insert(n.as_str()) {
+                errs.push(
+                    format!("{label}.stations"),
+                    format!("\"{n}\" is in the cell twice; a node has one interface on a cell"),
+                );
+            }
+        }
+        for st in &c.stations {
+            if let Some(r) = &st.rate {
+                rate_ok(format!("{label}.stations.{}.rate", st.node), r, errs);
+            }
+            if st.buffer == Some(0) {
+                errs.push(
+                    format!("{label}.stations.{}.buffer", st.node),
+                    "must be at least 1 packet",
+                );
+            }
+            if st.snr_db.is_some() && st.ber.0 > 0.0 {
+                errs.push(
+                    format!("{label}.stations.{}.snr_db", st.node),
+                    "snr_db and ber both set the frame errors; keep one",
+                );
+            }
+            if !st.snr_changes.is_empty() && st.snr_db.is_none() {
+                errs.push(
+                    format!("{label}.stations.{}.snr_changes", st.node),
+                    "needs a starting snr_db, e.g. snr_db = 25",
+                );
+            }
+            if st.snr_changes.len() > 1000 {
+                errs.push(
+                    format!("{label}.stations.{}.snr_changes", st.node),
+                    "at most 1000 changes per station",
+                );
+            }
+            if !(0.0..=1.0).contains(&st.ber.0) {
+                errs.push(
+                    format!("{label}.stations.{}.ber", st.node),
+                    "must be in [0, 1], e.g. 1e-5",
+                );
+            }
+        }
+        if c.buffer == 0 || c.ap_buffer == Some(0) {
+            errs.push(format!("{label}.buffer"), "must be at least 1 packet");
+        }
+        let (cw_min, cw_max) = (c.cw_min.unwrap_or(1), c.cw_max.unwrap_or(1023));
+        for (k, v) in [("cw_min", cw_min), ("cw_max", cw_max)] {
+            if !(v + 1).is_power_of_two() || v > 32767 {
+                errs.push(
+                    format!("{label}.{k}"),
+                    format!("{v} is not 2^k − 1 (≤ 32767); the CW doubles as 2·CW + 1 (§10.3.3), e.g. 15, 31, 1023"),
+                );
+            }
+        }
+        if c.cw_min.is_some() && c.cw_max.is_some() && cw_min > cw_max {
+            errs.push(format!("{label}.cw_max"), "must not be below cw_min");
+        }
+        if c.short_retry_limit == 0 || c.long_retry_limit == 0 {
+            errs.push(
+                format!("{label}.short_retry_limit"),
+                "retry limits count attempts and must be at least 1 (defaults 7 and 4)",
+            );
+        }
+        if c.slot.is_some_and(|d| d.time().0 == 0) {
+            errs.push(
+                format!("{label}.slot"),
+                "must be longer than zero, e.g. \"9us\"",
+            );
+        }
+        check_edca(c, &label, errs);
+        check_capture(spectrum, c, &label, errs);
+        if c.airtime_quantum.time().0 == 0 {
+            errs.push(
+                format!("{label}.airtime_quantum"),
+                "must be longer than zero, e.g. \"256us\" (mac80211's default)",
+            );
+        }
+        if c.mtu < MIN_MTU || c.mtu > 2304 {
+            errs.push(
+                format!("{label}.mtu"),
+                format!(
+                    "{} is outside {MIN_MTU}…2304 bytes (802.11's largest MSDU)",
+                    c.mtu
+                ),
+            );
+        }
+    }
+    // Cells sharing a channel share one PHY and MAC.
+    for (k, c) in cells.iter().enumerate() {
+        let Some(ch) = c.channel else { continue };
+        if let Some(first) = cells[..k].iter().find(|f| f.channel == Some(ch)) {
+            let key = |x: &CellSpec| {
+                format!(
+                    "{:?}",
+                    (
+                        &x.standard,
+                        x.short_preamble,
+                        &x.basic_rates,
+                        x.slot,
+                        x.sifs,
+                        x.cw_min,
+                        x.cw_max,
+                        x.rts_threshold,
+                        x.short_retry_limit,
+                        x.long_retry_limit,
+                        x.capture,
+                        x.frame_capture,
+                    )
+                )
+            };
+            if key(first) != key(c) {
+                errs.push(
+                    format!("cells.{}.channel", c.name),
+                    format!(
+                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits, capture, frame_capture); make them equal or use another channel",
+                        first.name
+                    ),
+                );
+            }
+        }
+    }
+    unique("cells", cells.iter().map(|c| c.name.as_str()), errs);
+}
+
+/// A cell's `mode`: an infrastructure cell names its `ap`; an ad hoc cell (IBSS) has none,
+/// at least two stations, and not (yet) the keys that need an AP or a per-peer rate
+/// control.
+fn check_mode(c: &CellSpec, label: &str, errs: &mut ScenarioError) {
+    match c.mode {
+        CellMode::Infrastructure => {
+            if c.ap.is_none() {
+                errs.push(
+                    format!("{label}.ap"),
+                    "an infrastructure cell needs its access point, e.g. ap = \"ap\" (or mode = \"adhoc\" for an IBSS without one)",
+                );
+            }
+        }
+        CellMode::Adhoc => {
+            if c.ap.is_some() {
+                errs.push(
+                    format!("{label}.ap"),
+                    "an ad hoc cell (IBSS) has no access point; list every node in `stations` and remove `ap`",
+                );
+            }
+            if c.stations.len() == 1 {
+                errs.push(
+                    format!("{label}.stations"),
+                    "an ad hoc cell needs at least two stations to reach each other",
+                );
+            }
+            if c.ap_queues != ApQueuesKind::Driver || c.ap_buffer.is_some() {
+                errs.push(
+                    format!("{label}.ap_queues"),
+                    "an ad hoc cell has no AP queues; remove ap_queues and ap_buffer",
+                );
+            }
+            for st in &c.stations {
+                if st.rate_control.unwrap_or(c.rate_control) != RateControlKind::Fixed
+                    || st.snr_db.is_some()
+                {
+                    errs.push(
+                        format!("{label}.stations.{}.rate_control", st.node),
+                        "rate control (Minstrel, ARF, AARF) and snr_db are not yet supported in ad hoc cells (they need one rate control per peer); use a fixed `rate` and `ber`",
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A cell's `capture`: SINR-based reception runs the per-station medium, which has no
+/// EDCA and no shared Bluetooth spectrum yet; `frame_capture` needs it.
+fn check_capture(
+    spectrum: Option<&SpectrumSpec>,
+    c: &CellSpec,
+    label: &str,
+    errs: &mut ScenarioError,
+) {
+    if c.capture == CaptureKind::None {
+        if c.frame_capture {
+            errs.push(
+                format!("{label}.frame_capture"),
+                "frame capture needs SINR-based reception; add capture = \"sinr\" or remove frame_capture",
+            );
+        }
+        return;
+    }
+    if c.qos {
+        errs.push(
+            format!("{label}.capture"),
+            "SINR-based reception (the per-station medium) does not support EDCA yet; remove qos or capture",
+        );
+    }
+    if spectrum.is_some_and(|sp| sp.members.contains(&c.name)) {
+        errs.push(
+            format!("{label}.capture"),
+            "a cell on the shared Bluetooth [spectrum] cannot use capture = \"sinr\" yet; remove one of them",
+        );
+    }
+}
+
+/// A cell's `edca` overrides: only with `qos`, AIFSN 1…15, CWs 2^k − 1 in order.
+fn check_edca(c: &CellSpec, label: &str, errs: &mut ScenarioError) {
+    let e = &c.edca;
+    if !c.qos && !e.is_default() {
+        errs.push(
+            format!("{label}.edca"),
+            "EDCA parameters need qos = true; add it or remove edca",
+        );
+    }
+    for (ac, o) in [("bk", &e.bk), ("be", &e.be), ("vi", &e.vi), ("vo", &e.vo)] {
+        let Some(o) = o else { continue };
+        let path = format!("{label}.edca.{ac}");
+        if o.aifsn.is_some_and(|a| !(1..=15).contains(&a)) {
+            errs.push(
+                format!("{path}.aifsn"),
+                "must be in 1…15 (the AIFSN field has 4 bits; non-AP stations use ≥ 2)",
+            );
+        }
+        for (k, v) in [("cw_min", o.cw_min), ("cw_max", o.cw_max)] {
+            if let Some(v) = v {
+                if !(v + 1).is_power_of_two() || v > 32767 {
+                    errs.push(
+                        format!("{path}.{k}"),
+                        format!("{v} is not 2^k − 1 (≤ 32767), e.g. 3, 7, 15"),
+                    );
+                }
+            }
+        }
+        if let (Some(a), Some(b)) = (o.cw_min, o.cw_max) {
+            if a > b {
+                errs.push(format!("{path}.cw_max"), "must not be below cw_min");
+            }
+        }
+    }
+}
+
+/// Checks `propagation`: positions or `hears`/`senses` (not both), naming known nodes;
+/// with positions every cell member placed; finite coordinates, velocities and powers; a
+/// carrier-sense threshold not above the receive threshold; no QoS cell and no cell on
+/// the shared spectrum (the per-station medium does not model EDCA or Bluetooth yet).
+///
+/// `cells`: the scenario's cells; `spectrum`: the shared spectrum, if any; `nodes`: the
+/// scenario's nodes.
+pub fn check_propagation(
+    propagation: Option<&PropagationSpec>,
+    cells: &[CellSpec],
+    spectrum: Option<&SpectrumSpec>,
+    nodes: &HashSet<&str>,
+    errs: &mut ScenarioError,
+) {
+    let Some(pr) = propagation else { return };
+    let known = |n: &str, path: String, errs: &mut ScenarioError| {
+        if !nodes.contains(n) {
+            errs.push(path, format!("unknown node \"{n}\"; add it to [[nodes]]"));
+        }
+    };
+    for (node, xy) in &pr.positions {
+        known(node, format!("propagation.positions.{node}"), errs);
+        if !xy.iter().all(|v| v.is_finite()) {
+            errs.push(
+                format!("propagation.positions.{node}"),
+                "coordinates must be finite numbers of metres, e.g. [100, 0]",
+            );
+        }
+    }
+    let graph = !pr.hears.is_empty() || !pr.senses.is_empty();
+    if graph && !pr.positions.is_empty() {
+        errs.push(
+            "propagation.hears",
+            "give either positions or a hearing graph (hears/senses), not both",
+        );
+    }
+    if !graph && pr.positions.is_empty() {
+        errs.push(
+            "propagation.positions",
+            "say who hears whom: node positions, e.g. positions = { a = [0, 0], b = [100, 0] }, or hears = [[\"a\", \"b\"]]",
+        );
+    }
+    for (key, list) in [("hears", &pr.hears), ("senses", &pr.senses)] {
+        for (i, [a, b]) in list.iter().enumerate() {
+            known(a, format!("propagation.{key}[{i}]"), errs);
+            known(b, format!("propagation.{key}[{i}]"), errs);
+        }
+    }
+    for (i, m) in pr.motion.iter().enumerate() {
+        known(&m.node, format!("propagation.motion[{i}].node"), errs);
+        if !m.velocity.iter().all(|v| v.is_finite()) {
+            errs.push(
+                format!("propagation.motion[{i}].velocity"),
+                "must be finite m/s, e.g. [0.7, 0]",
+            );
+        }
+        if pr.positions.is_empty() {
+            errs.push(
+                format!("propagation.motion[{i}]"),
+                "motion needs positions; place the nodes with `positions`",
+            );
+        }
+    }
+    for (v, key) in [
+        (pr.tx_power_dbm, "tx_power_dbm"),
+        (pr.rx_threshold_dbm, "rx_threshold_dbm"),
+        (pr.noise_figure_db, "noise_figure_db"),
+    ] {
+        if !v.is_finite() {
+            errs.push(
+                format!("propagation.{key}"),
+                "must be a finite number of dB(m)",
+            );
+        }
+    }
+    if !(pr.frequency_mhz.is_finite() && pr.frequency_mhz > 0.0) {
+        errs.push("propagation.frequency_mhz", "must be positive, e.g. 2437");
+    }
+    if let Some(cs) = pr.cs_threshold_dbm {
+        if !cs.is_finite() || cs > pr.rx_threshold_dbm {
+            errs.push(
+                "propagation.cs_threshold_dbm",
+                format!(
+                    "{cs} must be a finite power not above rx_threshold_dbm ({}): a radio senses at least what it decodes",
+                    pr.rx_threshold_dbm
+                ),
+            );
+        }
+    }
+    if let Some(crate::channel::PathLossConf::LogDistance {
+        exponent,
+        reference_distance_m,
+        ..
+    }) = &pr.path_loss
+    {
+        if !(exponent.is_finite() && *exponent > 0.0) {
+            errs.push("propagation.path_loss.exponent", "must be positive, e.g. 3");
+        }
+        if !(reference_distance_m.is_finite() && *reference_distance_m > 0.0) {
+            errs.push(
+                "propagation.path_loss.reference_distance_m",
+                "must be positive, e.g. 1",
+            );
+        }
+    }
+    let on_spectrum: Vec<&str> = spectrum.map_or(Vec::new(), |sp| {
+        sp.members.iter().map(|m| m.as_str()).collect()
+    });
+    for c in cells {
+        if !pr.positions.is_empty() {
+            for m in c.members() {
+                if !pr.positions.contains_key(m) {
+                    errs.push(
+                        format!("propagation.positions.{m}"),
+                        format!("node \"{m}\" of cell \"{}\" has no position; place every cell member, e.g. {m} = [0, 0]", c.name),
+                    );
+                }
+            }
+        }
+        if c.qos {
+            errs.push(
+                format!("cells.{}.qos", c.name),
+                "partial hearing ([propagation]) does not support EDCA yet; remove qos or [propagation]",
+            );
+        }
+        if on_spectrum.contains(&c.name.as_str()) {
+            errs.push(
+                "spectrum.members",
+                format!("cell \"{}\" cannot be on the shared spectrum with [propagation] yet; remove one of them", c.name),
+            );
+        }
+    }
+}
+
+/// A static route via a cell: the next hop is one of the node's neighbours there (an ad
+/// hoc cell: any other member; a station: its AP; the AP: its stations), named when there
+/// are several.
+///
+/// The route is at `node` and names `next_hop` (if it does); `label` is its path.
+pub fn check_cell_next_hop(
+    c: &CellSpec,
+    node: &str,
+    next_hop: Option<&String>,
+    label: &str,
+    errs: &mut ScenarioError,
+) {
+    if !c.members().any(|n| *n == node) {
+        return; // reported as a `via` that is not the node's
+    }
+    let neighbours: Vec<&String> = match (&c.mode, &c.ap) {
+        (CellMode::Infrastructure, Some(ap)) if *ap != node => vec![ap],
+        _ => c.members().filter(|n| **n != node).collect(),
+    };
+    match next_hop {
+        None if neighbours.len() > 1 => errs.push(
+            format!("{label}.next_hop"),
+            format!(
+                "node \"{}\" has {} neighbours on cell \"{}\"; say which one to hand packets to, e.g. next_hop = \"{}\"",
+                node,
+                neighbours.len(),
+                c.name,
+                neighbours[0]
+            ),
+        ),
+        Some(h) if !neighbours.contains(&h) => errs.push(
+            format!("{label}.next_hop"),
+            format!(
+                "\"{h}\" is not a neighbour of \"{}\" on cell \"{}\"; its neighbours there are: {}",
+                node,
+                c.name,
+                neighbours.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        ),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cell(v: serde_json::Value) -> CellSpec {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn paths(errs: &ScenarioError) -> Vec<&str> {
+        errs.problems.iter().map(|p| p.path.as_str()).collect()
+    }
+
+    #[test]
+    fn a_cell_is_checked_with_only_the_names_around_it() {
+        let c = cell(json!({
+            "name": "wlan", "standard": "802.11g", "ap": "ap",
+            "stations": [{ "node": "sta", "rate": "5Mbit" }],
+            "edca": { "vo": { "aifsn": 0 } },
+        }));
+        let nodes: HashSet<&str> = ["ap", "sta"].into();
+        let taken: HashSet<&str> = ["wlan"].into();
+        let mut errs = ScenarioError::default();
+        check_cells(std::slice::from_ref(&c), &taken, &nodes, None, &mut errs);
+        assert_eq!(
+            paths(&errs),
+            [
+                "cells.wlan.name",
+                "cells.wlan.stations.sta.rate",
+                "cells.wlan.edca",
+                "cells.wlan.edca.vo.aifsn",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_route_via_a_cell_names_a_neighbour_when_there_are_several() {
+        let c = cell(json!({
+            "name": "wlan", "standard": "802.11b", "ap": "ap",
+            "stations": [{ "node": "a" }, { "node": "b" }],
+        }));
+        let mut errs = ScenarioError::default();
+        // A station's one neighbour is its AP; the AP has two; stations do not reach
+        // each other directly.
+        check_cell_next_hop(&c, "a", None, "routes[0]", &mut errs);
+        check_cell_next_hop(&c, "ap", None, "routes[1]", &mut errs);
+        check_cell_next_hop(&c, "a", Some(&"b".to_string()), "routes[2]", &mut errs);
+        assert_eq!(paths(&errs), ["routes[1].next_hop", "routes[2].next_hop"]);
+    }
+}
