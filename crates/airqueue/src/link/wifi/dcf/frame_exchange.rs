@@ -63,34 +63,12 @@ impl Cell {
         t
     }
 
-    /// The timer fired: every function whose back-off expires now transmits.
+    /// The timer fired: every function whose back-off expires now transmits (one: its
+    /// exchange; several: a collision), and the medium is busy until the exchange's end.
     pub(super) fn transmit(&mut self, cx: &mut LinkCtx<'_>) {
         let now = cx.now;
-        if !self.fns.iter().any(|f| f.tx_at == now) {
+        if !self.seize(now) {
             return;
-        }
-        debug_assert!(self.on_air.is_empty());
-        for k in 0..self.fns.len() {
-            let elapsed = self.idle_slots(k, now);
-            let f = &mut self.fns[k];
-            if f.tx_at == now {
-                f.tx_at = SimTime::MAX;
-                f.backoff = None;
-                self.on_air.push(k as u32);
-            } else if let Some(b) = f.backoff {
-                // Freeze: the wholly idle slots count, the rest resumes later.
-                let left = b as u64 - elapsed.min(b as u64);
-                if left == 0 {
-                    // Only a post-back-off (no frame) can have run out before now.
-                    debug_assert!(f.buf.is_empty());
-                    f.backoff = None;
-                } else {
-                    f.backoff = Some(left as u32);
-                    if f.tx_at != SimTime::MAX {
-                        f.tx_at = SimTime::MAX; // set again when the medium is idle
-                    }
-                }
-            }
         }
         if self.on_air.len() > 1 {
             self.internal_collisions(cx);
@@ -105,99 +83,20 @@ impl Cell {
                 }
             }
         }
-        let sifs = self.phy.sifs;
         self.air.clear();
         let (decide, busy_end, outcome) = if self.on_air.len() == 1 {
-            let k = self.on_air[0] as usize;
-            let p = self.fns[k].port as usize;
-            let (pkt, mpdu, q, _) = self.head(k, cx);
-            let kbps = self.attempt_kbps(k, q, cx);
-            cx.tx_start(self.ports[p], pkt);
-            let ctl = self.phy.response_kbps(kbps);
-            let mut t = now;
-            if mpdu > self.conf.rts_threshold {
-                t = t
-                    + self.phy.duration(RTS_BYTES, ctl)
-                    + sifs
-                    + self.phy.duration(CTS_BYTES, ctl)
-                    + sifs;
-            }
-            let data_end = t + self.phy.duration(mpdu, kbps);
-            let link = if self.is_ap(p) { q } else { p };
-            let ber = self.sta[link]
-                .ber_of_rate
-                .as_ref()
-                .map(|t| t[self.rates.iter().position(|&r| r == kbps).unwrap_or(0)]);
-            let errors = if self.is_ap(p) {
-                &mut self.sta[q].errors_down
-            } else {
-                &mut self.sta[p].errors_up
-            };
-            if let Some(ber) = ber {
-                errors.set_kind(BitErrors::Ber(ber));
-            }
-            let own_lost = errors.lost(8 * mpdu as u64);
-            if let Some(a) = self.coex.as_deref_mut() {
-                let rts = mpdu > self.conf.rts_threshold;
-                let rts_end = if rts {
-                    now + self.phy.duration(RTS_BYTES, ctl)
-                } else {
-                    now
-                };
-                let cts = rts_end + sifs;
-                let cts = (cts, cts + self.phy.duration(CTS_BYTES, ctl));
-                let bits = 8 * mpdu as u64;
-                a.exchange(
-                    p,
-                    q,
-                    now,
-                    rts_end,
-                    cts,
-                    (t, data_end),
-                    bits,
-                    kbps,
-                    !own_lost,
-                );
-            }
-            if own_lost {
-                (data_end, data_end + self.eifs, Outcome::Corrupted)
-            } else {
-                let ack_end = data_end + sifs + self.phy.ack_duration(kbps);
-                (data_end, ack_end + self.difs, Outcome::Success)
-            }
+            self.lone_exchange(now, cx)
         } else {
-            // A collision: each sends its first frame; the longest decides.
-            let mut end = now;
-            for j in 0..self.on_air.len() {
-                let k = self.on_air[j] as usize;
-                let p = self.fns[k].port as usize;
-                let (pkt, mpdu, q, _) = self.head(k, cx);
-                let kbps = self.attempt_kbps(k, q, cx);
-                cx.tx_start(self.ports[p], pkt);
-                let first = if mpdu > self.conf.rts_threshold {
-                    self.phy.duration(RTS_BYTES, self.phy.response_kbps(kbps))
-                } else {
-                    self.phy.duration(mpdu, kbps)
-                };
-                if counting {
-                    self.sta[p].stats.airtime += first.0;
-                }
-                if let Some(a) = self.coex.as_deref() {
-                    a.frame(p, now, now + first);
-                }
-                self.air.push(first);
-                end = end.max(now + first);
-            }
-            (end, end + self.eifs, Outcome::Collision)
+            self.collide(now, counting, cx)
         };
         if outcome != Outcome::Collision {
             let p = self.fns[self.on_air[0] as usize].port as usize;
             let air = busy_end
                 - now
                 - if outcome == Outcome::Success {
-                    self.difs
+                    self.ifs.difs
                 } else {
-                    self.eifs
+                    self.ifs.eifs
                 };
             self.air.push(air);
             if counting {
@@ -207,6 +106,113 @@ impl Cell {
         self.outcome = outcome;
         self.idle_from = busy_end;
         cx.schedule(decide, OUTCOME);
+    }
+
+    /// The one function on the air starts its exchange at `now`: [RTS SIFS CTS SIFS] DATA,
+    /// then SIFS ACK unless the data frame is corrupted (its bit errors, drawn now, decide).
+    /// Returns the end of the data frame (when the outcome is known), the end of the busy
+    /// period plus DIFS (EIFS after a corrupted frame) and the outcome.
+    fn lone_exchange(&mut self, now: SimTime, cx: &mut LinkCtx<'_>) -> (SimTime, SimTime, Outcome) {
+        let sifs = self.phy.sifs;
+        let k = self.on_air[0] as usize;
+        let p = self.fns[k].port as usize;
+        let (pkt, mpdu, q, _) = self.head(k, cx);
+        let kbps = self.attempt_kbps(k, q, cx);
+        cx.tx_start(self.ports[p], pkt);
+        let ctl = self.phy.response_kbps(kbps);
+        let mut t = now;
+        if mpdu > self.conf.rts_threshold {
+            t = t
+                + self.phy.duration(RTS_BYTES, ctl)
+                + sifs
+                + self.phy.duration(CTS_BYTES, ctl)
+                + sifs;
+        }
+        let data_end = t + self.phy.duration(mpdu, kbps);
+        let link = if self.is_ap(p) { q } else { p };
+        let ber = self.sta[link]
+            .ber_of_rate
+            .as_ref()
+            .map(|t| t[self.rates.iter().position(|&r| r == kbps).unwrap_or(0)]);
+        let errors = if self.is_ap(p) {
+            &mut self.sta[q].errors_down
+        } else {
+            &mut self.sta[p].errors_up
+        };
+        if let Some(ber) = ber {
+            errors.set_kind(BitErrors::Ber(ber));
+        }
+        let own_lost = errors.lost(8 * mpdu as u64);
+        if let Some(a) = self.coex.as_deref_mut() {
+            let rts = mpdu > self.conf.rts_threshold;
+            let rts_end = if rts {
+                now + self.phy.duration(RTS_BYTES, ctl)
+            } else {
+                now
+            };
+            let cts = rts_end + sifs;
+            let cts = (cts, cts + self.phy.duration(CTS_BYTES, ctl));
+            let bits = 8 * mpdu as u64;
+            a.exchange(
+                p,
+                q,
+                now,
+                rts_end,
+                cts,
+                (t, data_end),
+                bits,
+                kbps,
+                !own_lost,
+            );
+        }
+        if own_lost {
+            (
+                data_end,
+                self.ifs.idle_from(data_end, true),
+                Outcome::Corrupted,
+            )
+        } else {
+            let ack_end = data_end + sifs + self.phy.ack_duration(kbps);
+            (
+                data_end,
+                self.ifs.idle_from(ack_end, false),
+                Outcome::Success,
+            )
+        }
+    }
+
+    /// Several functions transmit at `now`: each sends its first frame (RTS or DATA), none
+    /// is answered, and everyone resumes EIFS after the longest. Returns its end, that end
+    /// plus EIFS, and [`Outcome::Collision`].
+    fn collide(
+        &mut self,
+        now: SimTime,
+        counting: bool,
+        cx: &mut LinkCtx<'_>,
+    ) -> (SimTime, SimTime, Outcome) {
+        // A collision: each sends its first frame; the longest decides.
+        let mut end = now;
+        for j in 0..self.on_air.len() {
+            let k = self.on_air[j] as usize;
+            let p = self.fns[k].port as usize;
+            let (pkt, mpdu, q, _) = self.head(k, cx);
+            let kbps = self.attempt_kbps(k, q, cx);
+            cx.tx_start(self.ports[p], pkt);
+            let first = if mpdu > self.conf.rts_threshold {
+                self.phy.duration(RTS_BYTES, self.phy.response_kbps(kbps))
+            } else {
+                self.phy.duration(mpdu, kbps)
+            };
+            if counting {
+                self.sta[p].stats.airtime += first.0;
+            }
+            if let Some(a) = self.coex.as_deref() {
+                a.frame(p, now, now + first);
+            }
+            self.air.push(first);
+            end = end.max(now + first);
+        }
+        (end, self.ifs.idle_from(end, true), Outcome::Collision)
     }
 
     /// Several functions of one port expired in the same slot (§10.22.2.4): the highest
@@ -231,8 +237,7 @@ impl Cell {
                 let peer = (q != self.fns[k].port as usize).then_some(q);
                 self.finish(k, peer, cx);
             }
-            let b = self.draw(k);
-            self.fns[k].backoff = Some(b);
+            self.draw(k);
             self.fns[k].txop_from = None;
         }
     }
@@ -301,7 +306,7 @@ impl Cell {
             }
             cx.emit(LinkEffect::Drop { pkt, reason });
         } else {
-            f.cw = (2 * f.cw + 1).min(f.par.cw_max);
+            f.backoff.double_cw();
             if counting {
                 st.retries += 1;
             }
@@ -317,7 +322,7 @@ impl Cell {
         let f = &mut self.fns[k];
         f.buf.pop_front();
         f.chain = None;
-        f.cw = f.par.cw_min;
+        f.backoff.reset_cw();
         f.src = 0;
         f.lrc = 0;
         f.collided = false;
@@ -457,31 +462,23 @@ impl Cell {
             }
             // The TXOP goes on if the next frame's exchange ends within the limit.
             let f = &self.fns[k];
-            if self.outcome == Outcome::Success && f.par.txop > SimTime::ZERO && !f.buf.is_empty() {
+            if self.outcome == Outcome::Success && f.txop > SimTime::ZERO && !f.buf.is_empty() {
                 let start = f.txop_from.expect("a transmitter holds a TXOP");
-                let next = self.idle_from - self.difs + self.phy.sifs;
+                let next = self.idle_from - self.ifs.difs + self.ifs.sifs;
                 let (_, mpdu, _, kbps) = self.head(k, cx);
-                if next + self.exchange(mpdu, kbps) <= start + f.par.txop {
+                if next + self.exchange(mpdu, kbps) <= start + f.txop {
                     txop_next = Some((k, next));
                     continue;
                 }
             }
             // A new back-off after every attempt (post-back-off if the queue is empty).
-            let b = self.draw(k);
-            self.fns[k].backoff = Some(b);
+            self.draw(k);
             self.fns[k].txop_from = None;
         }
         self.on_air.clear();
-        for k in 0..self.fns.len() {
-            if !self.fns[k].buf.is_empty() {
-                self.fns[k].tx_at = match self.fns[k].backoff {
-                    Some(b) => self.expiry(k, b),
-                    // Only the TXOP holder (set below) has a frame and no back-off: every
-                    // other function with a frame transmitted or kept a counter.
-                    None => SimTime(self.reference(k)),
-                };
-            }
-        }
+        // Only the TXOP holder (set below) has a frame and no back-off: every other
+        // function with a frame transmitted or kept a counter.
+        self.resume();
         if let Some((k, at)) = txop_next {
             self.fns[k].tx_at = at;
         }
@@ -500,9 +497,9 @@ impl Cell {
         };
         let ack = self.phy.ack_duration(kbps);
         if a.settle(now + self.phy.sifs, ack, counting) == Some(true) {
-            let cut = (self.idle_from - self.difs).saturating_sub(now);
+            let cut = (self.idle_from - self.ifs.difs).saturating_sub(now);
             self.outcome = Outcome::Corrupted;
-            self.idle_from = now + self.eifs;
+            self.idle_from = self.ifs.idle_from(now, true);
             self.air[0] = self.air[0].saturating_sub(cut);
             let p = self.fns[self.on_air[0] as usize].port as usize;
             let st = &mut self.sta[p].stats;

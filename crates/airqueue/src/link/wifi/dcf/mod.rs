@@ -17,24 +17,6 @@
 //! attempt ([`super::minstrel`], a station with `minstrel`). MAC frames (RTS, CTS, ACK) are timing only: they never
 //! enter the packet arena.
 //!
-//! **Back-off, event-driven.** The medium keeps one reference instant, `idle_from`: the
-//! end of the last busy period plus DIFS (or EIFS after a frame the others could not
-//! decode, §10.3.2.3.7). A station's back-off counter `b` counts slots from `idle_from`, so
-//! it expires at `idle_from + b·slot`; the medium arms one timer at the earliest expiry of
-//! a station with a frame, and when it fires every station whose counter expires then
-//! transmits (several = a collision). The others freeze (§10.3.4.3): they lose the slots
-//! that were wholly idle, `⌊(now − idle_from)/slot⌋`, and resume from the next `idle_from`.
-//! No event is spent per slot, and a transmission costs two events (its start and its
-//! outcome), whatever the number of stations. A station with an empty buffer keeps
-//! counting its post-back-off the same way, lazily.
-//!
-//! **Access.** A frame arriving at an idle station whose medium has been idle for DIFS (and
-//! whose post-back-off is over) is sent at once (§10.3.4.2); otherwise the station draws a
-//! back-off uniformly in `[0, CW]` (its stream `cell:<name>:backoff:<node>`). CW starts at
-//! CWmin, becomes `2·CW + 1` (capped at CWmax) after each failed attempt, and returns to
-//! CWmin after a success or a discard (§10.3.3); every transmission is followed by a new
-//! back-off (post-back-off).
-//!
 //! **EDCA** (§10.22.2; a BSS with `qos`). Each port runs four EDCA functions, one per
 //! access category ([`super::edca`]), each with its own driver queue, back-off, CW and
 //! retry counters and its parameters (AIFSN, CWmin, CWmax, TXOP limit). A packet goes to
@@ -65,13 +47,14 @@ use crate::link::{LinkChange, LinkCtx, LinkEffect, LinkView, Medium, MediumBuild
 use crate::metrics::Table;
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
-use rand::Rng;
 use std::collections::VecDeque;
 
+mod channel_access;
 mod frame_exchange;
 pub mod hearing;
 mod rates;
 mod stats;
+use channel_access::{Backoff, Ifs};
 use frame_exchange::ewma;
 use hearing::{Spatial, HX_EVENT};
 use rates::{ber_table, rate_ctl, RateCtl};
@@ -160,12 +143,11 @@ pub enum RateControl {
 struct Edcaf {
     port: u32,
     ac: Ac,
-    par: EdcaParams,
+    /// Its TXOP limit (0: one exchange per channel access).
+    txop: SimTime,
     buf: VecDeque<PacketId>,
-    /// Slots of back-off left, counted from this function's AIFS reference (`None`: none
-    /// pending).
-    backoff: Option<u32>,
-    cw: u32,
+    /// Its AIFSN, CW and back-off counter, counted from its AIFS reference.
+    backoff: Backoff,
     src: u32,
     lrc: u32,
     /// Whether the head frame's attempts so far collided / were corrupted.
@@ -228,9 +210,7 @@ pub struct Cell {
     name: String,
     phy: Phy,
     conf: DcfConf,
-    slot: u64,
-    difs: SimTime,
-    eifs: SimTime,
+    ifs: Ifs,
     ports: Vec<IfaceId>,
     names: Vec<String>,
     nodes: Vec<NodeId>,
@@ -352,10 +332,9 @@ impl Cell {
                     fns.push(Edcaf {
                         port: p as u32,
                         ac,
-                        par,
+                        txop: par.txop,
                         buf: VecDeque::new(),
-                        backoff: None,
-                        cw: par.cw_min,
+                        backoff: Backoff::new(&par),
                         src: 0,
                         lrc: 0,
                         collided: false,
@@ -416,9 +395,7 @@ impl Cell {
             })
             .collect();
         Cell {
-            slot: phy.slot.0,
-            difs: phy.difs(),
-            eifs: phy.eifs(),
+            ifs: Ifs::of(&phy),
             phy,
             conf,
             name: bsses[0].name.clone(),
@@ -489,78 +466,6 @@ impl Cell {
     #[inline]
     fn is_ap(&self, p: usize) -> bool {
         self.ap_of[p] as usize == p
-    }
-
-    /// Where function `k` counts its slots from: AIFS[AC] after the busy period, i.e.
-    /// `idle_from` − DIFS + AIFS (the DCF: `idle_from`).
-    #[inline]
-    fn reference(&self, k: usize) -> u64 {
-        (self.idle_from.0 + self.fns[k].par.aifsn as u64 * self.slot).saturating_sub(2 * self.slot)
-    }
-
-    /// Slots wholly idle between function `k`'s reference and `now`.
-    #[inline]
-    fn idle_slots(&self, k: usize, now: SimTime) -> u64 {
-        let r = self.reference(k);
-        if now.0 > r {
-            (now.0 - r) / self.slot
-        } else {
-            0
-        }
-    }
-
-    #[inline]
-    fn expiry(&self, k: usize, b: u32) -> SimTime {
-        SimTime(self.reference(k) + b as u64 * self.slot)
-    }
-
-    /// A back-off for function `k`, uniform in [0, CW], from its port's stream.
-    fn draw(&mut self, k: usize) -> u32 {
-        let cw = self.fns[k].cw;
-        let s = &mut self.sta[self.fns[k].port as usize];
-        s.rng.random_range(0..=cw)
-    }
-
-    /// Function `k` has a new head frame at `now` and is not on the air: when does it send?
-    fn contend(&mut self, k: usize, now: SimTime) {
-        let elapsed = self.idle_slots(k, now);
-        let idle = now.0 >= self.reference(k) && self.on_air.is_empty();
-        let b = match self.fns[k].backoff {
-            // A post-back-off that ran out while the medium was idle: send at once.
-            Some(b) if idle && b as u64 <= elapsed => None,
-            Some(b) => Some(b),
-            None if idle => None,
-            None => Some(self.draw(k)),
-        };
-        self.fns[k].backoff = b;
-        self.fns[k].tx_at = match b {
-            Some(b) => self.expiry(k, b),
-            None => now,
-        };
-    }
-
-    /// [`Self::contend`], or its per-station form with partial hearing.
-    fn contend_any(&mut self, k: usize, now: SimTime) {
-        if self.hx.is_some() {
-            self.hx_contend(k, now);
-        } else {
-            self.contend(k, now);
-        }
-    }
-
-    /// Arms the timer at the earliest transmission of a contending function.
-    fn rearm(&mut self, cx: &mut LinkCtx<'_>) {
-        let next = self
-            .fns
-            .iter()
-            .map(|f| f.tx_at)
-            .min()
-            .unwrap_or(SimTime::MAX);
-        if next == SimTime::MAX {
-            cx.cancel(self.timer);
-        } else {
-            cx.arm(self.timer, next);
-        }
     }
 }
 
