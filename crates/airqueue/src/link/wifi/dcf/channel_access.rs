@@ -374,3 +374,293 @@ impl Cell {
         }
     }
 }
+
+/// Contention alone, as ns-3's `channel-access-manager-test.cc` tests its
+/// `ChannelAccessManager`: each test names the clause of IEEE 802.11-2016 whose rule it
+/// checks, and its expected instants are worked by hand from that rule and the PHY's
+/// constants (802.11b, Table 16-4: aSlotTime 20 µs, aSIFSTime 10 µs, aCWmin 31, aCWmax
+/// 1023; 802.11a, Table 17-21: 9 µs, 16 µs), exact to the nanosecond.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::stream;
+    use crate::link::wifi::edca::default_params;
+    use crate::link::wifi::phy::{Standard, ACK_BYTES, CTS_BYTES, DATA_OVERHEAD_BYTES};
+
+    fn us(n: u64) -> SimTime {
+        SimTime::from_micros(n)
+    }
+
+    /// 802.11b's spaces (long preamble, basic rates 1 and 2 Mb/s).
+    fn ifs_b() -> Ifs {
+        Ifs::of(&Phy::new(Standard::B))
+    }
+
+    /// The DCF's function on 802.11b: AIFSN 2 (AIFS = DIFS), CW 31 … 1023.
+    fn dcf_b() -> Backoff {
+        Backoff::new(&EdcaParams::dcf(&Phy::new(Standard::B)))
+    }
+
+    /// §10.3.2.3.5 DIFS = aSIFSTime + 2·aSlotTime; §10.3.2.3.7 EIFS = aSIFSTime +
+    /// AckTxTime + DIFS, AckTxTime at the lowest mandatory rate. 802.11b: DIFS = 10 + 2·20
+    /// = 50 µs; a 14-byte ACK at 1 Mb/s with the long PLCP (192 µs) lasts 192 + 112 =
+    /// 304 µs, so EIFS = 10 + 304 + 50 = 364 µs. 802.11a: DIFS = 16 + 2·9 = 34 µs; the ACK
+    /// at 6 Mb/s (24 data bits a symbol) is 20 µs + ⌈(16 + 112 + 6)/24⌉ = 6 symbols of
+    /// 4 µs = 44 µs, so EIFS = 16 + 44 + 34 = 94 µs.
+    #[test]
+    fn ifs_of_80211b_and_80211a_follow_the_standard() {
+        let b = ifs_b();
+        assert_eq!(
+            (b.slot, b.sifs, b.difs, b.eifs),
+            (us(20), us(10), us(50), us(364))
+        );
+        assert_eq!(Phy::new(Standard::B).duration(ACK_BYTES, 1_000), us(304));
+        let a = Ifs::of(&Phy::new(Standard::A));
+        assert_eq!(
+            (a.slot, a.sifs, a.difs, a.eifs),
+            (us(9), us(16), us(34), us(94))
+        );
+    }
+
+    /// §10.3.4.3: the back-off counter decrements once per slot the medium is idle past
+    /// DIFS, freezes when the medium goes busy, and resumes once the medium has been idle
+    /// for DIFS again. 802.11b, a counter of k = 5: a frame received correctly ends at
+    /// 1 000 µs, the count starts at 1 000 + 50 = 1 050 µs and would end at 1 050 + 5·20 =
+    /// 1 150 µs. Another station's frame starts at 1 117 µs, after j = 3 wholly idle slots
+    /// (1 050 … 1 110 µs) and 7 µs of the fourth: 5 − 3 = 2 slots are left. That frame
+    /// (received correctly) ends at 1 517 µs: the count resumes at 1 567 µs and the
+    /// station transmits at 1 567 + 2·20 = 1 607 µs.
+    #[test]
+    fn backoff_freezes_after_idle_slots_and_resumes_after_difs() {
+        let ifs = ifs_b();
+        let mut bo = dcf_b();
+        bo.slots = Some(5);
+        let from = ifs.idle_from(us(1_000), false);
+        assert_eq!(from, us(1_050));
+        assert_eq!(bo.expiry(&ifs, from), us(1_150));
+        assert_eq!(bo.freeze(&ifs, from, us(1_117)), Some(2));
+        let from = ifs.idle_from(us(1_517), false);
+        assert_eq!(from, us(1_567));
+        assert_eq!(bo.expiry(&ifs, from), us(1_607));
+
+        // A busy start on a slot boundary: the slot that ended then was wholly idle.
+        let mut bo = dcf_b();
+        bo.slots = Some(5);
+        assert_eq!(bo.freeze(&ifs, us(1_050), us(1_110)), Some(2));
+        // Busy again before DIFS has elapsed (1 040 µs < 1 050 µs): no slot counts.
+        assert_eq!(bo.freeze(&ifs, us(1_050), us(1_040)), Some(2));
+        // 19 µs into the first slot: still none.
+        assert_eq!(bo.freeze(&ifs, us(1_050), us(1_069)), Some(2));
+        // A post-back-off whose slots all elapsed is spent.
+        assert_eq!(bo.freeze(&ifs, us(1_050), us(1_090)), None);
+        assert_eq!(bo.freeze(&ifs, us(1_050), us(1_200)), None);
+    }
+
+    /// §10.3.4.2: a frame that finds the medium idle for at least DIFS, with no back-off
+    /// pending, is sent at once; otherwise the station backs off (§10.3.4.3), keeping a
+    /// post-back-off that has not run out. 802.11b, medium idle from 1 050 µs (a correct
+    /// frame ended at 1 000 µs).
+    #[test]
+    fn a_frame_on_an_idle_medium_goes_at_once_otherwise_it_backs_off() {
+        let ifs = ifs_b();
+        let mut rng = stream(1, "test");
+        let from = us(1_050);
+        // Idle for DIFS and more, nothing pending: now.
+        let mut bo = dcf_b();
+        assert_eq!(
+            bo.on_frame(&ifs, from, us(1_200), true, &mut rng),
+            us(1_200)
+        );
+        assert_eq!(bo.slots(), None);
+        // Exactly at the end of DIFS: now too.
+        assert_eq!(
+            bo.on_frame(&ifs, from, us(1_050), true, &mut rng),
+            us(1_050)
+        );
+        // A post-back-off of 2 slots has run out by 1 090 µs (1 050 + 2·20): now.
+        bo.slots = Some(2);
+        assert_eq!(
+            bo.on_frame(&ifs, from, us(1_095), true, &mut rng),
+            us(1_095)
+        );
+        assert_eq!(bo.slots(), None);
+        // A post-back-off of 5 slots at 1 090 µs keeps counting: 1 050 + 5·20 = 1 150 µs.
+        bo.slots = Some(5);
+        assert_eq!(
+            bo.on_frame(&ifs, from, us(1_090), true, &mut rng),
+            us(1_150)
+        );
+        assert_eq!(bo.slots(), Some(5));
+        // Within DIFS (1 030 µs < 1 050 µs), nothing pending: a back-off b in [0, 31] is
+        // drawn and the frame goes at 1 050 + b·20 µs.
+        let mut bo = dcf_b();
+        let at = bo.on_frame(&ifs, from, us(1_030), true, &mut rng);
+        let b = bo.slots().expect("a back-off is drawn");
+        assert!(b <= 31);
+        assert_eq!(at, us(1_050 + 20 * b as u64));
+        // A busy medium draws as well (the instant holds once it is idle from `from`).
+        let mut bo = dcf_b();
+        bo.on_frame(&ifs, from, us(1_200), false, &mut rng);
+        assert!(bo.slots().is_some());
+    }
+
+    /// §10.3.2.3.7: after a frame that was not received correctly a station defers EIFS,
+    /// not DIFS; a correctly received frame ends that and DIFS applies again. 802.11b, a
+    /// counter of 3: an erroneous frame ends at 2 000 µs, the count starts at 2 000 + 364 =
+    /// 2 364 µs and the station transmits at 2 364 + 3·20 = 2 424 µs. A correct frame
+    /// ending at 3 000 µs: it starts at 3 050 µs and transmits at 3 110 µs.
+    #[test]
+    fn eifs_follows_an_erroneous_frame_and_difs_a_correct_one() {
+        let ifs = ifs_b();
+        let mut bo = dcf_b();
+        bo.slots = Some(3);
+        // The shared-slot medium's reference.
+        assert_eq!(ifs.idle_from(us(2_000), true), us(2_364));
+        assert_eq!(ifs.idle_from(us(3_000), false), us(3_050));
+        // A station's own view.
+        let mut d = Deferral::default();
+        d.medium_idle(&ifs, us(2_000), true);
+        assert_eq!(d.idle_from(), us(2_364));
+        assert_eq!(bo.expiry(&ifs, d.idle_from()), us(2_424));
+        d.medium_idle(&ifs, us(3_000), false);
+        assert_eq!(d.idle_from(), us(3_050));
+        assert_eq!(bo.expiry(&ifs, d.idle_from()), us(3_110));
+    }
+
+    /// §10.3.2.4: a station that decodes a frame addressed to another sets its NAV from
+    /// the Duration field, and defers until the NAV has expired (plus DIFS) even while it
+    /// senses the medium idle; a shorter Duration does not shorten it. 802.11b, a
+    /// 1 500-byte IP packet at 11 Mb/s after RTS/CTS, control frames at 2 Mb/s (the highest
+    /// basic rate ≤ 11 Mb/s, §10.6.6.5.2). The RTS's Duration covers SIFS + CTS + SIFS +
+    /// DATA + SIFS + ACK: CTS and ACK (14 B at 2 Mb/s) = 192 + 56 = 248 µs each, DATA (1 536
+    /// B at 11 Mb/s) = 192 + ⌈12 288/11⌉ = 1 310 µs, so 3·10 + 248 + 1 310 + 248 = 1 836
+    /// µs. A station that hears the RTS, ending at 5 000 µs, and nothing after it (the
+    /// receiver is hidden from it): NAV until 6 836 µs, count from 6 886 µs, and with 2
+    /// slots it transmits at 6 926 µs, not at 5 050 + 40 = 5 090 µs.
+    #[test]
+    fn nav_defers_a_station_on_a_physically_idle_medium() {
+        let phy = Phy::new(Standard::B);
+        let ifs = Ifs::of(&phy);
+        assert_eq!(phy.response_kbps(11_000), 2_000);
+        assert_eq!(phy.duration(CTS_BYTES, 2_000), us(248));
+        assert_eq!(phy.ack_duration(11_000), us(248));
+        assert_eq!(phy.duration(1_500 + DATA_OVERHEAD_BYTES, 11_000), us(1_310));
+        let nav_end = us(5_000) + us(3 * 10 + 248 + 1_310 + 248);
+        assert_eq!(nav_end, us(6_836));
+
+        let mut d = Deferral::default();
+        assert!(d.update_nav(nav_end));
+        d.medium_idle(&ifs, us(5_000), false);
+        assert_eq!(d.nav_end(), us(6_836));
+        assert_eq!(d.idle_from(), us(6_886));
+        let mut bo = dcf_b();
+        bo.slots = Some(2);
+        assert_eq!(bo.expiry(&ifs, d.idle_from()), us(6_926));
+        // The CTS's own Duration (ends earlier) leaves the NAV as it is.
+        assert!(!d.update_nav(us(5_500)));
+        assert_eq!(d.nav_end(), us(6_836));
+        // Without the NAV the count would have started at 5 050 µs.
+        let mut plain = Deferral::default();
+        plain.medium_idle(&ifs, us(5_000), false);
+        assert_eq!(bo.expiry(&ifs, plain.idle_from()), us(5_090));
+        // EIFS after an undecodable frame ends later than the NAV: EIFS rules.
+        let mut d = Deferral::default();
+        d.update_nav(us(5_100));
+        d.medium_idle(&ifs, us(5_000), true);
+        assert_eq!(d.idle_from(), us(5_364));
+    }
+
+    /// §10.3.2.4: a NAV set by an RTS may be reset when no PHY-RXSTART follows within
+    /// 2·SIFS + CTS_Time + aRxPHYStartDelay + 2·aSlotTime of the RTS's end; the station
+    /// then counts from DIFS after the reset. 802.11b, the RTS of the previous test ending
+    /// at 5 000 µs: 2·10 + 248 + 192 (long PLCP) + 2·20 = 500 µs, reset at 5 500 µs, count
+    /// from 5 550 µs.
+    #[test]
+    fn nav_set_by_an_rts_is_reset_when_no_reception_follows() {
+        let ifs = ifs_b();
+        let mut d = Deferral::default();
+        d.update_nav(us(6_836));
+        d.medium_idle(&ifs, us(5_000), false);
+        assert_eq!(d.idle_from(), us(6_886));
+        d.reset_nav(&ifs, us(5_500));
+        assert_eq!(d.nav_end(), us(5_500));
+        assert_eq!(d.idle_from(), us(5_550));
+    }
+
+    /// §10.3.2.9 (and ns-3's `ChannelAccessManager`): a sender whose ACK does not come
+    /// back counts from DIFS after its ACKTimeout. 802.11b, DATA ends at 8 000 µs, the
+    /// timeout (SIFS + slot + the 2 Mb/s ACK's long PLCP: 10 + 20 + 192 µs) at 8 222 µs:
+    /// count from 8 272 µs.
+    #[test]
+    fn a_response_timeout_defers_difs_after_it() {
+        let ifs = ifs_b();
+        let mut d = Deferral::default();
+        d.medium_idle(&ifs, us(8_000), false);
+        d.timeout(&ifs, us(8_000) + us(10 + 20 + 192));
+        assert_eq!(d.idle_from(), us(8_272));
+    }
+
+    /// §10.3.3: CW takes the next value of aCWmin, 2·aCWmin + 1, …, aCWmax at every failed
+    /// attempt, stays at aCWmax, and returns to aCWmin after a success (or a discard).
+    /// 802.11b: 31, 63, 127, 255, 511, 1023, 1023. EDCA AC_VO on 802.11b (Table 9-137):
+    /// CWmin (31 + 1)/4 − 1 = 7, CWmax (31 + 1)/2 − 1 = 15: 7, 15, 15.
+    #[test]
+    fn cw_doubles_on_failure_up_to_cwmax_and_resets_on_success() {
+        let mut bo = dcf_b();
+        let mut seen = vec![bo.cw()];
+        for _ in 0..6 {
+            bo.double_cw();
+            seen.push(bo.cw());
+        }
+        assert_eq!(seen, [31, 63, 127, 255, 511, 1023, 1023]);
+        bo.reset_cw();
+        assert_eq!(bo.cw(), 31);
+
+        let vo = default_params(&Phy::new(Standard::B))[3];
+        let mut bo = Backoff::new(&vo);
+        assert_eq!(bo.cw(), 7);
+        bo.double_cw();
+        assert_eq!(bo.cw(), 15);
+        bo.double_cw();
+        assert_eq!(bo.cw(), 15);
+        bo.reset_cw();
+        assert_eq!(bo.cw(), 7);
+    }
+
+    /// §10.3.3: the back-off is drawn uniformly from [0, CW]. At CW = 7, 4 000 draws take
+    /// every value 0 … 7 and none above (each value about 500 times).
+    #[test]
+    fn draws_are_uniform_in_zero_to_cw() {
+        let mut rng = stream(7, "draws");
+        let mut bo = Backoff::new(&default_params(&Phy::new(Standard::B))[3]);
+        let mut count = [0u32; 8];
+        for _ in 0..4_000 {
+            bo.draw(&mut rng);
+            count[bo.slots().unwrap() as usize] += 1;
+        }
+        assert!(count.iter().all(|&c| (400..600).contains(&c)), "{count:?}");
+    }
+
+    /// §10.3.2.3.6 and §10.22.2.4: an EDCA function counts from AIFS[AC] = aSIFSTime +
+    /// AIFSN·aSlotTime after the busy period. 802.11b, a busy period ending (correctly) at
+    /// 10 000 µs: DIFS ends at 10 050 µs; AC_BK (AIFSN 7) counts from 10 000 + 10 + 140 =
+    /// 10 150 µs, AC_BE (3) from 10 070 µs, AC_VO (2) from 10 050 µs like the DCF, and an
+    /// AP's AIFSN 1 from 10 030 µs.
+    #[test]
+    fn aifs_reference_counts_from_sifs_plus_aifsn_slots() {
+        let ifs = ifs_b();
+        let idle_from = ifs.idle_from(us(10_000), false);
+        let params = default_params(&Phy::new(Standard::B));
+        let refs: Vec<SimTime> = params
+            .iter()
+            .map(|p| Backoff::new(p).reference(&ifs, idle_from))
+            .collect();
+        assert_eq!(refs, [us(10_150), us(10_070), us(10_050), us(10_050)]);
+        assert_eq!(dcf_b().reference(&ifs, idle_from), us(10_050));
+        assert_eq!(ifs.aifs_reference(idle_from, 1), us(10_030));
+        // A counter of 4 slots of AC_BK: 10 150 + 4·20 = 10 230 µs.
+        let mut bk = Backoff::new(&params[0]);
+        bk.slots = Some(4);
+        assert_eq!(bk.expiry(&ifs, refs[0]), us(10_230));
+    }
+}
