@@ -50,17 +50,20 @@ impl Cell {
     /// Air time of a whole exchange of an `mpdu`-byte frame at `kbps`: [RTS SIFS CTS
     /// SIFS] DATA SIFS ACK.
     pub(super) fn exchange(&self, mpdu: u32, kbps: u32) -> SimTime {
-        let sifs = self.phy.sifs;
-        let ctl = self.phy.response_kbps(kbps);
-        let mut t = self.phy.duration(mpdu, kbps) + sifs + self.phy.ack_duration(kbps);
-        if mpdu > self.conf.rts_threshold {
-            t = t
-                + self.phy.duration(RTS_BYTES, ctl)
-                + sifs
-                + self.phy.duration(CTS_BYTES, ctl)
-                + sifs;
+        let t = self.phy.duration(mpdu, kbps) + self.phy.sifs + self.phy.ack_duration(kbps);
+        t + self.handshake(mpdu, kbps)
+    }
+
+    /// Air time of the RTS/CTS handshake before an `mpdu`-byte frame at `kbps` with the
+    /// SIFS after each, `RTS SIFS CTS SIFS` (§10.3.2.6); none when the MPDU is not longer
+    /// than `rts_threshold`.
+    fn handshake(&self, mpdu: u32, kbps: u32) -> SimTime {
+        if mpdu <= self.conf.rts_threshold {
+            return SimTime::ZERO;
         }
-        t
+        let ctl = self.phy.response_kbps(kbps);
+        let sifs = self.phy.sifs;
+        self.phy.duration(RTS_BYTES, ctl) + sifs + self.phy.duration(CTS_BYTES, ctl) + sifs
     }
 
     /// The timer fired: every function whose back-off expires now transmits (one: its
@@ -120,14 +123,7 @@ impl Cell {
         let kbps = self.attempt_kbps(k, q, cx);
         cx.tx_start(self.ports[p], pkt);
         let ctl = self.phy.response_kbps(kbps);
-        let mut t = now;
-        if mpdu > self.conf.rts_threshold {
-            t = t
-                + self.phy.duration(RTS_BYTES, ctl)
-                + sifs
-                + self.phy.duration(CTS_BYTES, ctl)
-                + sifs;
-        }
+        let t = now + self.handshake(mpdu, kbps);
         let data_end = t + self.phy.duration(mpdu, kbps);
         let link = if self.is_ap(p) { q } else { p };
         let ber = self.sta[link]

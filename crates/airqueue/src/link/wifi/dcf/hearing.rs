@@ -1156,11 +1156,10 @@ impl Cell {
                 rad.eifs = if capture { e } else { !ok };
             }
             let mut nav_reset = false;
-            if ok && r != to && rad.access.update_nav(nav_end) {
-                if kind == Kind::Rts {
-                    rad.nav_rts = Some((now, now + reset_delay));
-                    nav_reset = true;
-                }
+            // The NAV takes a later Duration (the update comes first: it is not only a test).
+            if ok && r != to && rad.access.update_nav(nav_end) && kind == Kind::Rts {
+                rad.nav_rts = Some((now, now + reset_delay));
+                nav_reset = true;
             }
             let idle = rad.sensed == 0 && rad.tx_until <= now;
             let eifs = rad.eifs;
