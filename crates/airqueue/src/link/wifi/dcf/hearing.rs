@@ -74,6 +74,7 @@
 //! when nodes move a frame's power at a port is taken once (when it starts, or when the
 //! port locks onto another frame while it is on the air), not per chunk.
 
+use super::channel_access::Deferral;
 use super::{Cell, Outcome, NO_AP};
 use crate::channel::modulation::Modulation;
 use crate::channel::{BitErrors, PathLoss, Track};
@@ -311,7 +312,6 @@ struct Radio {
     rx_clean: bool,
     /// The last frame it tried to receive was not decoded: EIFS.
     eifs: bool,
-    nav_end: SimTime,
     /// A NAV set by an RTS that ended at `.0`, reset at `.1` if no reception starts.
     nav_rts: Option<(SimTime, SimTime)>,
     last_rx_start: SimTime,
@@ -325,9 +325,8 @@ struct Radio {
     /// The locked frame's PLCP header has been judged (and survived).
     rx_hdr_ok: bool,
     intf: Vec<(SimTime, SimTime, f64)>,
-    /// Back-off reference: physically idle since + DIFS/EIFS, and with the NAV.
-    phys_idle_from: SimTime,
-    idle_from: SimTime,
+    /// Back-off reference: physically idle since + DIFS/EIFS, and the NAV.
+    access: Deferral,
     /// Its back-off counters are running (idle).
     counting: bool,
     exch: Option<Exch>,
@@ -341,7 +340,6 @@ impl Default for Radio {
             rx: NONE,
             rx_clean: false,
             eifs: false,
-            nav_end: SimTime::ZERO,
             nav_rts: None,
             last_rx_start: SimTime::ZERO,
             rx_start: SimTime::ZERO,
@@ -350,8 +348,7 @@ impl Default for Radio {
             rx_ties: 0,
             rx_hdr_ok: false,
             intf: Vec::new(),
-            phys_idle_from: SimTime::ZERO,
-            idle_from: SimTime::ZERO,
+            access: Deferral::default(),
             counting: true,
             exch: None,
         }
@@ -641,29 +638,17 @@ impl Cell {
         }
     }
 
-    /// Function `k`'s head frame arrived at `now`: when does it send?
+    /// Function `k`'s head frame arrived at `now`: when does it send? (Never while its
+    /// port is not counting: [`Self::hx_resume`] sets it then.)
     pub(super) fn hx_contend(&mut self, k: usize, now: SimTime) {
         let p = self.fns[k].port as usize;
         let rad = &self.hx.as_deref().unwrap().radios[p];
-        let (idle, idle_from) = (rad.counting, rad.idle_from);
-        let since = idle && now >= idle_from;
-        let elapsed = if since {
-            (now - idle_from).0 / self.slot
-        } else {
-            0
-        };
-        let b = match self.fns[k].backoff {
-            Some(b) if since && b as u64 <= elapsed => None,
-            Some(b) => Some(b),
-            None if since => None,
-            None => Some(self.draw(k)),
-        };
-        self.fns[k].backoff = b;
-        self.fns[k].tx_at = match (idle, b) {
-            (false, _) => SimTime::MAX,
-            (true, None) => now,
-            (true, Some(b)) => SimTime(idle_from.0 + b as u64 * self.slot),
-        };
+        let (idle, idle_from) = (rad.counting, rad.access.idle_from());
+        let at =
+            self.fns[k]
+                .backoff
+                .on_frame(&self.ifs, idle_from, now, idle, &mut self.sta[p].rng);
+        self.fns[k].tx_at = if idle { at } else { SimTime::MAX };
     }
 
     /// Port `p` becomes busy at `now`: its counters lose the wholly idle slots and freeze.
@@ -673,18 +658,10 @@ impl Cell {
             return;
         }
         rad.counting = false;
-        let idle_from = rad.idle_from;
-        let elapsed = if now > idle_from {
-            (now - idle_from).0 / self.slot
-        } else {
-            0
-        };
+        let idle_from = rad.access.idle_from();
         let s = &self.sta[p];
         for f in &mut self.fns[s.first as usize..(s.first + s.count) as usize] {
-            if let Some(b) = f.backoff {
-                let left = b as u64 - elapsed.min(b as u64);
-                f.backoff = (left > 0).then_some(left as u32);
-            }
+            f.backoff.freeze(&self.ifs, idle_from, now);
             f.tx_at = SimTime::MAX;
         }
     }
@@ -696,21 +673,19 @@ impl Cell {
             return;
         }
         rad.counting = true;
-        let idle_from = rad.idle_from;
+        let idle_from = rad.access.idle_from();
         let s = &self.sta[p];
         for f in &mut self.fns[s.first as usize..(s.first + s.count) as usize] {
             if !f.buf.is_empty() {
-                f.tx_at = SimTime(idle_from.0 + f.backoff.unwrap_or(0) as u64 * self.slot);
+                f.tx_at = f.backoff.expiry(&self.ifs, idle_from);
             }
         }
     }
 
     /// Port `r`'s medium went idle at `now` (DIFS, or EIFS after an undecoded frame).
     fn hx_set_idle(&mut self, r: usize, now: SimTime, eifs: bool) {
-        let (difs, ifs) = (self.difs, if eifs { self.eifs } else { self.difs });
-        let rad = &mut self.hx().radios[r];
-        rad.phys_idle_from = now + ifs;
-        rad.idle_from = rad.phys_idle_from.max(rad.nav_end + difs);
+        let ifs = self.ifs;
+        self.hx().radios[r].access.medium_idle(&ifs, now, eifs);
         self.hx_resume(r, now);
     }
 
@@ -747,7 +722,7 @@ impl Cell {
         for k in 0..self.fns.len() {
             if self.fns[k].tx_at == now {
                 self.fns[k].tx_at = SimTime::MAX;
-                self.fns[k].backoff = None;
+                self.fns[k].backoff.clear();
                 let id = self.hx_open(k, cx);
                 starting.push(id);
             }
@@ -1133,7 +1108,7 @@ impl Cell {
                 + self.phy.sifs
                 + self.phy.duration(CTS_BYTES, ctl)
                 + self.phy.plcp(ctl)
-                + SimTime(2 * self.slot)
+                + SimTime(2 * self.ifs.slot.0)
         };
         let capture = self.hx().capture.is_some();
         if capture {
@@ -1181,12 +1156,10 @@ impl Cell {
                 rad.eifs = if capture { e } else { !ok };
             }
             let mut nav_reset = false;
-            if ok && r != to && nav_end > rad.nav_end {
-                rad.nav_end = nav_end;
-                if kind == Kind::Rts {
-                    rad.nav_rts = Some((now, now + reset_delay));
-                    nav_reset = true;
-                }
+            // The NAV takes a later Duration (the update comes first: it is not only a test).
+            if ok && r != to && rad.access.update_nav(nav_end) && kind == Kind::Rts {
+                rad.nav_rts = Some((now, now + reset_delay));
+                nav_reset = true;
             }
             let idle = rad.sensed == 0 && rad.tx_until <= now;
             let eifs = rad.eifs;
@@ -1217,13 +1190,13 @@ impl Cell {
         match kind {
             Kind::Rts => {
                 let q = &self.hx().radios[to];
-                if to_ok && q.nav_end <= now && q.tx_until <= now && q.exch.is_none() {
+                if to_ok && q.access.nav_end() <= now && q.tx_until <= now && q.exch.is_none() {
                     let f = self.hx_frame(Kind::Cts, to, from, now + sifs, &ex);
                     self.hx_push(cx, now + sifs, START, f);
                 } else {
                     ex.cause = cause;
                     self.hx().radios[from].exch = Some(ex);
-                    let t = now + sifs + SimTime(self.slot) + self.phy.plcp(ctl);
+                    let t = now + sifs + self.ifs.slot + self.phy.plcp(ctl);
                     self.hx_push(cx, t, TIMEOUT, from as u32);
                 }
             }
@@ -1254,7 +1227,7 @@ impl Cell {
                 } else {
                     ex.cause = cause;
                     self.hx().radios[from].exch = Some(ex);
-                    let t = now + sifs + SimTime(self.slot) + self.phy.plcp(ctl);
+                    let t = now + sifs + self.ifs.slot + self.phy.plcp(ctl);
                     self.hx_push(cx, t, TIMEOUT, from as u32);
                 }
             }
@@ -1272,19 +1245,17 @@ impl Cell {
     /// Port `p`'s CTS or ACK timeout: its exchange failed; it backs off from now + DIFS.
     fn hx_timeout(&mut self, p: usize, cx: &mut LinkCtx<'_>) {
         let now = cx.now;
-        let difs = self.difs;
+        let ifs = self.ifs;
         let Some(ex) = self.hx().radios[p].exch else {
             return;
         };
-        let rad = &mut self.hx().radios[p];
-        rad.phys_idle_from = rad.phys_idle_from.max(now + difs);
-        rad.idle_from = rad.phys_idle_from.max(rad.nav_end + difs);
+        self.hx().radios[p].access.timeout(&ifs, now);
         self.hx_conclude(p, ex.cause, cx);
     }
 
     /// A NAV set by an RTS is reset if no reception started since the RTS ended.
     fn hx_nav_reset(&mut self, r: usize, now: SimTime) {
-        let difs = self.difs;
+        let ifs = self.ifs;
         let rad = &mut self.hx().radios[r];
         let Some((rts_end, at)) = rad.nav_rts else {
             return;
@@ -1293,11 +1264,10 @@ impl Cell {
             return;
         }
         rad.nav_rts = None;
-        if rad.last_rx_start > rts_end || rad.nav_end <= now {
+        if rad.last_rx_start > rts_end || rad.access.nav_end() <= now {
             return;
         }
-        rad.nav_end = now;
-        rad.idle_from = rad.phys_idle_from.max(now + difs);
+        rad.access.reset_nav(&ifs, now);
         if rad.counting {
             rad.counting = false;
             self.hx_resume(r, now);
@@ -1336,8 +1306,7 @@ impl Cell {
         if done {
             self.finish(k, Some(q), cx);
         }
-        let b = self.draw(k);
-        self.fns[k].backoff = Some(b);
+        self.draw(k);
         self.fns[k].txop_from = None;
         self.hx_resume(p, now);
     }
