@@ -4,9 +4,10 @@
 
 use super::endpoint::{endpoint_of, SINK_PORT};
 use super::Builder;
+use crate::conf::Problem;
 use crate::metrics::{FlowStats, LatencyStats};
 use crate::packet::{FiveTuple, Protocol};
-use crate::scenario::{FlowSpec, Problem};
+use crate::scenario::FlowSpec;
 use crate::sim::apps::INITIAL_TTL;
 use crate::sim::tcp_flow::EPHEMERAL_PORT_BASE;
 use crate::sim::{Endpoint, FlowRt};

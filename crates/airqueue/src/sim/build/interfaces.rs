@@ -4,10 +4,11 @@
 
 use super::{cell_rate, piconet_conf, piconet_groups, BuildOptions, Builder};
 use crate::conf::ScenarioError;
+use crate::conf::{Bytes, Rate};
 use crate::engine::{SimTime, Timers};
 use crate::packet::NodeId;
 use crate::qdisc::classify::NameTable;
-use crate::scenario::{Bytes, Rate, Scenario};
+use crate::scenario::Scenario;
 use crate::topology::{IfaceId, Node};
 use std::collections::HashMap;
 

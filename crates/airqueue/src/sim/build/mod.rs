@@ -18,6 +18,7 @@ mod roots;
 mod routes;
 
 use super::{HookRt, Interface, RootQueue, Simulation, TimerOwner};
+use crate::conf::Problem;
 use crate::conf::ScenarioError;
 use crate::engine::Timers;
 use crate::hook::NodeHook;
@@ -27,7 +28,7 @@ use crate::link::{AnyMedium, Medium};
 use crate::packet::NodeId;
 use crate::qdisc::classify::NameTable;
 use crate::qdisc::Qdisc;
-use crate::scenario::{Problem, Scenario};
+use crate::scenario::Scenario;
 use crate::topology::{IfaceId, Node, PortRef};
 use interfaces::MediumPlan;
 use std::collections::HashMap;
