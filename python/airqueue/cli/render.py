@@ -220,6 +220,29 @@ POINT_COLUMNS = (
 )
 
 
+def fixed(value: float, decimals: int) -> str:
+    """``value`` rounded to ``decimals`` places (negative: tens, hundreds, ...), never in
+    exponent notation."""
+    return f"{round(value, decimals):.{max(decimals, 0)}f}"
+
+
+def decimals_for(value: float, significant: int) -> int:
+    """The decimal places that show ``value`` to ``significant`` significant digits."""
+    return significant - 1 - math.floor(math.log10(abs(value))) if value else 0
+
+
+def mean_ci(mean: float, half: float) -> str:
+    """``mean±half`` in fixed notation: the CI half-width to 2 significant digits and the
+    mean to the same decimal place (``15260±310``, ``4830±310``, ``0.0412±0.0031``); no
+    CI (one seed), or a zero one, shows the mean to 4 significant digits."""
+    if math.isnan(mean):
+        return "-"
+    if math.isnan(half) or half == 0:
+        return fixed(mean, decimals_for(mean, 4))
+    places = decimals_for(half, 2)
+    return f"{fixed(mean, places)}±{fixed(half, places)}"
+
+
 def points_table(result: SweepResult) -> Table:
     """One row per grid point: run totals as mean ± 95 % CI half-width."""
     table = Table(
@@ -243,11 +266,7 @@ def points_table(result: SweepResult) -> Table:
         for metric, _, scale in present:
             r = g[g["metric"] == metric].iloc[0]
             half = (r["ci95_high"] - r["ci95_low"]) / 2 / scale
-            row.append(
-                f"{r['mean'] / scale:.4g}±{half:.1g}"
-                if half == half
-                else f"{r['mean'] / scale:.4g}"
-            )
+            row.append(mean_ci(r["mean"] / scale, half))
         table.add_row(*row)
     return table
 
@@ -330,11 +349,13 @@ def parameter_lines(
     return len(params)
 
 
-def qdisc_parameters(variant: Mapping[str, Any], schema_doc: Mapping[str, Any]) -> Text:
+def qdisc_parameters(
+    variant: Mapping[str, Any], schema_doc: Mapping[str, Any], skip: tuple[str, ...] = ()
+) -> Text:
     """One line per parameter: ``name = default (type)``, then its description; class
     lists are expanded one level (their ``qdisc`` is any qdisc, listed in its own row)."""
     text = Text()
-    count = parameter_lines(text, schema_doc, variant, "", skip=COMMON_QDISC_KEYS)
+    count = parameter_lines(text, schema_doc, variant, "", skip=COMMON_QDISC_KEYS + skip)
     return text if count else Text("-")
 
 
@@ -344,14 +365,34 @@ def qdisc_variants(schema_doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return list(spec.get("oneOf", []))
 
 
-def qdiscs_table(schema_doc: Mapping[str, Any]) -> Table:
-    """``airqueue list qdiscs``: a row per queueing discipline of the scenario schema, with
-    its parameters (:func:`qdisc_parameters`) and its one-line description."""
+def shared_qdisc_keys(variants: list[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Keys (besides :data:`COMMON_QDISC_KEYS`) that every qdisc takes with the same
+    meaning, such as ``stab``: described once, not in every row."""
+    if not variants:
+        return ()
+    first = variants[0].get("properties", {})
+    return tuple(
+        key
+        for key, spec in first.items()
+        if key not in COMMON_QDISC_KEYS
+        and all(v.get("properties", {}).get(key) == spec for v in variants[1:])
+    )
+
+
+def qdiscs_table(schema_doc: Mapping[str, Any], kind: str | None = None) -> Table:
+    """``airqueue list qdiscs [NAME]``: a row per queueing discipline of the scenario schema
+    (or the one named), with its parameters (:func:`qdisc_parameters`) and its one-line
+    description; keys every qdisc takes (:func:`shared_qdisc_keys`) are left to
+    :func:`shared_keys_table`."""
+    variants = qdisc_variants(schema_doc)
+    shared = shared_qdisc_keys(variants)
+    also = "".join(f", {key}" for key in shared)
     table = Table(
         title="queueing disciplines ([[qdiscs]] kind = …)",
         title_justify="left",
         caption=(
-            'every entry also takes dev = "<node>.<link>" or a virtual device (required) and name; '
+            'every entry also takes dev = "<node>.<link>" or a virtual device (required), '
+            f"name{also} (below); "
             "a class's match table takes flow, src, dst, dscp, priority, protocol and dev"
         ),
         caption_justify="left",
@@ -360,13 +401,43 @@ def qdiscs_table(schema_doc: Mapping[str, Any]) -> Table:
     table.add_column("kind", style="bold cyan", no_wrap=True)
     table.add_column("parameters (default)")
     table.add_column("description")
-    for variant in qdisc_variants(schema_doc):
+    for variant in variants:
+        if kind is not None and kind not in qdisc_kind(variant).split(" | "):
+            continue
         table.add_row(
             qdisc_kind(variant),
-            qdisc_parameters(variant, schema_doc),
+            qdisc_parameters(variant, schema_doc, skip=shared),
             Text(one_line(variant.get("description", ""))),
         )
     return table
+
+
+def shared_keys_table(schema_doc: Mapping[str, Any]) -> Table | None:
+    """The keys every qdisc takes (``stab``), each once: its entries and description."""
+    variants = qdisc_variants(schema_doc)
+    shared = shared_qdisc_keys(variants)
+    if not shared:
+        return None
+    table = Table(title="keys every qdisc takes", title_justify="left", show_lines=True)
+    table.add_column("key", style="bold cyan", no_wrap=True)
+    table.add_column("entries (default)")
+    table.add_column("description")
+    for key in shared:
+        prop = variants[0]["properties"][key]
+        inner = definition(schema_doc, prop)
+        text = Text()
+        count = parameter_lines(text, schema_doc, inner, "")
+        table.add_row(
+            f"{key} ({type_label(prop)})",
+            text if count else Text("-"),
+            Text(one_line(prop.get("description", ""))),
+        )
+    return table
+
+
+def qdisc_kinds(schema_doc: Mapping[str, Any]) -> list[str]:
+    """Every qdisc kind the schema knows, in its order."""
+    return [k for v in qdisc_variants(schema_doc) for k in qdisc_kind(v).split(" | ")]
 
 
 def scenario_description(path: Path) -> Text:
