@@ -243,12 +243,23 @@ def points_in_units(points: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def version_rows(code_version: str) -> list[tuple[str, Any]]:
+    """A sweep's ``version+sourceid`` (:func:`airqueue.store.code_version`) as the run
+    report shows a version (the package's, what every summary.json holds), and the build's
+    source id on a row of its own."""
+    version, _, source = code_version.partition("+")
+    rows: list[tuple[str, Any]] = [("airqueue version", version)]
+    if source:
+        rows.append(("build (source id)", source))
+    return rows
+
+
 def sweep_report(sweep_dir: Path, title: str | None = None) -> str:
     sw: SweepResult = load_sweep(sweep_dir)
     info = sw.info
     summary = definition_list(
         [
-            ("airqueue version", info.get("version")),
+            *version_rows(str(info.get("version", ""))),
             ("scenario", info.get("scenario")),
             *((f"grid: {k}", ", ".join(map(str, v))) for k, v in info.get("grid", {}).items()),
             ("seeds", ", ".join(map(str, info.get("seeds", [])))),
