@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import airqueue
 from airqueue import cli
-from airqueue.cli.common import Interrupted
+from airqueue.cli.common import InputError, Interrupted
 from support import REPO, UDP_BOTTLENECK
 
 SHORT = ["--set", "run.duration=1s", "--set", "run.warmup=0s"]
@@ -84,3 +85,75 @@ def test_run_into_a_folder_that_is_not_a_run_adds_its_files(tmp_path: Path) -> N
     assert invoke("run", UDP_BOTTLENECK, *SHORT, "--out", tmp_path).exit_code == 0
     assert (tmp_path / "mine.txt").read_text() == "x"
     assert (tmp_path / "summary.json").is_file()
+
+
+# --- 4. CLI text ------------------------------------------------------------------------
+
+
+def test_mean_ci_uses_one_notation_and_the_ci_s_digits() -> None:
+    """Reference: the issue's sweep row `1.526e+04±3e+02 | 4827±3e+02`."""
+    from airqueue.cli.render import mean_ci
+
+    assert mean_ci(15263.4, 312.0) == "15260±310"
+    assert mean_ci(4827.2, 312.0) == "4830±310"
+    assert mean_ci(0.04123, 0.00312) == "0.0412±0.0031"
+    assert mean_ci(15263.4, float("nan")) == "15260"
+    assert mean_ci(2.0, 0.0) == "2.000"
+    assert mean_ci(float("nan"), 1.0) == "-"
+
+
+def test_a_grid_range_without_a_step_says_the_step_is_missing(tmp_path: Path) -> None:
+    res = invoke(
+        "sweep", UDP_BOTTLENECK, "--grid", "links.bottleneck.rate=5Mbit:20Mbit", "-o", tmp_path
+    )
+    assert isinstance(res.exception, InputError)
+    message = str(res.exception)
+    assert "needs a step" in message and "START:STOP:STEP" in message
+    assert "5Mbit:20Mbit:5Mbit" in message and "is not a rate" not in message
+
+
+def test_plot_and_report_of_a_missing_folder_say_it_does_not_exist(tmp_path: Path) -> None:
+    for command in ("plot", "report"):
+        res = invoke(command, tmp_path / "nope")
+        assert isinstance(res.exception, InputError)
+        assert "does not exist" in str(res.exception), command
+    res = invoke("plot", tmp_path)
+    assert "is not a run folder" in str(res.exception)
+
+
+def test_list_scenarios_takes_the_names_run_takes() -> None:
+    folder = invoke("list", "scenarios", "examples")
+    assert folder.exit_code == 0, folder.output
+    assert "examples/dumbbell.toml" in folder.output and "adwiser" not in folder.output
+    one = invoke("list", "scenarios", "examples/dumbbell")
+    assert one.exit_code == 0, one.output
+    assert "examples/dumbbell.toml" in one.output and "udp-bottleneck" not in one.output
+    assert "is not a folder" in str(invoke("list", "scenarios", "nope").exception)
+
+
+def test_list_qdiscs_describes_stab_once_and_takes_a_name() -> None:
+    every = invoke("list", "qdiscs")
+    assert every.exit_code == 0, every.output
+    assert every.output.count("stab = optional") == 0
+    assert every.output.count("Minimum packet unit") == 1
+    one = invoke("list", "qdiscs", "fq_codel")
+    assert one.exit_code == 0, one.output
+    assert "fq_codel" in one.output and "pfifo_head_drop" not in one.output
+    bad = invoke("list", "qdiscs", "fq-codel")
+    assert isinstance(bad.exception, InputError) and "fq_codel" in str(bad.exception)
+
+
+def test_repr_of_a_result_is_one_short_line() -> None:
+    res = airqueue.run(airqueue.load_scenario(UDP_BOTTLENECK, set=SHORT[1::2]))
+    text = repr(res)
+    assert "\n" not in text and len(text) < 300
+    assert text.startswith("<Result seed=1 ") and "flows=" in text
+
+
+def test_run_and_sweep_reports_show_the_same_version_string() -> None:
+    from airqueue.report import version_rows
+    from airqueue.store import code_version
+
+    rows = dict(version_rows(code_version()))
+    assert rows["airqueue version"] == airqueue.__version__  # what summary.json holds
+    assert "+" not in rows["airqueue version"]
