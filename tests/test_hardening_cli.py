@@ -157,3 +157,63 @@ def test_run_and_sweep_reports_show_the_same_version_string() -> None:
     rows = dict(version_rows(code_version()))
     assert rows["airqueue version"] == airqueue.__version__  # what summary.json holds
     assert "+" not in rows["airqueue version"]
+
+
+# --- 2. reproduce --list ------------------------------------------------------------------
+
+
+def test_reproduce_list_is_one_line_per_entry_grouped_by_paper_with_its_runs() -> None:
+    """Reference: the issue: 69 entries over ~687 lines, no run time."""
+    from airqueue import catalog
+
+    res = invoke("reproduce", "--list")
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert len(lines) < len(catalog.REGISTRY) + len(catalog.PAPERS) + 15
+    for name, rep in catalog.REGISTRY.items():
+        (line,) = [ln for ln in lines if ln.strip().split(" ")[0] == name]
+        c = catalog.cost(rep)
+        assert f"{c.runs} x " in line, line
+    for pid in catalog.PAPER_IDS:
+        assert any(ln.strip().startswith(pid + " ") for ln in lines), pid
+    md1 = catalog.cost(catalog.REGISTRY["md1-pollaczek-khinchine"])
+    assert (md1.runs, md1.run_seconds, md1.approximate) == (30, 210.0, False)  # 6 loads x 5
+
+
+def test_reproduce_list_paper_shows_that_paper_only() -> None:
+    from airqueue import catalog
+
+    res = invoke("reproduce", "--list", "hegde")
+    assert res.exit_code == 0, res.output
+    assert "hegde-adwiser-fig17-total" in res.output and "tcp-mathis" not in res.output
+    assert sum(r.name in res.output for r in catalog.REGISTRY.values()) == len(
+        catalog.PAPER_IDS["hegde-2013"].ENTRIES
+    )
+    bad = invoke("reproduce", "--list", "nobody-1999")
+    assert isinstance(bad.exception, InputError) and "hegde-2013" in str(bad.exception)
+
+
+# --- 3. quick reproductions ---------------------------------------------------------------
+
+
+def test_a_quick_reproduction_has_no_ci_columns_says_so_once_and_marks_its_figure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from airqueue import plots
+    from airqueue.catalog.core import QUICK_MARK
+
+    figures: list[Any] = []
+    real_save = plots.save
+
+    def save(fig: Any, path: str | Path, dpi: int = 110) -> Path:
+        figures.append(fig)
+        return real_save(fig, path, dpi)
+
+    monkeypatch.setattr(plots, "save", save)
+    res = invoke("reproduce", "md1-pollaczek-khinchine", "--quick", "-j", "1", "-o", tmp_path)
+    assert res.exit_code == 0, res.output
+    assert "95 % CI" not in res.output and "nan" not in res.output
+    assert res.output.count("nothing is checked") == 1
+    (fig,) = figures
+    assert any(t.get_text() == QUICK_MARK for t in fig.texts)
+    assert all(ax.get_title(loc="left").startswith(f"[{QUICK_MARK}]") for ax in fig.axes)

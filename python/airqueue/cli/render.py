@@ -462,15 +462,62 @@ def scenarios_table(title: str, directory: Path, files: Iterable[Path]) -> Table
     return table
 
 
-def reproductions_table(reproductions: Iterable[Reproduction]) -> Table:
-    """``airqueue reproduce --list``: a row per reproduction, its name, what it reproduces
-    and the reference."""
+def span(seconds: float) -> str:
+    """A simulated time as ``50 s``, ``25 min``, ``1.8 h``."""
+    if math.isnan(seconds):
+        return "?"
+    if seconds < 120:
+        return f"{seconds:g} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def cost_cells(rep: Reproduction) -> tuple[str, str]:
+    """``runs x duration`` and the simulated total of a reproduction (full, not --quick)."""
+    from airqueue.catalog import cost
+
+    c = cost(rep)
+    about = "≈" if c.approximate else ""
+    return f"{about}{c.runs} x {span(c.run_seconds)}", f"{about}{span(c.simulated_seconds)}"
+
+
+#: What the cost columns of ``reproduce --list`` mean (stated under the list).
+COST_NOTE = (
+    "runs: grid points x seeds of the simulated duration; simulated: their total. Both come "
+    "from the catalog, not from a measurement: the wall time also depends on the model and "
+    "--jobs. ≈: the entry runs its own set of scenarios, counted as values x seeds."
+)
+
+
+def reproductions_table(papers: list[tuple[str, str, list[Reproduction]]]) -> Table:
+    """``airqueue reproduce --list [PAPER]``: one line per reproduction, grouped by paper
+    (a heading line with the paper's id, for ``--list PAPER``), with its runs and simulated
+    time (:data:`COST_NOTE`) and what it reproduces (cut to the line)."""
     table = Table(
-        title="reproductions (airqueue reproduce NAME)", title_justify="left", show_lines=True
+        title="reproductions (airqueue reproduce NAME; --list PAPER for one paper)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption=COST_NOTE,
+        caption_justify="left",
     )
-    table.add_column("name", style="bold cyan", no_wrap=True)
-    table.add_column("reproduces")
-    table.add_column("reference")
-    for r in reproductions:
-        table.add_row(r.name, Text(r.title), Text(r.reference))
+    widest = max((len(r.name) for _, _, es in papers for r in es), default=4) + 2
+    table.add_column("name", style="bold cyan", no_wrap=True, min_width=widest)
+    table.add_column("runs", justify="right", no_wrap=True, min_width=12)
+    table.add_column("simulated", justify="right", no_wrap=True, min_width=9)
+    # Every cell keeps to one line: the description gets what the other columns leave.
+    width = out.width if out.is_terminal else PROSE_WIDTH
+    rest = max(width - widest - 12 - 9 - 6, 20)
+    table.add_column("reproduces", no_wrap=True, overflow="ellipsis", max_width=rest)
+    for pid, title, entries in papers:
+        reps = entries
+        table.add_row(
+            Text(f"{pid}", style="bold"),
+            "",
+            "",
+            Text(f"{title} ({len(reps)} {'entry' if len(reps) == 1 else 'entries'})"),
+        )
+        for r in reps:
+            table.add_row(f"  {r.name}", *cost_cells(r), Text(one_line(r.title)))
     return table
