@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -217,3 +218,38 @@ def test_a_quick_reproduction_has_no_ci_columns_says_so_once_and_marks_its_figur
     (fig,) = figures
     assert any(t.get_text() == QUICK_MARK for t in fig.texts)
     assert all(ax.get_title(loc="left").startswith(f"[{QUICK_MARK}]") for ax in fig.axes)
+
+
+# --- 5. stations and warm-up in the README, the console and the report ------------------
+
+CELL = REPO / "scenarios" / "validation" / "dcf-saturation.toml"
+
+
+def test_readme_lists_stations_parquet() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert "| `stations.parquet` |" in readme and "airtime" in readme
+
+
+def test_run_prints_the_station_table_and_what_the_warm_up_covers(tmp_path: Path) -> None:
+    res = invoke("run", CELL, "--set", "run.duration=2s", "--set", "run.warmup=1s", "-o", tmp_path)
+    assert res.exit_code == 0, res.output
+    assert "802.11 stations" in res.output and "airtime %" in res.output
+    assert "the packets line below counts the whole run" in res.output
+    stations = pd.read_parquet(tmp_path / "stations.parquet")
+    for row in stations.itertuples():
+        assert f"{row.cell}/{row.station}" in res.output
+
+
+def test_the_report_has_the_station_table_and_says_which_counts_are_after_warm_up(
+    tmp_path: Path,
+) -> None:
+    from airqueue import report
+
+    out = tmp_path / "cell"
+    airqueue.run(airqueue.load_scenario(CELL, set=["run.duration=2s", "run.warmup=1s"])).write(out)
+    text = report.run_report(out)
+    assert 'id="stations"' in text and "airtime share" in text
+    assert "802.11 stations (after the 1 s warm-up)" in text
+    assert "Queues that saw traffic (after the 1 s warm-up)" in text
+    assert "Drops by reason (whole run)" in text
+    assert "over the whole run" in text

@@ -113,6 +113,37 @@ def class_table(classes: pd.DataFrame) -> Table:
     return table
 
 
+def station_table(stations: pd.DataFrame) -> Table:
+    """802.11 stations (``stations.parquet``): airtime share, frames, retries and drops."""
+    table = Table(title="802.11 stations", title_justify="left")
+    table.add_column("station", no_wrap=True)
+    table.add_column("role")
+    for name in (
+        "PHY Mbit/s",
+        "frames sent",
+        "retries",
+        "collisions",
+        "drops",
+        "airtime %",
+        "access delay ms",
+    ):
+        table.add_column(name, justify="right")
+    for row in stations.itertuples(index=False):
+        drops = int(row.drops_collision) + int(row.drops_channel_error) + int(row.drops_retry_limit)
+        table.add_row(
+            f"{row.cell}/{row.station}",
+            str(row.role),
+            fmt_num(row.phy_rate_bps / 1e6, 1),
+            f"{row.frames_sent:,}",
+            f"{row.retries:,}",
+            f"{row.collisions:,}",
+            f"{drops:,}",
+            fmt_num(row.airtime_share * 100, 1),
+            fmt_num(row.mean_access_delay_ms, 2),
+        )
+    return table
+
+
 def packets_line(summary: Mapping[str, Any]) -> Text:
     """Sent/delivered/dropped/in flight over the whole run, and the conservation verdict."""
     p = summary["packets"]
@@ -159,7 +190,9 @@ def print_run_summary(result: Result) -> None:
     warmup = result.summary.get("warmup_seconds", 0)
     if warmup:
         out.print(
-            f"flow and queue tables count from the end of the {warmup:g} s warm-up", style="dim"
+            f"the tables count from the end of the {warmup:g} s warm-up; the packets line "
+            "below counts the whole run",
+            style="dim",
         )
     out.print(flow_table(result.flows))
     for line in rwnd_warnings(result.flows):
@@ -167,6 +200,9 @@ def print_run_summary(result: Result) -> None:
     out.print(queue_table(result.queues))
     if len(result.classes):
         out.print(class_table(result.classes))
+    stations = result.more.get("stations")
+    if stations is not None and len(stations):
+        out.print(station_table(stations))
     out.print(packets_line(result.summary))
     out.print(timing_line(result.summary))
 
