@@ -3,6 +3,8 @@ CLI's wording and the report's station table, each checked as the issue describe
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +88,20 @@ def test_run_into_a_folder_that_is_not_a_run_adds_its_files(tmp_path: Path) -> N
     assert invoke("run", UDP_BOTTLENECK, *SHORT, "--out", tmp_path).exit_code == 0
     assert (tmp_path / "mine.txt").read_text() == "x"
     assert (tmp_path / "summary.json").is_file()
+
+
+def test_a_staging_folder_left_by_a_killed_run_is_removed_by_the_next(tmp_path: Path) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    left = tmp_path / f".out.partial-{dead.stdout.strip()}-0000abcd"
+    left.mkdir()
+    (left / "summary.json").write_text("{}")
+    assert invoke("run", UDP_BOTTLENECK, *SHORT, "--out", tmp_path / "out").exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 # --- 4. CLI text ------------------------------------------------------------------------

@@ -44,6 +44,8 @@ def is_run_folder(folder: Path) -> bool:
 
 def remove_abandoned(target: Path) -> None:
     """Removes staging folders of ``target`` left by processes that no longer run."""
+    from airqueue.store import pid_alive  # not at import: the store brings in pandas
+
     prefix = f".{target.name}.{STAGING}-"
     if not target.parent.is_dir():
         return
@@ -53,16 +55,6 @@ def remove_abandoned(target: Path) -> None:
         pid = entry.name[len(prefix) :].split("-")[0]
         if pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(entry, ignore_errors=True)
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @contextlib.contextmanager
