@@ -269,3 +269,21 @@ def test_the_report_has_the_station_table_and_says_which_counts_are_after_warm_u
     assert "Queues that saw traffic (after the 1 s warm-up)" in text
     assert "Drops by reason (whole run)" in text
     assert "over the whole run" in text
+
+
+def test_the_docs_list_every_reproduction_with_the_catalog_s_costs() -> None:
+    """docs/experiments.md's table of reproductions was stale (2 of 69): it must match the
+    catalog, runs, simulated and measured wall time as `reproduce --list` prints them."""
+    from airqueue import catalog
+    from airqueue.cli.render import cost_cells
+
+    docs = (REPO / "docs" / "experiments.md").read_text(encoding="utf-8")
+    rows = {
+        line.split(" | ")[1].strip("`"): line
+        for line in docs.splitlines()
+        if line.startswith("| ") and line.count(" | ") == 5 and "`" in line.split(" | ")[1]
+    }
+    assert set(rows) == set(catalog.REGISTRY)
+    for name, rep in catalog.REGISTRY.items():
+        assert rows[name].endswith(" | ".join(cost_cells(rep)) + " |"), rows[name]
+    assert set(catalog.timings.WALL_SECONDS) == set(catalog.REGISTRY)

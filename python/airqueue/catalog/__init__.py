@@ -20,6 +20,7 @@ from . import (
     closed_forms,
     hegde_2013,
     shieh_dfq,
+    timings,
     venugopal_2006,
     wang_2005,
     yip_kwok_2007,
@@ -107,5 +108,6 @@ __all__ = [
     "paper_id",
     "paper_title",
     "reproduce",
+    "timings",
     "verdict",
 ]

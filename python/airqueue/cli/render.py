@@ -509,51 +509,58 @@ def span(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def cost_cells(rep: Reproduction) -> tuple[str, str]:
-    """``runs x duration`` and the simulated total of a reproduction (full, not --quick)."""
-    from airqueue.catalog import cost
+def cost_cells(rep: Reproduction) -> tuple[str, str, str]:
+    """``runs x duration`` and the simulated total of a reproduction (full, not --quick),
+    from the catalog's data, and its measured wall time (``catalog/timings.py``)."""
+    from airqueue.catalog import cost, timings
 
     c = cost(rep)
     about = "≈" if c.approximate else ""
-    return f"{about}{c.runs} x {span(c.run_seconds)}", f"{about}{span(c.simulated_seconds)}"
+    wall = timings.WALL_SECONDS.get(rep.name)
+    return (
+        f"{about}{c.runs} x {span(c.run_seconds)}",
+        f"{about}{span(c.simulated_seconds)}",
+        "?" if wall is None else span(round(wall)),
+    )
 
 
-#: What the cost columns of ``reproduce --list`` mean (stated under the list).
-COST_NOTE = (
-    "runs: grid points x seeds of the simulated duration; simulated: their total. Both come "
-    "from the catalog, not from a measurement: the wall time also depends on the model and "
-    "--jobs. ≈: the entry runs its own set of scenarios, counted as values x seeds."
-)
+def cost_note() -> str:
+    """What the cost columns of ``reproduce --list`` mean (stated under the list)."""
+    from airqueue.catalog import timings
+
+    return (
+        "runs: grid points x seeds of the simulated duration; simulated: their total (both "
+        "from the catalog's data). ≈: the entry runs its own set of scenarios, counted as "
+        "values x seeds. wall: measured with --jobs 1 on "
+        f"{timings.MEASURED_ON} (catalog/timings.py, tools/time_reproductions.py); more "
+        "--jobs shorten it."
+    )
 
 
 def reproductions_table(papers: list[tuple[str, str, list[Reproduction]]]) -> Table:
     """``airqueue reproduce --list [PAPER]``: one line per reproduction, grouped by paper
-    (a heading line with the paper's id, for ``--list PAPER``), with its runs and simulated
-    time (:data:`COST_NOTE`) and what it reproduces (cut to the line)."""
+    (a heading line with the paper's id, for ``--list PAPER``), with its runs, simulated
+    and measured wall time (:func:`cost_note`) and what it reproduces (cut to the line)."""
     table = Table(
         title="reproductions (airqueue reproduce NAME; --list PAPER for one paper)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
-        caption=COST_NOTE,
+        caption=cost_note(),
         caption_justify="left",
     )
     widest = max((len(r.name) for _, _, es in papers for r in es), default=4) + 2
     table.add_column("name", style="bold cyan", no_wrap=True, min_width=widest)
     table.add_column("runs", justify="right", no_wrap=True, min_width=12)
     table.add_column("simulated", justify="right", no_wrap=True, min_width=9)
+    table.add_column("wall", justify="right", no_wrap=True, min_width=6)
     # Every cell keeps to one line: the description gets what the other columns leave.
     width = out.width if out.is_terminal else PROSE_WIDTH
-    rest = max(width - widest - 12 - 9 - 6, 20)
+    rest = max(width - widest - 12 - 9 - 6 - 10, 20)
     table.add_column("reproduces", no_wrap=True, overflow="ellipsis", max_width=rest)
     for pid, title, entries in papers:
-        reps = entries
-        table.add_row(
-            Text(f"{pid}", style="bold"),
-            "",
-            "",
-            Text(f"{title} ({len(reps)} {'entry' if len(reps) == 1 else 'entries'})"),
-        )
-        for r in reps:
+        count = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}"
+        table.add_row(Text(pid, style="bold"), "", "", "", Text(f"{title} ({count})"))
+        for r in entries:
             table.add_row(f"  {r.name}", *cost_cells(r), Text(one_line(r.title)))
     return table
