@@ -150,6 +150,21 @@ CLASS_COLUMNS = {
 }
 
 
+#: The 802.11 stations table (``stations.parquet``), as the CLI prints it.
+STATION_COLUMNS = {
+    "cell": "cell",
+    "station": "station",
+    "role": "role",
+    "phy_rate_bps": "PHY rate (Mbit/s)",
+    "frames_sent": "frames sent",
+    "retries": "retries",
+    "collisions": "collisions",
+    "drops_retry_limit": "drops at the retry limit",
+    "airtime_share": "airtime share",
+    "mean_access_delay_ms": "mean access delay (ms)",
+}
+
+
 def pick(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
     """The columns of ``columns`` that ``df`` has, renamed to their headings; bit rates in
     Mbit/s."""
@@ -185,6 +200,17 @@ def run_report(run_dir: Path, title: str | None = None) -> str:
         if s.get("conservation_ok")
         else '<span class="bad">FAILS</span>'
     )
+    warmup = s.get("warmup_seconds", 0) or 0
+    after = f"after the {warmup:g} s warm-up" if warmup else "whole run"
+    scope = (
+        "The packet counts and drops above are over the whole run (packet conservation is "
+        "checked on them); the flow, queue, class and station tables below count "
+        + (
+            f"from the end of the {warmup:g} s warm-up, so their drops can be fewer."
+            if warmup
+            else "the whole run too (no warm-up)."
+        )
+    )
     summary = (
         definition_list(
             [
@@ -192,15 +218,16 @@ def run_report(run_dir: Path, title: str | None = None) -> str:
                 ("seed", s.get("seed")),
                 ("simulated", f"{s.get('sim_seconds')} s (warm-up {s.get('warmup_seconds', 0)} s)"),
                 ("events", f"{s.get('events', 0):,}"),
-                ("packets sent", f"{p['sent']:,}"),
+                ("packets sent (whole run)", f"{p['sent']:,}"),
                 ("delivered", f"{p['delivered']:,}"),
                 ("dropped", f"{dropped:,} (by reason below)" if dropped else "0"),
                 ("in flight at the end", f"{p['in_flight']:,}"),
             ]
         )
         + f"<p>packet conservation {verdict}</p>"
-        + "<h3>Drops by reason</h3>"
+        + "<h3>Drops by reason (whole run)</h3>"
         + drops_table(p["dropped"])
+        + f"<p>{html.escape(scope)}</p>"
     )
     # The caption names the panels the figure has (a cwnd panel only for traced flows).
     panels = [name for name, *_ in plots.timeseries_panels(res)]
@@ -209,15 +236,21 @@ def run_report(run_dir: Path, title: str | None = None) -> str:
         summary,
         "<h2>Figures</h2>",
         figure_html(plots.timeseries(res, "time series"), "; ".join(panels), "ts"),
-        "<h2>Flows</h2>",
+        f"<h2>Flows ({after})</h2>",
         table_html(pick(res.flows, FLOW_COLUMNS), "flows"),
-        "<h2>Queues that saw traffic</h2>",
+        f"<h2>Queues that saw traffic ({after})</h2>",
         table_html(pick(busy(res.queues), QUEUE_COLUMNS), "queues"),
     ]
     if len(res.classes):
         sections += [
-            "<h2>Classes that saw traffic</h2>",
+            f"<h2>Classes that saw traffic ({after})</h2>",
             table_html(pick(busy(res.classes), CLASS_COLUMNS), "classes"),
+        ]
+    stations = res.more.get("stations")
+    if stations is not None and len(stations):
+        sections += [
+            f"<h2>802.11 stations ({after})</h2>",
+            table_html(pick(stations, STATION_COLUMNS), "stations"),
         ]
     sections += [
         "<h2>Scenario (resolved)</h2>",
@@ -243,12 +276,23 @@ def points_in_units(points: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def version_rows(code_version: str) -> list[tuple[str, Any]]:
+    """A sweep's ``version+sourceid`` (:func:`airqueue.store.code_version`) as the run
+    report shows a version (the package's, what every summary.json holds), and the build's
+    source id on a row of its own."""
+    version, _, source = code_version.partition("+")
+    rows: list[tuple[str, Any]] = [("airqueue version", version)]
+    if source:
+        rows.append(("build (source id)", source))
+    return rows
+
+
 def sweep_report(sweep_dir: Path, title: str | None = None) -> str:
     sw: SweepResult = load_sweep(sweep_dir)
     info = sw.info
     summary = definition_list(
         [
-            ("airqueue version", info.get("version")),
+            *version_rows(str(info.get("version", ""))),
             ("scenario", info.get("scenario")),
             *((f"grid: {k}", ", ".join(map(str, v))) for k, v in info.get("grid", {}).items()),
             ("seeds", ", ".join(map(str, info.get("seeds", [])))),

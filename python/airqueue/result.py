@@ -86,6 +86,18 @@ class Result:
     #: Further tables by name, as media and systems add them (e.g. per-station tables).
     more: dict[str, pd.DataFrame] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """A line, not pages: seed, simulated time, events, the tables' row counts and
+        whether packets were conserved (the tables themselves are the attributes)."""
+        s = self.summary
+        rows = ", ".join(f"{name}={len(df)}" for name, df in self.tables.items())
+        pcap = f", pcap={sorted(self.pcap)}" if self.pcap else ""
+        return (
+            f"<Result seed={s.get('seed')} sim_seconds={s.get('sim_seconds')} "
+            f"events={s.get('events')} conservation_ok={self.conservation_ok} "
+            f"rows: {rows}{pcap}>"
+        )
+
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table by name: the core ones (:data:`CORE_TABLES`), then :attr:`more`."""

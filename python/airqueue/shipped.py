@@ -33,6 +33,19 @@ def find(name: str | Path) -> Path | None:
     return None
 
 
+def find_dir(name: str | Path) -> Path | None:
+    """The shipped folder ``name`` (``examples``, ``adwiser``), or ``None``; like :func:`find`,
+    only relative names inside the shipped folder."""
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts:
+        return None
+    candidate = scenarios_dir() / rel
+    try:
+        return candidate if candidate.is_dir() else None
+    except (OSError, ValueError):
+        return None
+
+
 def names() -> list[str]:
     """Every shipped scenario as ``folder/name`` (what :func:`find` takes)."""
     root = scenarios_dir()

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 
 from ..sweep import ProgressHook
 from . import (
     closed_forms,
     hegde_2013,
     shieh_dfq,
+    timings,
     venugopal_2006,
     wang_2005,
     yip_kwok_2007,
@@ -26,10 +28,12 @@ from . import (
 from .closed_forms import MATHIS, MD1, MD1_LOADS
 from .core import (
     QUICK_NOTE,
+    Cost,
     Reproduction,
     ReproductionResult,
     compare,
     comparison_table,
+    cost,
     figure,
     measured_summary,
     verdict,
@@ -42,6 +46,31 @@ PAPERS = (closed_forms, shieh_dfq, wang_2005, hegde_2013, yip_kwok_2007, venugop
 
 #: Every reproduction, by name.
 REGISTRY: Mapping[str, Reproduction] = {r.name: r for m in PAPERS for r in m.ENTRIES}
+
+
+def paper_id(module: ModuleType) -> str:
+    """How ``airqueue reproduce --list PAPER`` names a paper: its module's name with
+    dashes (``hegde-2013``, ``closed-forms``)."""
+    return module.__name__.rsplit(".", 1)[-1].replace("_", "-")
+
+
+def paper_title(module: ModuleType) -> str:
+    """The first sentence of a paper module's documentation (what the paper is)."""
+    first = " ".join((module.__doc__ or "").split("\n\n")[0].split())
+    return first.split(": ")[0] if ": " in first else first
+
+
+#: The papers by :func:`paper_id`, in :data:`PAPERS` order.
+PAPER_IDS: Mapping[str, ModuleType] = {paper_id(m): m for m in PAPERS}
+
+
+def find_papers(text: str) -> list[ModuleType]:
+    """The papers ``text`` names: a paper id or its start (``hegde``, ``yip-kwok``), with
+    ``_`` or ``-``."""
+    key = text.strip().lower().replace("_", "-")
+    if key in PAPER_IDS:
+        return [PAPER_IDS[key]]
+    return [m for pid, m in PAPER_IDS.items() if pid.startswith(key)] if key else []
 
 
 def reproduce(
@@ -64,14 +93,21 @@ __all__ = [
     "MD1",
     "MD1_LOADS",
     "PAPERS",
+    "PAPER_IDS",
     "QUICK_NOTE",
     "REGISTRY",
+    "Cost",
     "Reproduction",
     "ReproductionResult",
     "compare",
     "comparison_table",
+    "cost",
     "figure",
+    "find_papers",
     "measured_summary",
+    "paper_id",
+    "paper_title",
     "reproduce",
+    "timings",
     "verdict",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,6 +153,48 @@ def paper_points(points: dict[int, float]) -> Callable[[float], float]:
 def as_list(v: Any) -> list[Any]:
     """A list-valued grid point, as given or as the JSON text the sweep's columns hold."""
     return list(json.loads(v)) if isinstance(v, str) else list(v)
+
+
+# ---------------------------------------------------------------------------------------
+# What a reproduction costs
+# ---------------------------------------------------------------------------------------
+
+_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+def duration_seconds(value: Any) -> float:
+    """A scenario's ``run.duration`` (``"210s"``, ``"500ms"``, ``"1h"`` or a number of
+    seconds) in seconds; NaN if it is neither."""
+    if isinstance(value, int | float):
+        return float(value)
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([a-zµ]*)\s*", str(value))
+    if m is None or m.group(2) not in _UNIT_SECONDS:
+        return math.nan
+    return float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a reproduction runs, from the catalog's data (nothing is measured): ``runs``
+    (grid points x seeds) of ``run_seconds`` simulated each. ``approximate`` for an entry
+    with a ``runner``, which runs its own set of scenarios (counted as values x seeds of
+    its base scenario's duration)."""
+
+    runs: int
+    run_seconds: float
+    approximate: bool
+
+    @property
+    def simulated_seconds(self) -> float:
+        return self.runs * self.run_seconds
+
+
+def cost(rep: Reproduction, quick: bool = False) -> Cost:
+    """The runs and simulated time of ``airqueue reproduce NAME`` (``--quick``)."""
+    points = len(rep.values) * max(len(rep.values2), 1)
+    seeds = rep.quick_seeds if quick else rep.seeds
+    duration = duration_seconds(rep.scenario(quick).get("run", {}).get("duration", math.nan))
+    return Cost(points * seeds, duration, rep.runner is not None)
 
 
 # ---------------------------------------------------------------------------------------
@@ -307,6 +350,32 @@ def figure(rep: Reproduction, table: pd.DataFrame) -> Any:
     return fig
 
 
+#: The watermark of a quick run's figure.
+QUICK_MARK = "quick: not checked"
+
+
+def mark_quick(fig: Any) -> None:
+    """Marks a quick run's figure so that it cannot pass for a checked one: a watermark
+    across it and ``quick: not checked`` before every axes' title."""
+    fig.text(
+        0.5,
+        0.5,
+        QUICK_MARK,
+        fontsize=40,
+        color="tab:red",
+        alpha=0.25,
+        rotation=25,
+        ha="center",
+        va="center",
+        zorder=10,
+    )
+    for ax in fig.axes:
+        for loc in ("left", "center"):
+            title = ax.get_title(loc=loc)
+            if title:
+                ax.set_title(f"[{QUICK_MARK}] {title}", loc=loc, fontsize=10, color="tab:red")
+
+
 def run(
     rep: Reproduction,
     out: str | Path,
@@ -334,7 +403,10 @@ def run(
         progress=progress,
     )
     table = compare(rep, sw)
-    fig_path = plots.save(figure(rep, table), out_dir / "figure.png")
+    fig = figure(rep, table)
+    if quick:
+        mark_quick(fig)
+    fig_path = plots.save(fig, out_dir / "figure.png")
     table_path = out_dir / "comparison.csv"
     atomic_write_bytes(table_path, table.to_csv(index=False).encode())
     # A quick run is a smoke test: too few seeds and too short runs to judge a tolerance.
@@ -437,7 +509,9 @@ def comparison_table(res: ReproductionResult) -> Table:
     )
     surface = rep.param2 is not None
     first = (rep.x_label, rep.y2_label) if surface else (rep.x_label,)
-    for col in (*first, "reference", "airqueue", "95 % CI", "error (% of ref.)", "verdict"):
+    # A quick run's CI (two seeds, or one: NaN) says nothing: it is left out.
+    ci = () if res.quick else ("95 % CI",)
+    for col in (*first, "reference", "airqueue", *ci, "error (% of ref.)", "verdict"):
         t.add_column(col, justify="right")
     for r in res.table.itertuples(index=False):
         # A surface has the paper's number at a few points only: "—" elsewhere.
@@ -446,7 +520,7 @@ def comparison_table(res: ReproductionResult) -> Table:
             *([f"{r.x:g}", f"{r.y:g}"] if surface else [f"{r.x:g}"]),
             "—" if bare else f"{r.reference:.4g}",
             f"{r.ours:.4g}",
-            f"{r.ci95_low:.4g} – {r.ci95_high:.4g}",
+            *(() if res.quick else (f"{r.ci95_low:.4g} – {r.ci95_high:.4g}",)),
             "—" if bare else f"{r.rel_error:+.1%}",
             verdict(res, r.within),
         )

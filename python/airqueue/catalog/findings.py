@@ -23,7 +23,7 @@ import pandas as pd
 from .. import plots
 from ..store import atomic_write_bytes
 from ..sweep import ProgressHook, SweepResult, mean_ci
-from .core import Reproduction, ReproductionResult
+from .core import Reproduction, ReproductionResult, mark_quick
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,8 @@ def finish(
             }
         )
     table = pd.DataFrame(rows)
+    if quick:
+        mark_quick(fig)
     fig_path = plots.save(fig, out / "figure.png")
     table_path = out / "comparison.csv"
     atomic_write_bytes(table_path, table.to_csv(index=False).encode())

@@ -82,6 +82,25 @@ def sweep_run_title(sw: SweepResult, key: str) -> str:
     return ", ".join([*values, f"seed {row['seed']}"])
 
 
+def check_folder(directory: Path) -> None:
+    """A folder to plot or report on must exist and hold a run or a sweep (InputError)."""
+    from airqueue.sweep import is_sweep_dir
+
+    if not directory.exists():
+        raise InputError(
+            str(directory), "does not exist; give a folder written by airqueue run or sweep"
+        )
+    if not directory.is_dir():
+        raise InputError(
+            str(directory), "is a file; give a folder written by airqueue run or sweep"
+        )
+    if not is_sweep_dir(directory) and not (directory / "summary.json").is_file():
+        raise InputError(
+            str(directory),
+            "is not a run folder (airqueue run --out) or a sweep folder (airqueue sweep --out)",
+        )
+
+
 def draw(
     directory: Path,
     kind: str,
@@ -98,12 +117,8 @@ def draw(
 
     if kind not in plots.KINDS:
         raise InputError("--kind", f'"{kind}" is not a plot; use one of {", ".join(plots.KINDS)}')
+    check_folder(directory)
     sweep_dir = is_sweep_dir(directory)
-    if not sweep_dir and not (directory / "summary.json").is_file():
-        raise InputError(
-            str(directory),
-            "is not a run folder (airqueue run --out) or a sweep folder (airqueue sweep --out)",
-        )
     try:
         if kind == "timeseries":
             if not sweep_dir:
@@ -144,9 +159,7 @@ def report_cmd(
 ) -> None:
     """Write a self-contained HTML page (summary, figures, tables, scenario) for a folder."""
     from airqueue.report import report as report_html
-    from airqueue.sweep import is_sweep_dir
 
-    if not is_sweep_dir(directory) and not (directory / "summary.json").is_file():
-        raise InputError(str(directory), "is not a run folder or a sweep folder")
+    check_folder(directory)
     path = report_html(directory, target)
     out.print(f"wrote {path}")

@@ -113,6 +113,37 @@ def class_table(classes: pd.DataFrame) -> Table:
     return table
 
 
+def station_table(stations: pd.DataFrame) -> Table:
+    """802.11 stations (``stations.parquet``): airtime share, frames, retries and drops."""
+    table = Table(title="802.11 stations", title_justify="left")
+    table.add_column("station", no_wrap=True)
+    table.add_column("role")
+    for name in (
+        "PHY Mbit/s",
+        "frames sent",
+        "retries",
+        "collisions",
+        "drops",
+        "airtime %",
+        "access delay ms",
+    ):
+        table.add_column(name, justify="right")
+    for row in stations.itertuples(index=False):
+        drops = int(row.drops_collision) + int(row.drops_channel_error) + int(row.drops_retry_limit)
+        table.add_row(
+            f"{row.cell}/{row.station}",
+            str(row.role),
+            fmt_num(row.phy_rate_bps / 1e6, 1),
+            f"{row.frames_sent:,}",
+            f"{row.retries:,}",
+            f"{row.collisions:,}",
+            f"{drops:,}",
+            fmt_num(row.airtime_share * 100, 1),
+            fmt_num(row.mean_access_delay_ms, 2),
+        )
+    return table
+
+
 def packets_line(summary: Mapping[str, Any]) -> Text:
     """Sent/delivered/dropped/in flight over the whole run, and the conservation verdict."""
     p = summary["packets"]
@@ -159,7 +190,9 @@ def print_run_summary(result: Result) -> None:
     warmup = result.summary.get("warmup_seconds", 0)
     if warmup:
         out.print(
-            f"flow and queue tables count from the end of the {warmup:g} s warm-up", style="dim"
+            f"the tables count from the end of the {warmup:g} s warm-up; the packets line "
+            "below counts the whole run",
+            style="dim",
         )
     out.print(flow_table(result.flows))
     for line in rwnd_warnings(result.flows):
@@ -167,6 +200,9 @@ def print_run_summary(result: Result) -> None:
     out.print(queue_table(result.queues))
     if len(result.classes):
         out.print(class_table(result.classes))
+    stations = result.more.get("stations")
+    if stations is not None and len(stations):
+        out.print(station_table(stations))
     out.print(packets_line(result.summary))
     out.print(timing_line(result.summary))
 
@@ -220,6 +256,29 @@ POINT_COLUMNS = (
 )
 
 
+def fixed(value: float, decimals: int) -> str:
+    """``value`` rounded to ``decimals`` places (negative: tens, hundreds, ...), never in
+    exponent notation."""
+    return f"{round(value, decimals):.{max(decimals, 0)}f}"
+
+
+def decimals_for(value: float, significant: int) -> int:
+    """The decimal places that show ``value`` to ``significant`` significant digits."""
+    return significant - 1 - math.floor(math.log10(abs(value))) if value else 0
+
+
+def mean_ci(mean: float, half: float) -> str:
+    """``mean±half`` in fixed notation: the CI half-width to 2 significant digits and the
+    mean to the same decimal place (``15260±310``, ``4830±310``, ``0.0412±0.0031``); no
+    CI (one seed), or a zero one, shows the mean to 4 significant digits."""
+    if math.isnan(mean):
+        return "-"
+    if math.isnan(half) or half == 0:
+        return fixed(mean, decimals_for(mean, 4))
+    places = decimals_for(half, 2)
+    return f"{fixed(mean, places)}±{fixed(half, places)}"
+
+
 def points_table(result: SweepResult) -> Table:
     """One row per grid point: run totals as mean ± 95 % CI half-width."""
     table = Table(
@@ -243,11 +302,7 @@ def points_table(result: SweepResult) -> Table:
         for metric, _, scale in present:
             r = g[g["metric"] == metric].iloc[0]
             half = (r["ci95_high"] - r["ci95_low"]) / 2 / scale
-            row.append(
-                f"{r['mean'] / scale:.4g}±{half:.1g}"
-                if half == half
-                else f"{r['mean'] / scale:.4g}"
-            )
+            row.append(mean_ci(r["mean"] / scale, half))
         table.add_row(*row)
     return table
 
@@ -330,11 +385,13 @@ def parameter_lines(
     return len(params)
 
 
-def qdisc_parameters(variant: Mapping[str, Any], schema_doc: Mapping[str, Any]) -> Text:
+def qdisc_parameters(
+    variant: Mapping[str, Any], schema_doc: Mapping[str, Any], skip: tuple[str, ...] = ()
+) -> Text:
     """One line per parameter: ``name = default (type)``, then its description; class
     lists are expanded one level (their ``qdisc`` is any qdisc, listed in its own row)."""
     text = Text()
-    count = parameter_lines(text, schema_doc, variant, "", skip=COMMON_QDISC_KEYS)
+    count = parameter_lines(text, schema_doc, variant, "", skip=COMMON_QDISC_KEYS + skip)
     return text if count else Text("-")
 
 
@@ -344,14 +401,34 @@ def qdisc_variants(schema_doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return list(spec.get("oneOf", []))
 
 
-def qdiscs_table(schema_doc: Mapping[str, Any]) -> Table:
-    """``airqueue list qdiscs``: a row per queueing discipline of the scenario schema, with
-    its parameters (:func:`qdisc_parameters`) and its one-line description."""
+def shared_qdisc_keys(variants: list[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Keys (besides :data:`COMMON_QDISC_KEYS`) that every qdisc takes with the same
+    meaning, such as ``stab``: described once, not in every row."""
+    if not variants:
+        return ()
+    first = variants[0].get("properties", {})
+    return tuple(
+        key
+        for key, spec in first.items()
+        if key not in COMMON_QDISC_KEYS
+        and all(v.get("properties", {}).get(key) == spec for v in variants[1:])
+    )
+
+
+def qdiscs_table(schema_doc: Mapping[str, Any], kind: str | None = None) -> Table:
+    """``airqueue list qdiscs [NAME]``: a row per queueing discipline of the scenario schema
+    (or the one named), with its parameters (:func:`qdisc_parameters`) and its one-line
+    description; keys every qdisc takes (:func:`shared_qdisc_keys`) are left to
+    :func:`shared_keys_table`."""
+    variants = qdisc_variants(schema_doc)
+    shared = shared_qdisc_keys(variants)
+    also = "".join(f", {key}" for key in shared)
     table = Table(
         title="queueing disciplines ([[qdiscs]] kind = …)",
         title_justify="left",
         caption=(
-            'every entry also takes dev = "<node>.<link>" or a virtual device (required) and name; '
+            'every entry also takes dev = "<node>.<link>" or a virtual device (required), '
+            f"name{also} (below); "
             "a class's match table takes flow, src, dst, dscp, priority, protocol and dev"
         ),
         caption_justify="left",
@@ -360,13 +437,43 @@ def qdiscs_table(schema_doc: Mapping[str, Any]) -> Table:
     table.add_column("kind", style="bold cyan", no_wrap=True)
     table.add_column("parameters (default)")
     table.add_column("description")
-    for variant in qdisc_variants(schema_doc):
+    for variant in variants:
+        if kind is not None and kind not in qdisc_kind(variant).split(" | "):
+            continue
         table.add_row(
             qdisc_kind(variant),
-            qdisc_parameters(variant, schema_doc),
+            qdisc_parameters(variant, schema_doc, skip=shared),
             Text(one_line(variant.get("description", ""))),
         )
     return table
+
+
+def shared_keys_table(schema_doc: Mapping[str, Any]) -> Table | None:
+    """The keys every qdisc takes (``stab``), each once: its entries and description."""
+    variants = qdisc_variants(schema_doc)
+    shared = shared_qdisc_keys(variants)
+    if not shared:
+        return None
+    table = Table(title="keys every qdisc takes", title_justify="left", show_lines=True)
+    table.add_column("key", style="bold cyan", no_wrap=True)
+    table.add_column("entries (default)")
+    table.add_column("description")
+    for key in shared:
+        prop = variants[0]["properties"][key]
+        inner = definition(schema_doc, prop)
+        text = Text()
+        count = parameter_lines(text, schema_doc, inner, "")
+        table.add_row(
+            f"{key} ({type_label(prop)})",
+            text if count else Text("-"),
+            Text(one_line(prop.get("description", ""))),
+        )
+    return table
+
+
+def qdisc_kinds(schema_doc: Mapping[str, Any]) -> list[str]:
+    """Every qdisc kind the schema knows, in its order."""
+    return [k for v in qdisc_variants(schema_doc) for k in qdisc_kind(v).split(" | ")]
 
 
 def scenario_description(path: Path) -> Text:
@@ -391,15 +498,69 @@ def scenarios_table(title: str, directory: Path, files: Iterable[Path]) -> Table
     return table
 
 
-def reproductions_table(reproductions: Iterable[Reproduction]) -> Table:
-    """``airqueue reproduce --list``: a row per reproduction, its name, what it reproduces
-    and the reference."""
-    table = Table(
-        title="reproductions (airqueue reproduce NAME)", title_justify="left", show_lines=True
+def span(seconds: float) -> str:
+    """A simulated time as ``50 s``, ``25 min``, ``1.8 h``."""
+    if math.isnan(seconds):
+        return "?"
+    if seconds < 120:
+        return f"{seconds:g} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def cost_cells(rep: Reproduction) -> tuple[str, str, str]:
+    """``runs x duration`` and the simulated total of a reproduction (full, not --quick),
+    from the catalog's data, and its measured wall time (``catalog/timings.py``)."""
+    from airqueue.catalog import cost, timings
+
+    c = cost(rep)
+    about = "≈" if c.approximate else ""
+    wall = timings.WALL_SECONDS.get(rep.name)
+    return (
+        f"{about}{c.runs} x {span(c.run_seconds)}",
+        f"{about}{span(c.simulated_seconds)}",
+        "?" if wall is None else span(round(wall)),
     )
-    table.add_column("name", style="bold cyan", no_wrap=True)
-    table.add_column("reproduces")
-    table.add_column("reference")
-    for r in reproductions:
-        table.add_row(r.name, Text(r.title), Text(r.reference))
+
+
+def cost_note() -> str:
+    """What the cost columns of ``reproduce --list`` mean (stated under the list)."""
+    from airqueue.catalog import timings
+
+    return (
+        "runs: grid points x seeds of the simulated duration; simulated: their total (both "
+        "from the catalog's data). ≈: the entry runs its own set of scenarios, counted as "
+        "values x seeds. wall: measured with --jobs 1 on "
+        f"{timings.MEASURED_ON} (catalog/timings.py, tools/time_reproductions.py); more "
+        "--jobs shorten it."
+    )
+
+
+def reproductions_table(papers: list[tuple[str, str, list[Reproduction]]]) -> Table:
+    """``airqueue reproduce --list [PAPER]``: one line per reproduction, grouped by paper
+    (a heading line with the paper's id, for ``--list PAPER``), with its runs, simulated
+    and measured wall time (:func:`cost_note`) and what it reproduces (cut to the line)."""
+    table = Table(
+        title="reproductions (airqueue reproduce NAME; --list PAPER for one paper)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption=cost_note(),
+        caption_justify="left",
+    )
+    widest = max((len(r.name) for _, _, es in papers for r in es), default=4) + 2
+    table.add_column("name", style="bold cyan", no_wrap=True, min_width=widest)
+    table.add_column("runs", justify="right", no_wrap=True, min_width=12)
+    table.add_column("simulated", justify="right", no_wrap=True, min_width=9)
+    table.add_column("wall", justify="right", no_wrap=True, min_width=6)
+    # Every cell keeps to one line: the description gets what the other columns leave.
+    width = out.width if out.is_terminal else PROSE_WIDTH
+    rest = max(width - widest - 12 - 9 - 6 - 10, 20)
+    table.add_column("reproduces", no_wrap=True, overflow="ellipsis", max_width=rest)
+    for pid, title, entries in papers:
+        count = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}"
+        table.add_row(Text(pid, style="bold"), "", "", "", Text(f"{title} ({count})"))
+        for r in entries:
+            table.add_row(f"  {r.name}", *cost_cells(r), Text(one_line(r.title)))
     return table

@@ -17,9 +17,18 @@ from .render import print_prose, reproductions_table
 def reproduce(
     name: Annotated[
         str | None,
-        typer.Argument(metavar="NAME", help="A reproduction (see --list).", show_default=False),
+        typer.Argument(
+            metavar="NAME",
+            help="A reproduction (see --list); with --list, a paper (e.g. hegde-2013).",
+            show_default=False,
+        ),
     ] = None,
-    list_all: Annotated[bool, typer.Option("--list", help="List the reproductions.")] = False,
+    list_all: Annotated[
+        bool,
+        typer.Option(
+            "--list", help="List the reproductions, one line each by paper (--list PAPER: one)."
+        ),
+    ] = False,
     out_dir: Annotated[Path | None, out_option("results/reproduce/NAME")] = None,
     jobs: JobsOpt = None,
     quick: Annotated[
@@ -44,7 +53,16 @@ def reproduce(
     from airqueue import catalog
 
     if list_all or name is None:
-        print_prose(reproductions_table(catalog.REGISTRY.values()))
+        papers = catalog.PAPERS if name is None else catalog.find_papers(name)
+        if not papers:
+            raise InputError(
+                f"--list {name}", "no such paper; known: " + ", ".join(catalog.PAPER_IDS)
+            )
+        print_prose(
+            reproductions_table(
+                [(catalog.paper_id(m), catalog.paper_title(m), list(m.ENTRIES)) for m in papers]
+            )
+        )
         return
     if name not in catalog.REGISTRY:
         raise InputError(name, "no such reproduction; known: " + ", ".join(catalog.REGISTRY))
@@ -53,13 +71,8 @@ def reproduce(
     with bar.bar:
         rep = catalog.reproduce(name, target, jobs=jobs, quick=quick, progress=bar, runs=runs)
     out.print(catalog.comparison_table(rep))
-    if quick:
-        out.print(
-            Text(
-                f"{catalog.QUICK_NOTE}: run without --quick to check the tolerances",
-                style="yellow",
-            )
-        )
+    if quick:  # the table's caption says that nothing is checked; this says what to do
+        out.print(Text("run without --quick to check the tolerances", style="yellow"))
     out.print(f"wrote {rep.figure} and {rep.table_path}")
     if not quick and not rep.passed:
         err.print(Text("some points are outside the stated tolerance", style="bold red"))

@@ -14,6 +14,7 @@ from rich.text import Text
 
 import airqueue
 
+from . import publish
 from .common import (
     FileArg,
     Interrupted,
@@ -53,25 +54,6 @@ RUN_OUTPUTS = (
 )
 
 
-def clear_run_folder(folder: Path, keep: set[str]) -> None:
-    """Removes what an earlier run left in ``folder`` and this one would not overwrite:
-    its result files, its pcaps (except the links in ``keep``, just written), plots and
-    report made from them. Only a run folder (one with a summary.json) is cleared, and
-    nothing else in it is touched."""
-    if not (folder / "summary.json").is_file():
-        return
-    for name in RUN_OUTPUTS:
-        (folder / name).unlink(missing_ok=True)
-    for pcap in folder.glob("*.pcap"):
-        if pcap.stem not in keep:
-            pcap.unlink()
-    plots_dir = folder / "plots"
-    if plots_dir.is_dir():
-        for f in plots_dir.iterdir():
-            if f.suffix in (".png", ".svg", ".pdf") and f.is_file():
-                f.unlink()
-
-
 def run(
     file: FileArg,
     out_dir: Annotated[Path | None, out_option("results/FILE-STEM")] = None,
@@ -105,23 +87,38 @@ def run(
             style="dim",
         )
     progress = RunProgress(enabled=not quiet)
-    try:
-        result = airqueue.run(
-            scenario,
-            seed=seed,
-            pcap=pcap,
-            pcap_dir=target_dir,
-            max_memory=memory_budget(max_memory),
-            progress=progress,
-        )
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted; no results were written") from None
-    finally:
-        progress.close()
-    if not quiet:
-        print_warnings([(w["path"], w["message"]) for w in result.summary.get("warnings", [])])
-    clear_run_folder(target_dir, keep=set(result.pcap))
-    target = result.write(target_dir)
+    kept = (
+        f"; the previous results in {target_dir} are intact"
+        if publish.is_run_folder(target_dir)
+        else ""
+    )
+    with publish.staged(target_dir) as staging:
+        try:
+            result = airqueue.run(
+                scenario,
+                seed=seed,
+                pcap=pcap,
+                pcap_dir=staging,
+                max_memory=memory_budget(max_memory),
+                progress=progress,
+            )
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted; no results were written{kept}") from None
+        finally:
+            progress.close()
+        if not quiet:
+            print_warnings([(w["path"], w["message"]) for w in result.summary.get("warnings", [])])
+        try:
+            result.write(staging)
+            publish.publish(staging, target_dir, RUN_OUTPUTS)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"interrupted while writing the results; nothing was written{kept}"
+            ) from None
+    result.pcap = {
+        link: (target_dir / path.name, packets) for link, (path, packets) in result.pcap.items()
+    }
+    target = target_dir
     if not quiet:
         print_run_summary(result)
         for link, (path, packets) in result.pcap.items():

@@ -12,9 +12,37 @@ from rich.text import Text
 
 import airqueue
 
-from .common import FileArg, Interrupted, JobsOpt, SetOpt, err, load, memory_budget, out, out_option
+from .common import (
+    FileArg,
+    InputError,
+    Interrupted,
+    JobsOpt,
+    SetOpt,
+    err,
+    load,
+    memory_budget,
+    out,
+    out_option,
+)
 from .progress import SweepProgress
 from .render import points_table
+
+
+def check_ranges(grid: list[str]) -> None:
+    """A ``--grid PATH=START:STOP`` without its step (or with an empty part) is a range
+    missing a part, not a value: say so before the value is read as a rate or a time."""
+    for spec in grid:
+        path, sep, raw = spec.partition("=")
+        if not sep or "," in raw or ":" not in raw:
+            continue
+        parts = raw.split(":")
+        if len(parts) == 2 or (len(parts) == 3 and not all(p.strip() for p in parts)):
+            start, stop = parts[0].strip() or "START", parts[1].strip() or "STOP"
+            raise InputError(
+                f"--grid {spec}",
+                f"a range needs a step: write {path.strip()}=START:STOP:STEP "
+                f"(STOP included), e.g. {path.strip()}={start}:{stop}:{start}",
+            )
 
 
 def sweep(
@@ -83,6 +111,7 @@ def sweep(
     per point), sweep.json and scenario.toml; each run's files go to the result store, and
     runs found there are not run again.
     """
+    check_ranges(grid or [])
     target = out_dir if out_dir is not None else Path("results") / f"{file.stem}-sweep"
     bar = SweepProgress(enabled=not quiet)
     try:
