@@ -61,7 +61,7 @@ from .result import (
 )
 from .scenario import Scenario, call_native, load_scenario, parse_value, set_path
 from .store import ResultStore, atomic_write_bytes, code_version, run_key
-from .values import SEED_MAX, check_seed, parse_memory, to_core_json
+from .values import MARKER, SEED_MAX, check_seed, int_text, parse_memory, to_core_json
 
 #: Files a sweep writes into its output folder (besides the store).
 SWEEP_FILES = ("runs.parquet", "runs.csv", "points.parquet", "points.csv", "sweep.json")
@@ -210,6 +210,9 @@ def sweep_table(table: Mapping[str, Any] | None) -> tuple[list[Axis], list[int] 
         )
     axes = [Axis(p, _axis_values(v, f"sweep.grid.{p}")) for p, v in _flatten(grid)]
     seeds = table.get("seeds")
+    if isinstance(seeds, Mapping) and isinstance(seeds.get(MARKER), str):
+        # A number too long to read (see scenario.loads_toml): say so, with the range.
+        raise ScenarioError.single("sweep.seeds", seeds[MARKER])
     if seeds is not None and not (
         (isinstance(seeds, int) and seeds >= 1)
         or (isinstance(seeds, list) and seeds and all(isinstance(s, int) for s in seeds))
@@ -286,7 +289,7 @@ def plan(
         try:
             resolved = json.loads(call_native(_native.validate, text, max_memory))
         except ScenarioError as e:
-            where = ", ".join(f"{p}={v}" for p, v in params)
+            where = ", ".join(f"{p}={int_text(v) if isinstance(v, int) else v}" for p, v in params)
             problems = [(f"{path} (at {where})", msg) for path, msg in e.problems]
             raise ScenarioError(f"grid point {where} is invalid", problems) from None
         for seed in seeds:
@@ -629,7 +632,8 @@ def _seed_list(seeds: int | Iterable[int] | None, base: int) -> list[int]:
         if base + seeds - 1 > SEED_MAX:
             raise ScenarioError.single(
                 "--seeds",
-                f"{seeds} seeds from run.seed = {base} go past the largest seed, {SEED_MAX}; "
+                f"{int_text(seeds)} seeds from run.seed = {base} go past the largest seed, "
+                f"{SEED_MAX}; "
                 "lower run.seed or give a list of seeds",
             )
         return list(range(base, base + seeds))

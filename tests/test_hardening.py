@@ -1,0 +1,104 @@
+"""Hardening: input that once crashed the loader or left processes behind. Bad input is a
+ScenarioError naming the field and the fix (exit 2 in the CLI), never a traceback; a sweep
+leaves no process behind when it is killed or interrupted."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import airqueue
+from support import CRASH_MARKERS, UDP_BOTTLENECK, airqueue_cli, problem_paths
+
+#: One digit more than Python turns into a number (``sys.get_int_max_str_digits()``).
+LONG = "9" * 4301
+SEED_RANGE = "from 0 to 18446744073709551615"
+
+
+def udp_text() -> str:
+    return UDP_BOTTLENECK.read_text(encoding="utf-8")
+
+
+def udp_data() -> dict[str, Any]:
+    return tomllib.loads(udp_text())
+
+
+def assert_exit_2_at(proc: Any, path: str) -> str:
+    """The CLI refused the input cleanly, naming ``path``; returns that problem's line."""
+    output = proc.stdout + proc.stderr
+    for marker in (*CRASH_MARKERS, "internal error"):
+        assert marker not in output, output[:2000]
+    assert proc.returncode == 2, output[:2000]
+    assert path in problem_paths(proc.stderr), output[:2000]
+    return next(line for line in proc.stderr.splitlines() if line.strip().startswith(path))
+
+
+# ---------------------------------------------------------------------------------------
+# Whole numbers too long for Python to read
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_seed_of_4301_digits_is_refused_at_run_seed_with_the_seed_range(
+    command: str, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "long-seed.toml"
+    scenario.write_text(udp_text().replace("seed = 1\n", f"seed = {LONG}\n"), encoding="utf-8")
+    extra = ("--out", tmp_path / "out") if command == "run" else ()
+    line = assert_exit_2_at(airqueue_cli(command, scenario, *extra), "run.seed")
+    assert SEED_RANGE in line and "4,301 digits" in line, line
+    with pytest.raises(airqueue.ScenarioError) as info:
+        airqueue.load_scenario(scenario).resolved()
+    assert info.value.problems[0][0] == "run.seed"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "path"),
+    [
+        ("limit = 100", f"limit = {LONG}", "qdiscs.router.bottleneck.limit"),
+        ("size = 1172", f"size = -{LONG}", "flows.cbr.app.size"),
+        ("size = 972", "size = 1_" + "0_" * 4300 + "0", "flows.poisson.app.size"),
+        ('delay = "1ms"', f"delay = [1, {LONG}]", "links.access.delay[1]"),
+    ],
+)
+def test_a_number_of_4301_digits_in_any_field_is_refused_at_its_path(
+    old: str, new: str, path: str, tmp_path: Path
+) -> None:
+    text = udp_text()
+    assert text.count(old) == 1
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(text.replace(old, new), encoding="utf-8")
+    line = assert_exit_2_at(airqueue_cli("validate", scenario), path)
+    assert "digits" in line and "18,446,744,073,709,551,615" in line, line
+
+
+def test_a_huge_number_from_the_api_or_set_is_a_scenario_error_at_its_path() -> None:
+    data = udp_data()
+    data["run"]["seed"] = 10**5000
+    data["links"][0]["rate"] = -(10**5000)
+    with pytest.raises(airqueue.ScenarioError) as info:
+        airqueue.load_scenario(data).resolved()
+    problems = dict(info.value.problems)
+    assert SEED_RANGE in problems["run.seed"], problems
+    assert "digits" in problems["links.access.rate"], problems
+    with pytest.raises(airqueue.ScenarioError) as info:
+        airqueue.run(UDP_BOTTLENECK, seed=10**5000)
+    assert info.value.problems[0][0] == "seed"
+    with pytest.raises(airqueue.ScenarioError) as info:
+        airqueue.sweep(UDP_BOTTLENECK, seeds=10**5000)
+    assert info.value.problems[0][0] == "--seeds"
+    line = assert_exit_2_at(
+        airqueue_cli("validate", UDP_BOTTLENECK, "--set", f"run.seed={LONG}"), "run.seed"
+    )
+    assert SEED_RANGE in line
+    assert_exit_2_at(airqueue_cli("validate", UDP_BOTTLENECK, "--max-memory", LONG), "--max-memory")
+
+
+def test_sweep_seeds_of_4301_digits_are_refused_at_sweep_seeds(tmp_path: Path) -> None:
+    scenario = tmp_path / "long-seeds.toml"
+    scenario.write_text(udp_text() + f"\n[sweep]\nseeds = {LONG}\n", encoding="utf-8")
+    proc = airqueue_cli("sweep", scenario, "--out", tmp_path / "out")
+    assert_exit_2_at(proc, "sweep.seeds")
