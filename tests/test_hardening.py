@@ -4,6 +4,7 @@ leaves no process behind when it is killed or interrupted."""
 
 from __future__ import annotations
 
+import copy
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -102,3 +103,41 @@ def test_sweep_seeds_of_4301_digits_are_refused_at_sweep_seeds(tmp_path: Path) -
     scenario.write_text(udp_text() + f"\n[sweep]\nseeds = {LONG}\n", encoding="utf-8")
     proc = airqueue_cli("sweep", scenario, "--out", tmp_path / "out")
     assert_exit_2_at(proc, "sweep.seeds")
+
+
+# ---------------------------------------------------------------------------------------
+# Nesting too deep in a dict
+# ---------------------------------------------------------------------------------------
+
+
+def nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_list_nested_1000_deep_in_a_dict_gets_the_toml_files_error(tmp_path: Path) -> None:
+    scenario = tmp_path / "deep.toml"
+    scenario.write_text(udp_text() + "\n[extra]\nx = " + "[" * 100 + "]" * 100 + "\n")
+    with pytest.raises(airqueue.ScenarioError) as from_file:
+        airqueue.load_scenario(scenario).resolved()
+    data = udp_data()
+    data["extra"] = {"x": nested(1000)}
+    with pytest.raises(airqueue.ScenarioError) as from_dict:
+        airqueue.load_scenario(data).resolved()
+    assert from_dict.value.problems == from_file.value.problems
+    assert any("nested more than 64" in m for _, m in from_dict.value.problems)
+
+
+def test_a_dict_scenario_is_copied_with_its_shared_parts_shared() -> None:
+    """As copy.deepcopy did: the caller's dict is not changed by overrides, and an entry
+    used twice stays one entry."""
+    data = udp_data()
+    data["flows"][1]["app"] = app = data["flows"][0]["app"]
+    before = copy.deepcopy(data)
+    scenario = airqueue.load_scenario(data, set={"flows.cbr.app.size": 500})
+    assert data == before
+    flows = scenario.data["flows"]
+    assert flows[1]["app"] is flows[0]["app"] is not app
+    assert flows[1]["app"]["size"] == 500

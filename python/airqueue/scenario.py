@@ -6,7 +6,6 @@ which parses, expands ``count`` and validates it, and returns the resolved form.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import sys
@@ -20,7 +19,7 @@ import tomli_w
 
 from . import _native, shipped
 from .errors import InternalError, ScenarioError
-from .values import LongInteger, to_core_json, to_core_value
+from .values import LongInteger, copy_tables, to_core_json, to_core_value
 
 #: The top-level table that describes a sweep; handled here, never passed to the core.
 SWEEP_SECTION = "sweep"
@@ -287,7 +286,7 @@ def load_scenario(
     """
     path: Path | None = None
     if isinstance(source, Mapping):
-        data = copy.deepcopy(dict(source))
+        data = copy_tables(source)
     else:
         if isinstance(source, str) and "\n" in source:
             raise ScenarioError.single(

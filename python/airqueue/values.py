@@ -27,6 +27,12 @@ MARKER = "$airqueue-invalid"
 #: HTB tree of Linux's 8 levels, each a class list holding a child qdisc) needs about 30.
 MAX_DEPTH = 64
 
+#: What a table or list nested deeper than :data:`MAX_DEPTH` is told.
+TOO_DEEP = (
+    f"is nested more than {MAX_DEPTH} tables and lists deep; no scenario needs that "
+    "(Linux's HTB allows 8 levels of classes)"
+)
+
 #: The range of whole numbers any setting accepts (seeds are unsigned 64-bit).
 INT_MIN = -(2**63)
 INT_MAX = 2**64 - 1
@@ -143,15 +149,42 @@ def to_core_value(data: Any) -> Any:
                 ok, value = _scalar(v, k)
                 if not ok:
                     if depth >= MAX_DEPTH:
-                        value = _marker(
-                            f"is nested more than {MAX_DEPTH} tables and lists deep; no "
-                            "scenario needs that (Linux's HTB allows 8 levels of classes)"
-                        )
+                        value = _marker(TOO_DEEP)
                     else:
                         value = {} if isinstance(v, Mapping) else []
                         stack.append((v, value, depth + 1))
             if isinstance(dst, dict):
                 dst[key] = value
+            else:
+                dst.append(value)
+    return root
+
+
+def copy_tables(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``data``'s tables and lists (as :func:`copy.deepcopy` makes, shared and
+    repeated parts included) without recursion: a table or list nested deeper than
+    :data:`MAX_DEPTH` becomes a marker, which the core reports at its path as it does for
+    a TOML file (where :func:`to_core_value` puts the same marker), instead of a
+    RecursionError. Other values are taken as they are."""
+    root: dict[str, Any] = {}
+    copies: dict[int, Any] = {id(data): root}
+    # (source container, its copy, depth)
+    stack: list[tuple[Any, Any, int]] = [(data, root, 1)]
+    while stack:
+        src, dst, depth = stack.pop()
+        items = src.items() if isinstance(src, Mapping) else enumerate(src)
+        for k, v in items:
+            value = v
+            if isinstance(v, (Mapping, list, tuple)):
+                if depth >= MAX_DEPTH:
+                    value = _marker(TOO_DEEP)
+                elif id(v) in copies:
+                    value = copies[id(v)]
+                else:
+                    value = copies[id(v)] = {} if isinstance(v, Mapping) else []
+                    stack.append((v, value, depth + 1))
+            if isinstance(dst, dict):
+                dst[k] = value
             else:
                 dst.append(value)
     return root
