@@ -141,3 +141,23 @@ def test_a_dict_scenario_is_copied_with_its_shared_parts_shared() -> None:
     flows = scenario.data["flows"]
     assert flows[1]["app"] is flows[0]["app"] is not app
     assert flows[1]["app"]["size"] == 500
+
+
+# ---------------------------------------------------------------------------------------
+# Files that are not UTF-8
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_file_that_is_not_utf8_is_told_the_line_and_column_and_to_save_as_utf8(
+    command: str, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "latin1.toml"
+    text = udp_text().replace('name = "receiver"', 'name = "récepteur"')
+    scenario.write_bytes(text.encode("latin-1"))
+    line_no = text.splitlines().index('name = "récepteur"') + 1
+    extra = ("--out", tmp_path / "out") if command == "run" else ()
+    line = assert_exit_2_at(airqueue_cli(command, scenario, *extra), str(scenario))
+    assert f"line {line_no}, column 10" in line and "0xE9" in line, line
+    assert "save the file as UTF-8" in line, line
+    assert "codec" not in line and "position" not in line, line

@@ -89,6 +89,20 @@ def loads_toml(text: str) -> dict[str, Any]:
     return dict(to_core_value(data))
 
 
+def _undecodable(path: Path, e: UnicodeDecodeError) -> ScenarioError:
+    """Where a file that is not UTF-8 has its first bad byte, and what to do about it."""
+    raw = e.object if isinstance(e.object, bytes) else bytes(e.object)
+    line_start = raw.rfind(b"\n", 0, e.start) + 1
+    line = raw.count(b"\n", 0, e.start) + 1
+    column = len(raw[line_start : e.start].decode("utf-8", errors="replace")) + 1
+    return ScenarioError.single(
+        str(path),
+        f"is not UTF-8 text: line {line}, column {column} has the byte "
+        f"0x{raw[e.start]:02X}, which UTF-8 does not allow there; save the file as UTF-8 "
+        "(an editor's 'save with encoding', or iconv -f latin1 -t utf-8 if it is Latin-1)",
+    )
+
+
 @dataclass
 class Scenario:
     """A scenario as written (after overrides), with where it came from."""
@@ -305,7 +319,9 @@ def load_scenario(
                 "no such file, and no scenario shipped with airqueue has this name "
                 "(`airqueue list scenarios` lists them, e.g. examples/udp-bottleneck)",
             ) from None
-        except (OSError, UnicodeDecodeError, ValueError) as e:
+        except UnicodeDecodeError as e:
+            raise _undecodable(path, e) from None
+        except (OSError, ValueError) as e:
             raise ScenarioError.single(str(path), f"cannot be read: {e}") from None
         try:
             data = loads_toml(text)
