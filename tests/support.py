@@ -25,6 +25,31 @@ OUTPUT_FILES = (
     "scenario.toml",
 )
 
+#: A run that would take days (a 100 Gbit/s link saturated for 1000 h): for tests that
+#: stop runs with Ctrl-C or kill them.
+RUNAWAY = """\
+[run]
+duration = "1000h"
+sample_interval = "1000h"
+
+[[nodes]]
+name = "a"
+
+[[nodes]]
+name = "b"
+
+[[links]]
+name = "ab"
+between = ["a", "b"]
+rate = "100Gbit"
+
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+app = { kind = "cbr", size = 100, interval = "1ns" }
+"""
+
 #: Signs that an error escaped as a crash instead of a message.
 CRASH_MARKERS = ("Traceback", "panicked", "RUST_BACKTRACE")
 

@@ -5,6 +5,11 @@ leaves no process behind when it is killed or interrupted."""
 from __future__ import annotations
 
 import copy
+import os
+import signal
+import subprocess
+import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,7 +17,7 @@ from typing import Any
 import pytest
 
 import airqueue
-from support import CRASH_MARKERS, UDP_BOTTLENECK, airqueue_cli, problem_paths
+from support import CRASH_MARKERS, RUNAWAY, UDP_BOTTLENECK, airqueue_cli, problem_paths
 
 #: One digit more than Python turns into a number (``sys.get_int_max_str_digits()``).
 LONG = "9" * 4301
@@ -161,3 +166,73 @@ def test_a_file_that_is_not_utf8_is_told_the_line_and_column_and_to_save_as_utf8
     assert f"line {line_no}, column 10" in line and "0xE9" in line, line
     assert "save the file as UTF-8" in line, line
     assert "codec" not in line and "position" not in line, line
+
+
+# ---------------------------------------------------------------------------------------
+# A killed sweep leaves no process behind
+# ---------------------------------------------------------------------------------------
+
+
+def proc_stat(pid: int) -> tuple[int, str, int] | None:
+    """(parent pid, state, start time) of a process from /proc, None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (name) "
+    return int(fields[1]), fields[0], int(fields[19])
+
+
+def descendants(pid: int) -> dict[int, int]:
+    """The processes below ``pid``, each with its start time (to tell a reused pid)."""
+    children: dict[int, list[int]] = {}
+    starts: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (stat := proc_stat(int(entry.name))) is not None:
+            children.setdefault(stat[0], []).append(int(entry.name))
+            starts[int(entry.name)] = stat[2]
+    found: dict[int, int] = {}
+    todo = list(children.get(pid, []))
+    while todo:
+        p = todo.pop()
+        found[p] = starts[p]
+        todo.extend(children.get(p, []))
+    return found
+
+
+def running(processes: dict[int, int]) -> list[int]:
+    """Those of ``processes`` that still run (a zombie has ended: it only awaits reaping)."""
+    return [
+        p
+        for p, start in processes.items()
+        if (stat := proc_stat(p)) is not None and stat[2] == start and stat[1] != "Z"
+    ]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_killing_a_local_sweep_with_sigkill_leaves_no_process_behind(tmp_path: Path) -> None:
+    """Measured before workers watched the sweep's process: both workers (busy in runs of
+    days), the fork server and the resource tracker still ran minutes later."""
+    (tmp_path / "runaway.toml").write_text(RUNAWAY)
+    argv = [sys.executable, "-m", "airqueue.cli", "sweep", "runaway.toml", "--seeds", "4"]
+    argv += ["--jobs", "2", "--out", "sw", "--quiet"]
+    proc = subprocess.Popen(argv, cwd=tmp_path, start_new_session=True)
+    below: dict[int, int] = {}
+    try:
+        deadline = time.monotonic() + 60
+        # The workers are the fork server's children: wait until both run.
+        while len([p for p in below if (st := proc_stat(p)) and st[0] != proc.pid]) < 2:
+            assert time.monotonic() < deadline, f"no workers started: {below}"
+            assert proc.poll() is None, "the sweep ended early"
+            time.sleep(0.2)
+            below = descendants(proc.pid)
+        proc.kill()
+        proc.wait()
+        killed = time.monotonic()
+        while (left := running(below)) and time.monotonic() - killed < 10:
+            time.sleep(0.2)
+        assert not left, f"still running 10 s after the sweep was killed: {left}"
+    finally:
+        proc.kill()
+        for p in running(below):
+            os.kill(p, signal.SIGKILL)

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import airqueue
-from support import EXAMPLES, REPO, UDP_BOTTLENECK, airqueue_cli, problem_paths
+from support import EXAMPLES, REPO, RUNAWAY, UDP_BOTTLENECK, airqueue_cli, problem_paths
 
 #: Words that show an internal error text leaked instead of a message in project words.
 TYPE_WORDS = re.compile(
@@ -37,29 +37,6 @@ TYPE_WORDS = re.compile(
 
 #: A budget small enough that no mutant can make the build allocate much.
 SMALL_BUDGET = 256 * 2**20
-
-RUNAWAY = """\
-[run]
-duration = "1000h"
-sample_interval = "1000h"
-
-[[nodes]]
-name = "a"
-
-[[nodes]]
-name = "b"
-
-[[links]]
-name = "ab"
-between = ["a", "b"]
-rate = "100Gbit"
-
-[[flows]]
-name = "f"
-from = "a"
-to = "b"
-app = { kind = "cbr", size = 100, interval = "1ns" }
-"""
 
 
 def base() -> dict[str, Any]:

@@ -77,7 +77,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             tmp.unlink()
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (possibly another user's)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -152,5 +153,5 @@ class ResultStore:
         for tmp in self.tmp_dir.iterdir():
             parts = tmp.name.split(".")
             pid = int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
-            if pid is None or not _pid_alive(pid):
+            if pid is None or not pid_alive(pid):
                 shutil.rmtree(tmp, ignore_errors=True)

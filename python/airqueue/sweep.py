@@ -31,8 +31,10 @@ import math
 import multiprocessing
 import os
 import re
+import select
 import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -60,7 +62,7 @@ from .result import (
     summary_from_native,
 )
 from .scenario import Scenario, call_native, load_scenario, parse_value, set_path
-from .store import ResultStore, atomic_write_bytes, code_version, run_key
+from .store import ResultStore, atomic_write_bytes, code_version, pid_alive, run_key
 from .values import MARKER, SEED_MAX, check_seed, int_text, parse_memory, to_core_json
 
 #: Files a sweep writes into its output folder (besides the store).
@@ -376,11 +378,48 @@ def _on_sigint(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
 
-def _interruptible_worker() -> None:
+def _interruptible_worker(sweep_pid: int | None = None) -> None:
     """Workers forked by the fork server inherit its ignored SIGINT; handle it so that
     Ctrl-C (sent to the whole process group) stops their runs too (and refuses the runs
-    already queued to them), while an idle worker is not killed by it."""
+    already queued to them), while an idle worker is not killed by it. With ``sweep_pid``
+    (the sweep's process), the worker also ends when that process does."""
     signal.signal(signal.SIGINT, _on_sigint)
+    if sweep_pid is not None:
+        _exit_with(sweep_pid)
+
+
+#: How often a worker looks for the sweep's process where it cannot wait for it (no pidfd).
+PARENT_POLL_SECONDS = 0.5
+
+
+def _exit_with(pid: int) -> None:
+    """Ends this worker process as soon as the process ``pid`` (the sweep's) has ended.
+
+    A worker killed with its sweep (``kill -9``, the OOM killer) would otherwise wait for
+    tasks forever, and keep the fork server and the resource tracker alive with it, since
+    both live until every holder of their pipes is gone. A daemon thread waits for ``pid``
+    (on a pidfd where the system has them, else by polling) and then exits the process at
+    once: the run it was in is abandoned, as the store allows (a run is stored whole or
+    not at all). The thread needs the GIL only when it wakes, which the core releases
+    while it simulates."""
+    if os.name != "posix":  # os.kill(pid, 0) would end the process on Windows
+        return
+    try:
+        fd: int | None = os.pidfd_open(pid)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd (not Linux, or before 5.3)
+        fd = None
+
+    def watch() -> None:
+        if fd is not None:
+            select.select([fd], [], [])  # readable once the process has ended
+        else:
+            while pid_alive(pid):
+                time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="airqueue-sweep-watch", daemon=True).start()
 
 
 @contextmanager
@@ -421,7 +460,10 @@ def _run_local(
     size = max(1, min(32, len(tasks) // (jobs * 8)))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=ctx, initializer=_interruptible_worker
+        max_workers=jobs,
+        mp_context=ctx,
+        initializer=_interruptible_worker,
+        initargs=(os.getpid(),),
     ) as pool:
         # Workers start as the tasks are submitted; they must not re-run the caller's script.
         with _main_script_hidden():
