@@ -5,6 +5,7 @@ leaves no process behind when it is killed or interrupted."""
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import signal
 import subprocess
@@ -17,7 +18,14 @@ from typing import Any
 import pytest
 
 import airqueue
-from support import CRASH_MARKERS, RUNAWAY, UDP_BOTTLENECK, airqueue_cli, problem_paths
+from support import (
+    CRASH_MARKERS,
+    RUNAWAY,
+    UDP_BOTTLENECK,
+    airqueue_cli,
+    interrupt,
+    problem_paths,
+)
 
 #: One digit more than Python turns into a number (``sys.get_int_max_str_digits()``).
 LONG = "9" * 4301
@@ -236,3 +244,62 @@ def test_killing_a_local_sweep_with_sigkill_leaves_no_process_behind(tmp_path: P
         proc.kill()
         for p in running(below):
             os.kill(p, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------------------------
+# Ctrl-C stops a Dask sweep quietly
+# ---------------------------------------------------------------------------------------
+
+
+def has_a_run(runs: Path, sweep_pid: int) -> bool:
+    return any(runs.glob("*/*"))
+
+
+@pytest.mark.parametrize("group", [True, False], ids=["terminal", "process"])
+def test_ctrl_c_stops_a_dask_sweep_without_a_traceback(group: bool, tmp_path: Path) -> None:
+    """Ctrl-C as a terminal sends it (to the process group: the workers get it too), and
+    SIGINT to the sweep's process alone, each three times, once a run is stored. Measured
+    before the workers were shielded from it and the cluster was stopped at once: worker
+    tracebacks ("Process Dask Worker process (from Nanny)", failed heartbeats) in about
+    half the tries, and 4 s to stop long runs."""
+    for attempt in range(3):
+        out = tmp_path / f"sw{attempt}"
+        argv = [sys.executable, "-m", "airqueue.cli", "sweep", str(UDP_BOTTLENECK)]
+        argv += ["--seeds", "400", "--jobs", "2", "--backend", "dask", "--out", str(out), "-q"]
+        runs = out / "store" / "runs"
+        code, stderr, seconds = interrupt(
+            argv, tmp_path, ready=functools.partial(has_a_run, runs), group=group
+        )
+        assert code == 130, stderr
+        for noise in ("Traceback", "Dask Worker", "ERROR", "leaked"):
+            assert noise not in stderr, f"try {attempt + 1}:\n{stderr}"
+        assert seconds < 10, f"try {attempt + 1}: {seconds:.1f} s to stop"
+
+
+def dask_workers_busy(sweep_pid: int) -> bool:
+    """Whether both Dask worker processes of the sweep ``sweep_pid`` have run for 4 s (to
+    start up, take a run and be inside it)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    now = float(Path("/proc/uptime").read_text().split()[0])
+    started = [t for p, t in descendants(sweep_pid).items() if b"spawn_main" in cmdline(p)]
+    return len(started) >= 2 and all(now - t / ticks >= 4 for t in started)
+
+
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_ctrl_c_stops_a_dask_sweep_of_long_runs_at_once(tmp_path: Path) -> None:
+    """Its workers are busy in runs of days: they are killed, not waited for (that took the
+    nannies' 4 s timeout, with the workers' failed heartbeats logged meanwhile)."""
+    (tmp_path / "runaway.toml").write_text(RUNAWAY)
+    argv = [sys.executable, "-m", "airqueue.cli", "sweep", "runaway.toml", "--seeds", "4"]
+    argv += ["--jobs", "2", "--backend", "dask", "--out", "sw", "-q"]
+    code, stderr, seconds = interrupt(argv, tmp_path, ready=dask_workers_busy, group=False)
+    assert code == 130, stderr
+    assert "Traceback" not in stderr and "ERROR" not in stderr, stderr
+    assert seconds < 3, f"{seconds:.1f} s to stop"

@@ -479,6 +479,109 @@ def _run_local(
             raise
 
 
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """In the main thread, keeps a Ctrl-C that comes during the block and raises it (as
+    KeyboardInterrupt, or whatever the handler does) when the block ends. Around calls
+    into Dask's event loop: raised inside its start-up it would leave the cluster half
+    made, and inside a call, it can hit a Dask bug (``distributed.utils.sync``, cancelling
+    a future it has not made yet, logs a NameError traceback)."""
+    received: list[int] = []
+    handler: Any = None
+    # Only where a handler can be set, and restored (None: one set outside Python).
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.getsignal(signal.SIGINT)
+        if handler is not None:
+            signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+            if received and callable(handler):
+                handler(signal.SIGINT, None)
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Holds back SIGINT while a LocalCluster and its client start.
+
+    The signal is blocked in this thread, so that the threads the cluster starts, and the
+    worker processes they spawn, keep it blocked (a signal mask is inherited by threads and
+    across fork and exec): Ctrl-C, which a terminal sends to the whole process group, then
+    reaches only this process, which shuts the cluster down, instead of printing each
+    worker's KeyboardInterrupt traceback ("Process Dask Worker process (from Nanny)").
+    multiprocessing's resource tracker is started first: starting it unblocks SIGINT in
+    the thread that starts it, which would be the one that spawns the first worker. A
+    Ctrl-C meanwhile (another thread may receive it) is raised once the cluster is up
+    (:func:`_sigint_deferred`)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        with _sigint_deferred():
+            yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with _sigint_deferred():
+            yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+#: Longest wait for the cluster's queue threads after it was stopped (see below).
+QUEUE_THREADS_SECONDS = 2.0
+
+
+def _stop_local_cluster(
+    client: Any | None, cluster: Any, threads_before: Iterable[threading.Thread] = ()
+) -> None:
+    """Stops a LocalCluster whose sweep was interrupted (Ctrl-C) or failed, at once and
+    without a word: its workers are killed rather than asked to finish their runs (which
+    took the nannies' 4 s timeout for a long run, while the workers logged failed
+    heartbeats to the scheduler that was closing), and Dask's logging is silenced while it
+    shuts down. Runs not yet stored are simply not stored (a rerun resumes).
+
+    Then it waits (briefly) for the feeder threads of the nannies' multiprocessing queues
+    that are not in ``threads_before``: they hold the queues' semaphores until they end,
+    and a process that exits at once after Ctrl-C (the CLI does) would otherwise have the
+    resource tracker warn of "leaked semaphore objects"."""
+    import gc
+    import logging
+
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)
+    try:
+        for nanny in list(cluster.workers.values()):
+            try:
+                nanny.close_gracefully(reason="airqueue-sweep-interrupted")  # no restart
+                if nanny.pid:
+                    os.kill(nanny.pid, signal.SIGKILL)
+            except (AttributeError, OSError):  # not a nanny, or its process is gone
+                pass
+        if client is not None:
+            client.close()
+        cluster.close()
+    finally:
+        log.setLevel(level)
+    # A queue's finalizer stops its feeder thread; the nannies drop their queues when
+    # they see their processes end, which can come after cluster.close() returned.
+    before = set(threads_before)
+    deadline = time.monotonic() + QUEUE_THREADS_SECONDS
+    while time.monotonic() < deadline:
+        feeders = [
+            t
+            for t in threading.enumerate()
+            if t.name == "QueueFeederThread" and t not in before and t.is_alive()
+        ]
+        if not feeders:
+            break
+        gc.collect()
+        feeders[0].join(0.05)
+
+
 def _run_dask(
     tasks: Sequence[Task], jobs: int, scheduler: str | None, max_memory: int | None
 ) -> Iterator[Outcome]:
@@ -490,19 +593,24 @@ def _run_dask(
     from dask.distributed import Client, LocalCluster
     from dask.distributed import as_completed as dask_completed
 
-    cluster = None
-    if scheduler:
-        client = Client(scheduler)
-    else:
-        cluster = LocalCluster(
-            n_workers=jobs,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-        client = Client(cluster)
+    cluster: Any = None
+    client: Any = None
+    threads_before: set[threading.Thread] = set()
+    finished = False
     try:
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            threads_before = set(threading.enumerate())
+            with _sigint_held():
+                cluster = LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+                client = Client(cluster)
         futures = client.map(
             execute,
             [t.scenario_json for t in tasks],
@@ -512,13 +620,19 @@ def _run_dask(
         )
         by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
         for fut in dask_completed(futures):
-            out = fut.result()
+            with _sigint_deferred():
+                out = fut.result()
             yield by_key[fut.key], out
             fut.release()
+        finished = True
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        if cluster is not None and not finished:
+            _stop_local_cluster(client, cluster, threads_before)
+        else:
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 # ---------------------------------------------------------------------------------------
