@@ -16,7 +16,7 @@ import datetime as dt
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,35 +129,57 @@ def _scalar(value: Any, key: Any = None) -> tuple[bool, Any]:
     )
 
 
-def to_core_value(data: Any) -> Any:
-    """A JSON-safe copy of ``data`` with markers in place of values JSON cannot hold."""
-    ok, out = _scalar(data)
-    if ok:
-        return out
+#: What :func:`_rebuild` asks of each entry ``(key, value, in_a_table)``: the key and
+#: value to put in the copy, and whether the value is a table or list to copy in turn.
+EntryRule = Callable[[Any, Any, bool], tuple[Any, Any, bool]]
+
+
+def _rebuild(data: Any, entry: EntryRule, shared: bool) -> Any:
+    """A copy of the table or list ``data``, made without recursion: each entry as
+    ``entry`` says, and a table or list nested deeper than :data:`MAX_DEPTH` replaced by a
+    marker. With ``shared``, a table or list met twice is copied once (as
+    :func:`copy.deepcopy` does); without, each time (a cycle is cut at the depth limit)."""
     root: Any = {} if isinstance(data, Mapping) else []
-    # (source container, destination container, depth)
+    copies: dict[int, Any] = {id(data): root}
+    # (source container, its copy, depth)
     stack: list[tuple[Any, Any, int]] = [(data, root, 1)]
     while stack:
         src, dst, depth = stack.pop()
-        items = src.items() if isinstance(src, Mapping) else enumerate(src)
-        for k, v in items:
-            if isinstance(src, Mapping) and not isinstance(k, str):
-                key = str(k)
-                value: Any = _marker(f"the key {k!r} is not text; table keys are names")
-            else:
-                key = k
-                ok, value = _scalar(v, k)
-                if not ok:
-                    if depth >= MAX_DEPTH:
-                        value = _marker(TOO_DEEP)
-                    else:
-                        value = {} if isinstance(v, Mapping) else []
-                        stack.append((v, value, depth + 1))
+        table = isinstance(src, Mapping)
+        for k, v in src.items() if table else enumerate(src):
+            key, value, nested = entry(k, v, table)
+            if nested:
+                if depth >= MAX_DEPTH:
+                    value = _marker(TOO_DEEP)
+                elif shared and id(v) in copies:
+                    value = copies[id(v)]
+                else:
+                    value = {} if isinstance(v, Mapping) else []
+                    if shared:
+                        copies[id(v)] = value
+                    stack.append((v, value, depth + 1))
             if isinstance(dst, dict):
                 dst[key] = value
             else:
                 dst.append(value)
     return root
+
+
+def _core_entry(key: Any, value: Any, in_table: bool) -> tuple[Any, Any, bool]:
+    if in_table and not isinstance(key, str):
+        return str(key), _marker(f"the key {key!r} is not text; table keys are names"), False
+    ok, out = _scalar(value, key)
+    return key, out, not ok
+
+
+def to_core_value(data: Any) -> Any:
+    """A JSON-safe copy of ``data`` with markers in place of values JSON cannot hold."""
+    ok, out = _scalar(data)
+    return out if ok else _rebuild(data, _core_entry, shared=False)
+
+
+def _copy_entry(key: Any, value: Any, in_table: bool) -> tuple[Any, Any, bool]:
+    return key, value, isinstance(value, (Mapping, list, tuple))
 
 
 def copy_tables(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -166,28 +188,7 @@ def copy_tables(data: Mapping[str, Any]) -> dict[str, Any]:
     :data:`MAX_DEPTH` becomes a marker, which the core reports at its path as it does for
     a TOML file (where :func:`to_core_value` puts the same marker), instead of a
     RecursionError. Other values are taken as they are."""
-    root: dict[str, Any] = {}
-    copies: dict[int, Any] = {id(data): root}
-    # (source container, its copy, depth)
-    stack: list[tuple[Any, Any, int]] = [(data, root, 1)]
-    while stack:
-        src, dst, depth = stack.pop()
-        items = src.items() if isinstance(src, Mapping) else enumerate(src)
-        for k, v in items:
-            value = v
-            if isinstance(v, (Mapping, list, tuple)):
-                if depth >= MAX_DEPTH:
-                    value = _marker(TOO_DEEP)
-                elif id(v) in copies:
-                    value = copies[id(v)]
-                else:
-                    value = copies[id(v)] = {} if isinstance(v, Mapping) else []
-                    stack.append((v, value, depth + 1))
-            if isinstance(dst, dict):
-                dst[k] = value
-            else:
-                dst.append(value)
-    return root
+    return dict(_rebuild(data, _copy_entry, shared=True))
 
 
 def to_core_json(data: Any) -> str:
