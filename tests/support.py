@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "scenarios" / "examples"
@@ -24,6 +29,31 @@ OUTPUT_FILES = (
     "classes.parquet",
     "scenario.toml",
 )
+
+#: A run that would take days (a 100 Gbit/s link saturated for 1000 h): for tests that
+#: stop runs with Ctrl-C or kill them.
+RUNAWAY = """\
+[run]
+duration = "1000h"
+sample_interval = "1000h"
+
+[[nodes]]
+name = "a"
+
+[[nodes]]
+name = "b"
+
+[[links]]
+name = "ab"
+between = ["a", "b"]
+rate = "100Gbit"
+
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+app = { kind = "cbr", size = 100, interval = "1ns" }
+"""
 
 #: Signs that an error escaped as a crash instead of a message.
 CRASH_MARKERS = ("Traceback", "panicked", "RUST_BACKTRACE")
@@ -83,3 +113,45 @@ def require_binary(name: str, package: str) -> str:
             f"`DEBIAN_FRONTEND=noninteractive apt-get install -y {package}` (.ci/run does)"
         )
     return path
+
+
+def interrupt(
+    argv: list[str],
+    cwd: Path,
+    after: float = 3.0,
+    ready: Callable[[int], bool] | None = None,
+    group: bool = True,
+) -> tuple[int, str, float]:
+    """Starts ``argv`` in its own process group, sends SIGINT to the group (as a terminal
+    does; to the process alone if not ``group``) after ``after`` seconds, or once
+    ``ready(pid)`` is true, and returns (exit code, stderr, seconds to exit).
+
+    The child gets SIGINT's default disposition, as a terminal's foreground job has: a test
+    run started in the background (``make test &``, some CI runners) has SIGINT ignored,
+    children inherit that, and Python then installs no KeyboardInterrupt handler."""
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        start_new_session=True,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    if ready is None:
+        time.sleep(after)
+    else:
+        deadline = time.monotonic() + 120
+        while not ready(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+    sent = time.monotonic()
+    if group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    try:
+        _, stderr = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the run ignored Ctrl-C")
+    return proc.returncode, stderr, time.monotonic() - sent

@@ -1,8 +1,8 @@
 """airqueue's 802.11 cells against ns-3 3.37's (docs/ns3-wifi-comparison.md): the 802.11b
 saturation cell, and uploads beside downloads at 54 Mb/s.
 
-Runs only where tools/ns3/build.sh has built tools/ns3/wifi_saturation and
-tools/ns3/wifi_updown (Debian's libns3-dev); skipped otherwise, as in CI.
+Runs where tools/ns3/build.sh has built tools/ns3/wifi_saturation and
+tools/ns3/wifi_updown (Debian's libns3-dev), as .ci/run does; skipped otherwise.
 """
 
 from __future__ import annotations

@@ -12,12 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import os
 import re
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +21,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import airqueue
-from support import EXAMPLES, REPO, UDP_BOTTLENECK, airqueue_cli, problem_paths
+from support import (
+    EXAMPLES,
+    REPO,
+    RUNAWAY,
+    UDP_BOTTLENECK,
+    airqueue_cli,
+    interrupt,
+    problem_paths,
+)
 
 #: Words that show an internal error text leaked instead of a message in project words.
 TYPE_WORDS = re.compile(
@@ -37,29 +41,6 @@ TYPE_WORDS = re.compile(
 
 #: A budget small enough that no mutant can make the build allocate much.
 SMALL_BUDGET = 256 * 2**20
-
-RUNAWAY = """\
-[run]
-duration = "1000h"
-sample_interval = "1000h"
-
-[[nodes]]
-name = "a"
-
-[[nodes]]
-name = "b"
-
-[[links]]
-name = "ab"
-between = ["a", "b"]
-rate = "100Gbit"
-
-[[flows]]
-name = "f"
-from = "a"
-to = "b"
-app = { kind = "cbr", size = 100, interval = "1ns" }
-"""
 
 
 def base() -> dict[str, Any]:
@@ -243,33 +224,6 @@ def test_a_bad_memory_budget_is_an_input_error() -> None:
 # ---------------------------------------------------------------------------------------
 # Ctrl-C stops runs and sweeps
 # ---------------------------------------------------------------------------------------
-
-
-def interrupt(argv: list[str], cwd: Path, after: float = 3.0) -> tuple[int, str, float]:
-    """Starts ``argv`` in its own process group, sends SIGINT to the group (as a terminal
-    does) after ``after`` seconds, and returns (exit code, stderr, seconds to exit).
-
-    The child gets SIGINT's default disposition, as a terminal's foreground job has: a test
-    run started in the background (``make test &``, some CI runners) has SIGINT ignored,
-    children inherit that, and Python then installs no KeyboardInterrupt handler."""
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        start_new_session=True,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    time.sleep(after)
-    sent = time.monotonic()
-    os.killpg(proc.pid, signal.SIGINT)
-    try:
-        _, stderr = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail("the run ignored Ctrl-C")
-    return proc.returncode, stderr, time.monotonic() - sent
 
 
 def test_ctrl_c_stops_a_runaway_cli_run_with_exit_130_and_writes_nothing(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ which parses, expands ``count`` and validates it, and returns the resolved form.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,7 +19,7 @@ import tomli_w
 
 from . import _native, shipped
 from .errors import InternalError, ScenarioError
-from .values import to_core_json
+from .values import LongInteger, copy_tables, to_core_json, to_core_value
 
 #: The top-level table that describes a sweep; handled here, never passed to the core.
 SWEEP_SECTION = "sweep"
@@ -50,6 +50,57 @@ def unquoted_unit_hint(text: str, error: Exception) -> str:
             key, value = u.group(1), u.group(2).strip()
             return f'; hint: a value with a unit is a string in TOML: write {key} = "{value}"'
     return ""
+
+
+#: A decimal integer literal (signed, with underscores) that is not part of a float, a
+#: date or a dotted key; only the ones too long for Python to read are looked at.
+_DECIMAL_INTEGER = re.compile(r"(?<![\w.+\-:])([+-]?)(\d(?:_?\d)*)(?![\w.:\-])")
+#: The float literal that stands in for the N-th too long integer (see :func:`loads_toml`).
+_STAND_IN = "0.{}e-0042424242"
+_STAND_IN_RE = re.compile(r"0\.(\d+)e-0042424242")
+
+
+def loads_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``, except that a whole number with more digits than Python
+    reads (``sys.get_int_max_str_digits()``, 4300) does not raise ValueError: the file is
+    read again with each such number replaced by a :class:`~airqueue.values.LongInteger`
+    and returned with markers in its place (:func:`~airqueue.values.to_core_value`),
+    which the core reports at the number's field path with the setting's range."""
+    try:
+        return tomllib.loads(text)
+    except ValueError as e:
+        if isinstance(e, tomllib.TOMLDecodeError) or "digits" not in str(e):
+            raise
+    limit = sys.get_int_max_str_digits()
+    found: list[LongInteger] = []
+
+    def stand_in(m: re.Match[str]) -> str:
+        digits = len(m.group(2).replace("_", ""))
+        if digits <= limit:
+            return m.group(0)
+        found.append(LongInteger(digits, m.group(1) == "-"))
+        return _STAND_IN.format(len(found) - 1)
+
+    def parse_float(literal: str) -> Any:
+        m = _STAND_IN_RE.fullmatch(literal)
+        return found[int(m.group(1))] if m else float(literal)
+
+    data = tomllib.loads(_DECIMAL_INTEGER.sub(stand_in, text), parse_float=parse_float)
+    return dict(to_core_value(data))
+
+
+def _undecodable(path: Path, e: UnicodeDecodeError) -> ScenarioError:
+    """Where a file that is not UTF-8 has its first bad byte, and what to do about it."""
+    raw = e.object if isinstance(e.object, bytes) else bytes(e.object)
+    line_start = raw.rfind(b"\n", 0, e.start) + 1
+    line = raw.count(b"\n", 0, e.start) + 1
+    column = len(raw[line_start : e.start].decode("utf-8", errors="replace")) + 1
+    return ScenarioError.single(
+        str(path),
+        f"is not UTF-8 text: line {line}, column {column} has the byte "
+        f"0x{raw[e.start]:02X}, which UTF-8 does not allow there; save the file as UTF-8 "
+        "(an editor's 'save with encoding', or iconv -f latin1 -t utf-8 if it is Latin-1)",
+    )
 
 
 @dataclass
@@ -109,11 +160,14 @@ def call_native(fn: Any, *args: Any, **kwargs: Any) -> Any:
         raise InternalError(*e.args) from None
 
 
-def parse_value(text: str) -> Any:
+def parse_value(text: str, key: str = "v") -> Any:
     """Reads an override value as TOML would (numbers, booleans, arrays, inline tables,
-    quoted strings); anything else is taken as a bare string (``1Gbit``, ``10s``)."""
+    quoted strings); anything else is taken as a bare string (``1Gbit``, ``10s``). ``key``
+    (the last part of the path it is set at) names the setting in what is said about a
+    number out of every range (a ``seed`` is told its own)."""
+    name = key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else "v"
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        return loads_toml(f"{name} = {text}")[name]
     except (tomllib.TOMLDecodeError, RecursionError):
         return text
 
@@ -219,7 +273,8 @@ def parse_assignments(items: Iterable[str]) -> dict[str, Any]:
         if "=" not in item:
             raise ScenarioError.single(f"--set {item}", "write PATH=VALUE, e.g. run.duration=10s")
         k, v = item.split("=", 1)
-        out[k.strip()] = parse_value(v.strip())
+        path = k.strip()
+        out[path] = parse_value(v.strip(), path.rsplit(".", 1)[-1])
     return out
 
 
@@ -245,7 +300,7 @@ def load_scenario(
     """
     path: Path | None = None
     if isinstance(source, Mapping):
-        data = copy.deepcopy(dict(source))
+        data = copy_tables(source)
     else:
         if isinstance(source, str) and "\n" in source:
             raise ScenarioError.single(
@@ -264,10 +319,12 @@ def load_scenario(
                 "no such file, and no scenario shipped with airqueue has this name "
                 "(`airqueue list scenarios` lists them, e.g. examples/udp-bottleneck)",
             ) from None
-        except (OSError, UnicodeDecodeError, ValueError) as e:
+        except UnicodeDecodeError as e:
+            raise _undecodable(path, e) from None
+        except (OSError, ValueError) as e:
             raise ScenarioError.single(str(path), f"cannot be read: {e}") from None
         try:
-            data = tomllib.loads(text)
+            data = loads_toml(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError.single(
                 str(path), f"is not valid TOML: {e}{unquoted_unit_hint(text, e)}"

@@ -78,7 +78,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether a process ``pid`` still runs (its temporaries are then not abandoned)."""
+    """Whether a process with this id exists (possibly another user's)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

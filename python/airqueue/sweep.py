@@ -31,8 +31,10 @@ import math
 import multiprocessing
 import os
 import re
+import select
 import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -60,8 +62,8 @@ from .result import (
     summary_from_native,
 )
 from .scenario import Scenario, call_native, load_scenario, parse_value, set_path
-from .store import ResultStore, atomic_write_bytes, code_version, run_key
-from .values import SEED_MAX, check_seed, parse_memory, to_core_json
+from .store import ResultStore, atomic_write_bytes, code_version, pid_alive, run_key
+from .values import MARKER, SEED_MAX, check_seed, int_text, parse_memory, to_core_json
 
 #: Files a sweep writes into its output folder (besides the store).
 SWEEP_FILES = ("runs.parquet", "runs.csv", "points.parquet", "points.csv", "sweep.json")
@@ -210,6 +212,9 @@ def sweep_table(table: Mapping[str, Any] | None) -> tuple[list[Axis], list[int] 
         )
     axes = [Axis(p, _axis_values(v, f"sweep.grid.{p}")) for p, v in _flatten(grid)]
     seeds = table.get("seeds")
+    if isinstance(seeds, Mapping) and isinstance(seeds.get(MARKER), str):
+        # A number too long to read (see scenario.loads_toml): say so, with the range.
+        raise ScenarioError.single("sweep.seeds", seeds[MARKER])
     if seeds is not None and not (
         (isinstance(seeds, int) and seeds >= 1)
         or (isinstance(seeds, list) and seeds and all(isinstance(s, int) for s in seeds))
@@ -286,7 +291,7 @@ def plan(
         try:
             resolved = json.loads(call_native(_native.validate, text, max_memory))
         except ScenarioError as e:
-            where = ", ".join(f"{p}={v}" for p, v in params)
+            where = ", ".join(f"{p}={int_text(v) if isinstance(v, int) else v}" for p, v in params)
             problems = [(f"{path} (at {where})", msg) for path, msg in e.problems]
             raise ScenarioError(f"grid point {where} is invalid", problems) from None
         for seed in seeds:
@@ -373,11 +378,48 @@ def _on_sigint(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
 
-def _interruptible_worker() -> None:
+def _interruptible_worker(sweep_pid: int | None = None) -> None:
     """Workers forked by the fork server inherit its ignored SIGINT; handle it so that
     Ctrl-C (sent to the whole process group) stops their runs too (and refuses the runs
-    already queued to them), while an idle worker is not killed by it."""
+    already queued to them), while an idle worker is not killed by it. With ``sweep_pid``
+    (the sweep's process), the worker also ends when that process does."""
     signal.signal(signal.SIGINT, _on_sigint)
+    if sweep_pid is not None:
+        _exit_with(sweep_pid)
+
+
+#: How often a worker looks for the sweep's process where it cannot wait for it (no pidfd).
+PARENT_POLL_SECONDS = 0.5
+
+
+def _exit_with(pid: int) -> None:
+    """Ends this worker process as soon as the process ``pid`` (the sweep's) has ended.
+
+    A worker killed with its sweep (``kill -9``, the OOM killer) would otherwise wait for
+    tasks forever, and keep the fork server and the resource tracker alive with it, since
+    both live until every holder of their pipes is gone. A daemon thread waits for ``pid``
+    (on a pidfd where the system has them, else by polling) and then exits the process at
+    once: the run it was in is abandoned, as the store allows (a run is stored whole or
+    not at all). The thread needs the GIL only when it wakes, which the core releases
+    while it simulates."""
+    if os.name != "posix":  # os.kill(pid, 0) would end the process on Windows
+        return
+    try:
+        fd: int | None = os.pidfd_open(pid)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd (not Linux, or before 5.3)
+        fd = None
+
+    def watch() -> None:
+        if fd is not None:
+            select.select([fd], [], [])  # readable once the process has ended
+        else:
+            while pid_alive(pid):
+                time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="airqueue-sweep-watch", daemon=True).start()
 
 
 @contextmanager
@@ -418,7 +460,10 @@ def _run_local(
     size = max(1, min(32, len(tasks) // (jobs * 8)))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=ctx, initializer=_interruptible_worker
+        max_workers=jobs,
+        mp_context=ctx,
+        initializer=_interruptible_worker,
+        initargs=(os.getpid(),),
     ) as pool:
         # Workers start as the tasks are submitted; they must not re-run the caller's script.
         with _main_script_hidden():
@@ -434,6 +479,109 @@ def _run_local(
             raise
 
 
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """In the main thread, keeps a Ctrl-C that comes during the block and raises it (as
+    KeyboardInterrupt, or whatever the handler does) when the block ends. Around calls
+    into Dask's event loop: raised inside its start-up it would leave the cluster half
+    made, and inside a call, it can hit a Dask bug (``distributed.utils.sync``, cancelling
+    a future it has not made yet, logs a NameError traceback)."""
+    received: list[int] = []
+    handler: Any = None
+    # Only where a handler can be set, and restored (None: one set outside Python).
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.getsignal(signal.SIGINT)
+        if handler is not None:
+            signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+            if received and callable(handler):
+                handler(signal.SIGINT, None)
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Holds back SIGINT while a LocalCluster and its client start.
+
+    The signal is blocked in this thread, so that the threads the cluster starts, and the
+    worker processes they spawn, keep it blocked (a signal mask is inherited by threads and
+    across fork and exec): Ctrl-C, which a terminal sends to the whole process group, then
+    reaches only this process, which shuts the cluster down, instead of printing each
+    worker's KeyboardInterrupt traceback ("Process Dask Worker process (from Nanny)").
+    multiprocessing's resource tracker is started first: starting it unblocks SIGINT in
+    the thread that starts it, which would be the one that spawns the first worker. A
+    Ctrl-C meanwhile (another thread may receive it) is raised once the cluster is up
+    (:func:`_sigint_deferred`)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        with _sigint_deferred():
+            yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with _sigint_deferred():
+            yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+#: Longest wait for the cluster's queue threads after it was stopped (see below).
+QUEUE_THREADS_SECONDS = 2.0
+
+
+def _stop_local_cluster(
+    client: Any | None, cluster: Any, threads_before: Iterable[threading.Thread] = ()
+) -> None:
+    """Stops a LocalCluster whose sweep was interrupted (Ctrl-C) or failed, at once and
+    without a word: its workers are killed rather than asked to finish their runs (which
+    took the nannies' 4 s timeout for a long run, while the workers logged failed
+    heartbeats to the scheduler that was closing), and Dask's logging is silenced while it
+    shuts down. Runs not yet stored are simply not stored (a rerun resumes).
+
+    Then it waits (briefly) for the feeder threads of the nannies' multiprocessing queues
+    that are not in ``threads_before``: they hold the queues' semaphores until they end,
+    and a process that exits at once after Ctrl-C (the CLI does) would otherwise have the
+    resource tracker warn of "leaked semaphore objects"."""
+    import gc
+    import logging
+
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)
+    try:
+        for nanny in list(cluster.workers.values()):
+            try:
+                nanny.close_gracefully(reason="airqueue-sweep-interrupted")  # no restart
+                if nanny.pid:
+                    os.kill(nanny.pid, signal.SIGKILL)
+            except (AttributeError, OSError):  # not a nanny, or its process is gone
+                pass
+        if client is not None:
+            client.close()
+        cluster.close()
+    finally:
+        log.setLevel(level)
+    # A queue's finalizer stops its feeder thread; the nannies drop their queues when
+    # they see their processes end, which can come after cluster.close() returned.
+    before = set(threads_before)
+    deadline = time.monotonic() + QUEUE_THREADS_SECONDS
+    while time.monotonic() < deadline:
+        feeders = [
+            t
+            for t in threading.enumerate()
+            if t.name == "QueueFeederThread" and t not in before and t.is_alive()
+        ]
+        if not feeders:
+            break
+        gc.collect()
+        feeders[0].join(0.05)
+
+
 def _run_dask(
     tasks: Sequence[Task], jobs: int, scheduler: str | None, max_memory: int | None
 ) -> Iterator[Outcome]:
@@ -445,19 +593,24 @@ def _run_dask(
     from dask.distributed import Client, LocalCluster
     from dask.distributed import as_completed as dask_completed
 
-    cluster = None
-    if scheduler:
-        client = Client(scheduler)
-    else:
-        cluster = LocalCluster(
-            n_workers=jobs,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-        client = Client(cluster)
+    cluster: Any = None
+    client: Any = None
+    threads_before: set[threading.Thread] = set()
+    finished = False
     try:
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            threads_before = set(threading.enumerate())
+            with _sigint_held():
+                cluster = LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+                client = Client(cluster)
         futures = client.map(
             execute,
             [t.scenario_json for t in tasks],
@@ -467,13 +620,19 @@ def _run_dask(
         )
         by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
         for fut in dask_completed(futures):
-            out = fut.result()
+            with _sigint_deferred():
+                out = fut.result()
             yield by_key[fut.key], out
             fut.release()
+        finished = True
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        if cluster is not None and not finished:
+            _stop_local_cluster(client, cluster, threads_before)
+        else:
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 # ---------------------------------------------------------------------------------------
@@ -629,7 +788,8 @@ def _seed_list(seeds: int | Iterable[int] | None, base: int) -> list[int]:
         if base + seeds - 1 > SEED_MAX:
             raise ScenarioError.single(
                 "--seeds",
-                f"{seeds} seeds from run.seed = {base} go past the largest seed, {SEED_MAX}; "
+                f"{int_text(seeds)} seeds from run.seed = {base} go past the largest seed, "
+                f"{SEED_MAX}; "
                 "lower run.seed or give a list of seeds",
             )
         return list(range(base, base + seeds))
