@@ -125,8 +125,12 @@ No spaces inside a value (`"10 Mbit"` is refused).
 - Unknown keys and sections are errors, never silently ignored. Problems are reported
   together, each with its path and a fix, e.g.
   `links.bottleneck.rate: "10 mbps" is not a rate (no spaces inside); write e.g. "10Mbit", …`.
-  Sections of later models (`systems`, `sweep`) are
-  refused with a message saying they are not supported yet.
+  The reserved section `systems` (the seed systems) is refused with a message saying it
+  is not supported yet. A `[sweep]` table (`grid` and `seeds`, docs/experiments.md) is
+  read by `airqueue sweep`, which checks it; the Python front takes it out before the core
+  sees the scenario, so `airqueue validate` accepts a file with it without checking the
+  table and `airqueue run` runs the base point (saying the table is not used). Only the
+  core itself, given a scenario directly (Rust), rejects `sweep`.
 
 ## Reading the tables
 
