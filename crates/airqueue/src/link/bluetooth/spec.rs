@@ -68,7 +68,9 @@ pub struct PiconetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow_control: Option<FlowControlSpec>,
     /// Each master–slave link's channel: `ber`, or `gilbert_elliott` (one chain per link,
-    /// the thesis's IPL); perfect when absent (the thesis's PPL).
+    /// the thesis's IPL); perfect when absent (the thesis's PPL). Its table lists the keys
+    /// of the channel type all wireless media share; a piconet rejects `per`, `gemodel`
+    /// and `radio` ("a piconet's links take `ber` or `gilbert_elliott`").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<crate::channel::ChannelConf>,
     /// How a `gilbert_elliott` link's state meets a packet: "per-bit" (each state applies
