@@ -10,8 +10,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
 
 import airqueue
@@ -170,3 +173,33 @@ def test_surface_ticks_are_few_short_and_do_not_overlap() -> None:
             assert not a.overlaps(b), (axis.axis_name, [t.get_text() for t in labels])
     assert ax.get_xlabel() == "bottleneck rate (Mbit/s)"
     assert ax.get_ylabel() == "bottleneck delay (ms)"
+
+
+# --- few seeds: points, not boxes ---------------------------------------------------------
+
+
+def test_three_seeds_are_drawn_as_points_with_mean_and_ci_not_boxes() -> None:
+    sw = fake_sweep({DELAY: ["10ms", "1s"]}, 3, lambda p, s: 1e6 * (p + 1) + 1e4 * s)
+    fig = plots.box(sw)
+    ax = fig.axes[0]
+    dots = [c for c in ax.collections if isinstance(c, PathCollection)]
+    ys = sorted(float(y) for c in dots for y in c.get_offsets()[:, 1])
+    # Run totals of 2 flows: 2 * goodput + 1e5 (the second flow's offset), in Mbit/s.
+    want = sorted((2 * (1e6 * (p + 1) + 1e4 * s) + 1e5) / 1e6 for p in (0, 1) for s in (1, 2, 3))
+    assert ys == pytest.approx(want)
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 2
+    mean = bars[0].lines[0].get_ydata()[0]
+    assert mean == pytest.approx(np.mean(want[:3]))
+    assert "each seed" in ax.get_title(loc="left")
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "delay = 10 ms",
+        "delay = 1000 ms",
+    ]
+
+
+def test_many_seeds_still_get_boxes() -> None:
+    sw = fake_sweep({LIMIT: [20, 100]}, plots.STRIP_MAX_SEEDS + 3, lambda p, s: 1e6 + 1e4 * s)
+    ax = plots.box(sw).axes[0]
+    assert not ax.collections and not ax.containers
+    assert "spread over seeds" in ax.get_title(loc="left")

@@ -31,7 +31,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator
 
 from .quantities import ParamAxis, param_axis
 from .result import Result
-from .sweep import ALL_FLOWS, SweepResult, run_totals
+from .sweep import ALL_FLOWS, SweepResult, mean_ci, run_totals
 
 #: Kinds `airqueue plot --kind` accepts.
 KINDS = ("timeseries", "box", "cdf", "line", "surface")
@@ -286,23 +286,66 @@ def _point_labels(sw: SweepResult, sep: str = ", ") -> dict[int, str]:
     }
 
 
+#: With at most this many seeds at a point, :func:`box` draws every value (a box of three
+#: values is a flat line that hides how many there are) with the mean and its 95 % CI.
+STRIP_MAX_SEEDS = 5
+
+
 def box(sw: SweepResult, metric: str = "goodput_bps", flow: str = ALL_FLOWS) -> Figure:
-    """Boxes of a metric over the seeds of every grid point."""
+    """The spread of a metric over the seeds of every grid point: boxes when every point
+    has more than :data:`STRIP_MAX_SEEDS` values, else each value as a dot with the mean
+    and its 95 % confidence interval (Student's t) as an error bar beside them."""
     vals = _metric_values(sw, metric, flow)
     scale, label = metric_scale(metric)
-    labels = _point_labels(sw, "\n" if len(sw.params) > 1 else ", ")
     points = sorted(vals["point"].unique())
-    fig = new_figure(max(6.0, 0.9 * len(points) + 2), 4.5)
+    labels = _point_labels(sw, "\n" if len(sw.params) > 1 else ", ")
+    fig = new_figure(max(6.0, 1.1 * len(points) + 2), 4.8)
     ax = fig.add_subplot()
-    data = [vals.loc[vals["point"] == p, "value"].to_numpy() / scale for p in points]
-    ax.boxplot(data, tick_labels=[labels[int(p)] for p in points])
+    data = [vals.loc[vals["point"] == p, "value"].to_numpy(dtype=float) / scale for p in points]
+    data = [d[np.isfinite(d)] for d in data]
+    ticks = [labels[int(p)] for p in points]
+    few = max((len(d) for d in data), default=0) <= STRIP_MAX_SEEDS
+    if few:
+        pos = np.arange(1, len(points) + 1, dtype=float)
+        for k, d in enumerate(data):
+            # Dots spread sideways in a fixed order (no randomness: the figure is reproducible).
+            offs = np.linspace(-0.12, 0.12, len(d)) if len(d) > 1 else np.zeros(len(d))
+            ax.scatter(
+                pos[k] - 0.08 + offs,
+                d,
+                s=22,
+                color="C0",
+                alpha=0.8,
+                zorder=3,
+                label="one seed" if k == 0 else None,
+            )
+            _, mean, _, lo, hi = mean_ci(d)
+            if np.isfinite(mean):
+                # One value has no interval: the mean alone.
+                err = [[mean - lo], [hi - mean]] if np.isfinite(lo) else None
+                ax.errorbar(
+                    [pos[k] + 0.2],
+                    [mean],
+                    yerr=err,
+                    fmt="D",
+                    color="C3",
+                    markersize=5,
+                    capsize=4,
+                    zorder=4,
+                    label="mean, 95 % CI" if k == 0 else None,
+                )
+        ax.set_xticks(pos, ticks)
+        ax.set_xlim(0.4, len(points) + 0.6)
+        outside_legend(ax, fontsize=8)
+        what = f"each seed, mean and 95 % CI (≤ {STRIP_MAX_SEEDS} seeds per point)"
+    else:
+        ax.boxplot(data, tick_labels=ticks)
+        what = "spread over seeds"
     ax.set_ylabel(label)
     ax.grid(alpha=0.3, axis="y")
     if len(points) > 4:
         ax.tick_params(axis="x", labelrotation=30)
-    ax.set_title(
-        f"{metric_name(metric)} ({who_label(flow)}): spread over seeds", loc="left", fontsize=10
-    )
+    ax.set_title(f"{metric_name(metric)} ({who_label(flow)}): {what}", loc="left", fontsize=10)
     return fig
 
 
