@@ -16,9 +16,11 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
+from typer.testing import CliRunner
 
 import airqueue
-from airqueue import plots
+from airqueue import cli, plots
+from airqueue.cli.common import InputError
 from airqueue.quantities import param_axis
 from airqueue.sweep import SweepResult, aggregate, load_sweep
 from support import DUMBBELL, UDP_BOTTLENECK
@@ -203,3 +205,47 @@ def test_many_seeds_still_get_boxes() -> None:
     ax = plots.box(sw).axes[0]
     assert not ax.collections and not ax.containers
     assert "spread over seeds" in ax.get_title(loc="left")
+
+
+# --- smoothing ----------------------------------------------------------------------------
+
+
+def test_smoothing_is_a_centred_moving_average_of_the_stated_window(dumbbell: Path) -> None:
+    res = airqueue.Result.read(dumbbell)
+    raw = plots.timeseries(res).axes[0]
+    smooth = plots.timeseries(res, smooth=1.0).axes[0]
+    assert raw.get_title(loc="left") == "throughput per flow"
+    assert smooth.get_title(loc="left") == (
+        "throughput per flow, moving average over 1 s (10 samples)"
+    )
+    for r, s in zip(raw.get_lines(), smooth.get_lines(), strict=True):
+        y = np.asarray(r.get_ydata(), dtype=float)
+        got = np.asarray(s.get_ydata(), dtype=float)
+        assert np.array_equal(r.get_xdata(), s.get_xdata())
+        # Interior samples: the mean of the 10 samples around each (5 before, 4 after).
+        want = np.convolve(y, np.ones(10) / 10, mode="valid")
+        assert got[5 : 5 + len(want)] == pytest.approx(want)
+        assert not np.allclose(got, y)
+    # cwnd and backlog stay raw.
+    for r, s in zip(
+        plots.timeseries(res).axes[1:], plots.timeseries(res, smooth=1.0).axes[1:], strict=True
+    ):
+        assert "moving average" not in s.get_title(loc="left")
+        for a, b in zip(r.get_lines(), s.get_lines(), strict=True):
+            assert np.array_equal(a.get_ydata(), b.get_ydata())
+
+
+def test_smooth_option_of_the_cli(dumbbell: Path, tmp_path: Path) -> None:
+    def invoke(*args: str | Path) -> Any:
+        return CliRunner().invoke(cli.app, ["plot", str(dumbbell), *map(str, args)])
+
+    res = invoke("--smooth", "500ms", "--out", tmp_path / "s.png")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "s.png").stat().st_size > 1000
+    for args, says in (
+        (["--smooth", "50ms"], "give at least 200 ms"),
+        (["--smooth", "soon"], "not a duration"),
+        (["--kind", "box", "--smooth", "1s"], "smooths time series only"),
+    ):
+        res = invoke(*args)
+        assert isinstance(res.exception, InputError) and says in str(res.exception), args

@@ -29,7 +29,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator
 
-from .quantities import ParamAxis, param_axis
+from .quantities import DURATION, ParamAxis, display_unit, param_axis
 from .result import Result
 from .sweep import ALL_FLOWS, SweepResult, mean_ci, run_totals
 
@@ -198,18 +198,59 @@ def timeseries_panels(
     return panels
 
 
-def timeseries(res: Result, title: str | None = None, flow: str | None = None) -> Figure:
+def duration_text(seconds: float) -> str:
+    """``1 s``, ``500 ms``: a duration in the unit that reads best."""
+    div, unit = (1.0, "s") if seconds >= 1.0 else display_unit(DURATION, seconds)
+    return f"{seconds / div:.4g} {unit}"
+
+
+def moving_average(series: pd.DataFrame, window_s: float) -> tuple[pd.Series, int]:
+    """The centred moving average of a series' ``value`` over ``window_s`` seconds (the
+    number of samples nearest the window at the series' sample interval; shorter at the
+    ends), and that number of samples. A window of less than two samples is a
+    :class:`PlotError` (it would change nothing)."""
+    if not window_s > 0:
+        raise PlotError(f"a smoothing window must be longer than 0 s, not {window_s:g} s")
+    t = series["time_s"].to_numpy(dtype=float)
+    step = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
+    if step <= 0:
+        return series["value"].astype(float), 1
+    n = round(window_s / step)
+    if n < 2:
+        raise PlotError(
+            f"a {duration_text(window_s)} smoothing window is not two samples of "
+            f"{duration_text(step)}; give at least {duration_text(2 * step)}"
+        )
+    values = series["value"].astype(float).reset_index(drop=True)
+    return values.rolling(n, center=True, min_periods=1).mean(), n
+
+
+def timeseries(
+    res: Result, title: str | None = None, flow: str | None = None, smooth: float | None = None
+) -> Figure:
     """The panels of :func:`timeseries_panels`, one above the other, each with its legend
     outside the axes (it never covers data); a panel of more than :data:`MAX_LINES` series
     shows the largest and the others combined (:func:`top_series`). Timeline changes are
-    marked on every panel."""
+    marked on every panel.
+
+    ``smooth`` (seconds; default None, the raw samples) draws the throughput panels as a
+    centred moving average over that window (:func:`moving_average`), said in their
+    titles (``throughput per flow, moving average over 1 s (10 samples)``); cwnd and
+    backlog stay raw."""
     panels = timeseries_panels(res, flow)
     fig = new_figure(9.5, 2.6 * len(panels) + 0.6)
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     for ax, (name, df, unit, scale, combine) in zip(axes, panels, strict=True):
         lines = top_series(df, combine)
+        window = smooth if name.startswith("throughput") else None
+        samples = 0
         for n, s in lines:
-            ax.plot(s["time_s"], s["value"] / scale, label=n, linewidth=1.0)
+            values = s["value"].astype(float).reset_index(drop=True)
+            if window is not None and len(s):
+                values, samples = moving_average(s, window)
+            ax.plot(s["time_s"].to_numpy(), values.to_numpy() / scale, label=n, linewidth=1.0)
+        if window is not None and samples:
+            name = f"{name}, moving average over {duration_text(window)} ({samples} samples)"
         ax.set_title(name, loc="left", fontsize=10)
         ax.set_ylabel(unit)
         ax.grid(alpha=0.3)
