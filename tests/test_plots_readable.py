@@ -148,6 +148,17 @@ def test_identical_cdf_curves_are_both_visible_and_the_legend_says_so() -> None:
     assert texts[1].endswith("(the same values as rate = 5 Mbit/s, delay = 10 ms)")
 
 
+def test_identical_lines_of_a_line_plot_are_both_visible_and_the_legend_says_so() -> None:
+    sw = fake_sweep({RATE: ["5Mbit", "10Mbit"], DELAY: ["10ms", "20ms"]}, 3, lambda p, s: 1e6)
+    fig = plots.line(sw, x=RATE)
+    lines = fig.axes[0].get_lines()
+    assert len({(ln.get_linestyle(), ln.get_marker()) for ln in lines}) == 2
+    assert lines[1].get_zorder() > lines[0].get_zorder()
+    assert lines[1].get_markersize() < lines[0].get_markersize()
+    same = "delay = 20 ms\n(the same means as delay = 10 ms)"
+    assert legend_texts(fig) == ["delay = 10 ms", same]
+
+
 def test_different_cdf_curves_are_not_called_the_same() -> None:
     sw = fake_sweep({LIMIT: [20, 100]}, 3, lambda p, s: 1e6 * (p + 1) + s)
     assert not any("same" in t for t in legend_texts(plots.cdf(sw, flow="")))

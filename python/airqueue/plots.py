@@ -486,6 +486,7 @@ def line(
     fig = new_figure(7.5, 4.5)
     ax = fig.add_subplot()
     groups = [(None, pts)] if hp is None else list(pts.groupby(hp, sort=False))
+    drawn: list[tuple[np.ndarray, str]] = []
     for k, (key, g) in enumerate(groups):
         # With more than two swept parameters, the others are averaged out.
         g = g.groupby(xp, sort=False)[["mean", "ci95_low", "ci95_high"]].mean().reset_index()
@@ -496,12 +497,21 @@ def line(
         lo = g["ci95_low"].to_numpy()[order] / scale
         hi = g["ci95_high"].to_numpy()[order] / scale
         lab = None if key is None or hp is None else value_label(axes, hp, key)
+        same = next((o for m, o in drawn if np.array_equal(m, mean, equal_nan=True)), None)
+        if lab is not None:
+            drawn.append((mean, lab))
+        # As in cdf(): later lines thinner, on top, with smaller hollow markers, so that a
+        # line lying on another shows both.
         (ln,) = ax.plot(
             xpos,
             mean,
             marker=CDF_MARKERS[k % len(CDF_MARKERS)],
             linestyle=CDF_STYLES[k % len(CDF_STYLES)],
-            label=lab,
+            linewidth=max(0.9, 2.2 - 0.3 * k),
+            markersize=max(4.0, 9.0 - 1.5 * k),
+            fillstyle="none",
+            zorder=2 + k,
+            label=lab if same is None else f"{lab}\n(the same means as {same})",
         )
         ax.fill_between(xpos, lo, hi, alpha=0.25, color=ln.get_color(), linewidth=0)
         if xs is None:
