@@ -462,7 +462,7 @@ def _param(sw: SweepResult, name: str | None, index: int) -> str:
 
 def _positions(axis: ParamAxis, values: Sequence[Any]) -> np.ndarray | None:
     """Numeric positions of grid values (in the axis's unit), or None for categories."""
-    if axis.numbers is None:
+    if axis.numbers is None or any(v not in axis.numbers for v in values):
         return None
     return np.asarray([axis.numbers[v] for v in values], dtype=float)
 
