@@ -2,9 +2,10 @@
 on the Agg canvas, never through pyplot, so nothing needs a display).
 
 - :func:`timeseries`: one run over time: throughput per flow, cwnd per traced TCP flow, the
-  backlog of every queue that held packets.
+  backlog of every queue that held packets; optionally throughput as a moving average.
 - :func:`box`, :func:`cdf`: a metric across the runs of a sweep (boxes over seeds per grid
-  point; the empirical CDF of the per-flow values of each point).
+  point, or every value with the mean and its CI when there are few seeds; the empirical
+  CDF of the per-flow values of each point).
 - :func:`line`: a metric against one swept parameter, mean with its 95 % confidence band,
   one line per value of a second parameter.
 - :func:`surface`: a metric over two swept parameters as a 3-D surface (the thesis's
