@@ -260,3 +260,4 @@ def test_smooth_option_of_the_cli(dumbbell: Path, tmp_path: Path) -> None:
     ):
         res = invoke(*args)
         assert isinstance(res.exception, InputError) and says in str(res.exception), args
+        assert str(res.exception).startswith("--smooth"), res.exception

@@ -42,6 +42,10 @@ class PlotError(ValueError):
     """A plot that cannot be drawn from what the folder holds (names the fix)."""
 
 
+class SmoothingError(PlotError):
+    """A smoothing window that cannot be used on the run's samples."""
+
+
 def new_figure(width: float = 8.0, height: float = 4.5) -> Figure:
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
@@ -209,16 +213,16 @@ def moving_average(series: pd.DataFrame, window_s: float) -> tuple[pd.Series, in
     """The centred moving average of a series' ``value`` over ``window_s`` seconds (the
     number of samples nearest the window at the series' sample interval; shorter at the
     ends), and that number of samples. A window of less than two samples is a
-    :class:`PlotError` (it would change nothing)."""
+    :class:`SmoothingError` (it would change nothing)."""
     if not window_s > 0:
-        raise PlotError(f"a smoothing window must be longer than 0 s, not {window_s:g} s")
+        raise SmoothingError(f"a smoothing window must be longer than 0 s, not {window_s:g} s")
     t = series["time_s"].to_numpy(dtype=float)
     step = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     if step <= 0:
         return series["value"].astype(float), 1
     n = round(window_s / step)
     if n < 2:
-        raise PlotError(
+        raise SmoothingError(
             f"a {duration_text(window_s)} smoothing window is not two samples of "
             f"{duration_text(step)}; give at least {duration_text(2 * step)}"
         )

@@ -167,6 +167,8 @@ def draw(
         if kind == "line":
             return plots.line(sw, metric, x, flow if flow is not None else ALL_FLOWS, y)
         return plots.surface(sw, metric, x, y, flow if flow is not None else ALL_FLOWS)
+    except plots.SmoothingError as e:
+        raise InputError("--smooth", str(e)) from None
     except plots.PlotError as e:
         raise InputError(f"--kind {kind}", str(e)) from None
 
