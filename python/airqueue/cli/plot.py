@@ -64,14 +64,39 @@ def plot(
             show_default=False,
         ),
     ] = None,
+    smooth: Annotated[
+        str | None,
+        typer.Option(
+            "--smooth",
+            metavar="DURATION",
+            help="timeseries: draw throughput as a centred moving average over this window "
+            "(e.g. 1s; default: the raw samples).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Draw a figure of a run or sweep folder (matplotlib, headless)."""
     from airqueue import plots
 
-    fig = draw(directory, kind, metric, x, y, flow, run_key)
+    fig = draw(directory, kind, metric, x, y, flow, run_key, smooth_window(kind, smooth))
     name = kind if kind == "timeseries" else f"{kind}-{metric}"
     path = plots.save(fig, target if target is not None else directory / "plots" / f"{name}.png")
     out.print(f"wrote {path}")
+
+
+def smooth_window(kind: str, text: str | None) -> float | None:
+    """``--smooth``'s window in seconds (None: not given); InputError when it is not a
+    duration or the plot is not a time series."""
+    from airqueue.quantities import DURATION, to_base
+
+    if text is None:
+        return None
+    if kind != "timeseries":
+        raise InputError("--smooth", "smooths time series only; use it with --kind timeseries")
+    seconds = to_base(DURATION, text.strip())
+    if seconds is None or not any(c.isalpha() for c in text):
+        raise InputError("--smooth", f'"{text}" is not a duration; write e.g. 1s or 500ms')
+    return seconds
 
 
 def sweep_run_title(sw: SweepResult, key: str) -> str:
@@ -109,6 +134,7 @@ def draw(
     y: str | None,
     flow: str | None,
     run_key: str | None,
+    smooth: float | None = None,
 ) -> Figure:
     """The figure `airqueue plot` asked for; bad requests raise InputError (exit 2)."""
     from airqueue import Result, plots
@@ -122,14 +148,15 @@ def draw(
     try:
         if kind == "timeseries":
             if not sweep_dir:
-                return plots.timeseries(Result.read(directory), directory.name, flow)
+                return plots.timeseries(Result.read(directory), directory.name, flow, smooth)
             sw = load_sweep(directory)
             keys = list(dict.fromkeys(sw.runs["key"]))
             chosen = [k for k in keys if k.startswith(run_key or "")]
             if not chosen:
                 raise InputError("--run", f'no stored run "{run_key}" in this sweep')
             store = ResultStore(sw.info["store"])
-            return plots.timeseries(store.result(chosen[0]), sweep_run_title(sw, chosen[0]), flow)
+            title = sweep_run_title(sw, chosen[0])
+            return plots.timeseries(store.result(chosen[0]), title, flow, smooth)
         if not sweep_dir:
             raise InputError(str(directory), f"--kind {kind} needs a sweep folder")
         sw = load_sweep(directory)
@@ -140,6 +167,8 @@ def draw(
         if kind == "line":
             return plots.line(sw, metric, x, flow if flow is not None else ALL_FLOWS, y)
         return plots.surface(sw, metric, x, y, flow if flow is not None else ALL_FLOWS)
+    except plots.SmoothingError as e:
+        raise InputError("--smooth", str(e)) from None
     except plots.PlotError as e:
         raise InputError(f"--kind {kind}", str(e)) from None
 
