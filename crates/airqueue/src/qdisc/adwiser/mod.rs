@@ -125,7 +125,7 @@ pub enum AdwiserMeasure {
     Released,
     /// What the WLAN carried: the box released its allowance *and* as many virtual bits
     /// came back from the WLAN (the stations' ACKs and uploads, counted by a node hook on
-    /// the box, [`crate::hook::wlan_meter`]), within one packet and
+    /// the box, [`crate::qdisc::adwiser::wlan_meter`]), within one packet and
     /// [`CARRIED_TOLERANCE`]. When the medium cannot carry C, the excess queues in (and
     /// overflows) the AP, less returns, and C falls. The other reading of the paper's
     /// "measured TCP throughput over the WLAN".
