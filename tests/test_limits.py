@@ -108,6 +108,16 @@ def test_an_allocation_that_fails_anyway_exits_2_with_a_message_not_sigabrt() ->
     assert "--max-memory" in proc.stderr
 
 
+def test_a_given_budget_above_ulimit_v_is_warned_about() -> None:
+    proc = cli_under(ULIMIT_V, "validate", UDP_BOTTLENECK, "--max-memory", "10GB")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: run: --max-memory 10.0 GB is above the" in proc.stderr, proc.stderr
+    assert "ulimit -v 1500000" in proc.stderr
+    # A budget within what the limit leaves is not warned about.
+    within = cli_under(ULIMIT_V, "validate", UDP_BOTTLENECK, "--max-memory", "100MB")
+    assert within.returncode == 0 and "is above the" not in within.stderr, within.stderr
+
+
 def test_a_memory_error_in_python_is_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
     def app(**_: object) -> None:
         raise MemoryError("Unable to allocate 1.00 GiB for an array")

@@ -84,6 +84,45 @@ impl Limit {
 /// memory, and its address-space limit (`ulimit -v`, `RLIMIT_AS`) less what it already
 /// maps (`VmSize`: Python and its libraries count). 4 GiB where none can be read.
 pub fn default_budget() -> Budget {
+    tightest(&limits()).unwrap_or_else(|| Budget {
+        bytes: FALLBACK_BUDGET,
+        source: "4 GiB, as this machine's memory and limits could not be read".to_string(),
+    })
+}
+
+/// A warning when a budget given with `--max-memory` is above what a hard limit of this
+/// process (its cgroup's, `ulimit -v`) leaves: a run that needs it would not be refused
+/// but stopped by the allocator (exit 2) or killed by the kernel (a cgroup).
+pub fn given_above_limits(given: u64) -> Option<crate::scenario::Problem> {
+    given_above(given, &limits())
+}
+
+fn given_above(given: u64, limits: &[Limit]) -> Option<crate::scenario::Problem> {
+    let hard = limits
+        .iter()
+        // Physical memory is not a hard limit of this process (it has no `used_as`).
+        .filter(|l| !l.used_as.is_empty())
+        .map(|l| (l.total.saturating_sub(l.used), l))
+        .min_by_key(|(left, _)| *left)?;
+    (given > hard.0).then(|| {
+        crate::scenario::Problem::new(
+            "run",
+            format!(
+                "--max-memory {} is above the {} that {} leaves this process; a run that \
+                 needs more than that is stopped with exit 2 (ulimit -v) or killed by the \
+                 kernel (a cgroup's limit) instead of being refused; the default budget \
+                 here is {}",
+                human_bytes(given.into()),
+                human_bytes(hard.0.into()),
+                hard.1.name,
+                human_bytes(hard.1.budget().bytes.into())
+            ),
+        )
+    })
+}
+
+/// This process's memory limits: physical memory, its cgroup's, its address space's.
+fn limits() -> Vec<Limit> {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let mut limits = Vec::new();
     if let Some(ram) = read("/proc/meminfo").and_then(|t| parse_meminfo_total(&t)) {
@@ -119,10 +158,7 @@ pub fn default_budget() -> Budget {
             used_as: "this process already maps",
         });
     }
-    tightest(&limits).unwrap_or_else(|| Budget {
-        bytes: FALLBACK_BUDGET,
-        source: "4 GiB, as this machine's memory and limits could not be read".to_string(),
-    })
+    limits
 }
 
 /// The default budget in bytes ([`default_budget`]).
@@ -508,5 +544,39 @@ Max address space         1536000000           unlimited            bytes     \n
             None
         );
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_given_budget_above_a_hard_limit_is_warned_about() {
+        let ram = Limit {
+            total: 24 << 30,
+            used: 0,
+            name: "this machine's 24 GiB of memory".into(),
+            used_as: "",
+        };
+        let ulimit = Limit {
+            total: 1_536_000_000,
+            used: 436_000_000,
+            name: "ulimit -v 1500000 (1.4 GiB of address space)".into(),
+            used_as: "this process already maps",
+        };
+        let w = given_above(10_000_000_000, &[ram.clone(), ulimit.clone()]).unwrap();
+        assert_eq!(w.path, "run");
+        assert!(
+            w.message.starts_with(
+                "--max-memory 10.0 GB is above the 1.1 GB that ulimit -v 1500000 (1.4 GiB of \
+                 address space) leaves this process"
+            ),
+            "{}",
+            w.message
+        );
+        assert!(
+            w.message.ends_with("the default budget here is 550.0 MB"),
+            "{}",
+            w.message
+        );
+        assert_eq!(given_above(1_000_000_000, &[ram.clone(), ulimit]), None);
+        // Above physical memory alone: the user's call, no warning.
+        assert_eq!(given_above(100 << 30, &[ram]), None);
     }
 }

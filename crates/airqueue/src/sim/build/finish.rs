@@ -91,6 +91,13 @@ impl Builder<'_> {
         if let Some(w) = crate::sim::budget::large(&sim.estimate, &self.budget) {
             self.warnings.push(w);
         }
+        if let Some(w) = self
+            .opts
+            .max_memory
+            .and_then(crate::sim::budget::given_above_limits)
+        {
+            self.warnings.push(w);
+        }
         sim.warnings = crate::sim::warnings::capped(self.warnings);
         sim.schedule_initial_events();
         Ok(sim)
