@@ -94,7 +94,8 @@ def run(
     ``[sweep]`` table in the scenario is ignored (this runs the base point). The simulation
     runs without holding the GIL; Ctrl-C (SIGINT) stops it within milliseconds and raises
     :class:`KeyboardInterrupt`. ``max_memory`` (bytes, or text such as ``"2GB"``; default
-    half of this machine's memory) is the budget the run's estimated memory must fit in,
+    half of what the tightest of this machine's memory, its cgroup's memory limit and
+    ``ulimit -v`` leaves; docs/limits.md) is the budget the run's estimated memory must fit in,
     else :class:`ScenarioError` names the key to change. ``progress``, if given, is called
     about every 200 ms of wall time as ``progress(sim_seconds, stop_seconds, events,
     wall_seconds)``. Raises :class:`ScenarioError` (naming every bad field) for invalid

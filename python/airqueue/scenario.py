@@ -128,7 +128,8 @@ class Scenario:
 
     def check(self, max_memory: int | None = None) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         """Validates and builds the scenario (with the memory budget ``max_memory`` in
-        bytes, default half of this machine's memory) and returns it resolved, with its
+        bytes, default the core's: half of what the tightest of this machine's memory, its
+        cgroup's limit and ``ulimit -v`` leaves) and returns it resolved, with its
         warnings as (path, message) pairs. Raises :class:`ScenarioError` like
         :meth:`resolved`."""
         text, warnings = call_native(_native.check, self.to_json(), max_memory)

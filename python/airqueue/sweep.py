@@ -302,7 +302,8 @@ def plan(
 
 def worker_budget(max_memory: int | None, workers: int) -> int:
     """Each worker's share of the machine's memory budget: ``max_memory`` (default: the
-    core's, half of this machine's memory) divided among ``workers`` runs at once, so that
+    core's: half of what the tightest of this machine's memory, its cgroup's limit and
+    ``ulimit -v`` leaves) divided among ``workers`` runs at once, so that
     a sweep's runs together stay within what one run may take."""
     total = max_memory if max_memory is not None else int(_native.default_max_memory())
     return max(1, total // max(1, workers))
@@ -823,8 +824,8 @@ def sweep(
     or ``"dask"`` (``scheduler`` address, or a LocalCluster). With ``out``, writes
     :data:`SWEEP_FILES` there.
 
-    ``max_memory`` (bytes or text such as ``"8GB"``; default half of this machine's
-    memory, as for :func:`airqueue.run`) is the budget of the whole sweep on this machine:
+    ``max_memory`` (bytes or text such as ``"8GB"``; default the core's budget,
+    as for :func:`airqueue.run`) is the budget of the whole sweep on this machine:
     each of the runs going at once gets an equal share (the budget divided by the worker
     count, see :func:`worker_budget`), and a run estimated above its share is refused
     before anything runs, naming the key to change. On a remote Dask cluster

@@ -17,6 +17,12 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+mod oom;
+
+/// An allocation failure exits with code 2 and a message, not SIGABRT (`oom.rs`).
+#[global_allocator]
+static ALLOCATOR: oom::ExitOnFailure = oom::ExitOnFailure;
+
 create_exception!(
     _native,
     ScenarioError,
@@ -95,7 +101,8 @@ fn source_id() -> &'static str {
     airqueue::SOURCE_ID
 }
 
-/// The memory budget a run gets without `max_memory`: half of this machine's memory.
+/// The memory budget a run gets without `max_memory`: half of what the tightest of this
+/// machine's memory, its cgroup's limit and `ulimit -v` leaves (`sim/budget.rs`).
 #[pyfunction]
 fn default_max_memory() -> u64 {
     airqueue::sim::budget::default_max_memory()

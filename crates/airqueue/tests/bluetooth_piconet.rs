@@ -416,6 +416,21 @@ fn bad_piconet_keys_name_the_field() {
         .contains("piconets.bt.slaves"));
 }
 
+/// The largest `slave_buffer` a user can write builds and runs: the slave's buffer grows
+/// with the packets it holds (it was reserved up front: 4294967295 slots, 34 GB, an abort).
+#[test]
+fn the_largest_slave_buffer_builds_without_reserving_it() {
+    let toml = piconet(
+        "200ms",
+        "0s",
+        1,
+        "slave_buffer = 4294967295",
+        &udp("up", "s1", "m", 200, "64kbit"),
+    );
+    let r = run(&toml);
+    assert!(flow(&r, "up").u("rx_packets") > 0);
+}
+
 fn lwrr_keys(mp: u32) -> String {
     format!("polling = \"lwrr\"\nlimit = 1\nmax_priority = {mp}")
 }

@@ -31,6 +31,30 @@ fn a_flow_to_an_unreachable_node_is_rejected_before_the_run_naming_flows_to() {
     );
 }
 
+/// The answering half of a call between two nodes no link joins: both halves are "no
+/// route" problems, as without `answers` (the build used to index the flows it had built
+/// by scenario position and panicked).
+#[test]
+fn a_call_between_unlinked_nodes_is_no_route_not_a_panic() {
+    let s = ScenarioToml::new("1s")
+        .nodes(&["a", "b"])
+        .flow("call", "a", "b", "{ kind = \"voice\" }", "")
+        .flow(
+            "reply",
+            "b",
+            "a",
+            "{ kind = \"voice\" }",
+            "answers = \"call\"",
+        )
+        .load();
+    let err = Simulation::build(&s, BuildOptions::default())
+        .err()
+        .expect("a call without a route must not build");
+    let paths: Vec<&str> = err.problems.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(paths, ["flows.call.to", "flows.reply.to"], "{err}");
+    assert!(err.problems[1].message.contains("no route"), "{err}");
+}
+
 /// Triangle a, b, c of 100 Mbit links: a–c direct (5 ms), a–b (`ab_delay`) and b–c (10 ms).
 /// One 1000 B packet every `interval` from a to c during `duration`.
 fn triangle(duration: &str, interval: &str, ab_delay: &str) -> ScenarioToml {

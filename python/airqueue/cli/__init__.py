@@ -1,7 +1,8 @@
 """The ``airqueue`` command line: run, validate and benchmark scenarios, list what exists.
 
 Exit codes: 0 success; 1 an internal error (or a run whose packet conservation check
-failed); 2 invalid input (a scenario problem, a bad ``--set``, a usage error). Tracebacks
+failed); 2 invalid input (a scenario problem, a bad ``--set``, a usage error, a run that
+ran out of memory). Tracebacks
 are shown only with ``AIRQUEUE_DEBUG=1``.
 
 The commands are in one module per family (``run``: run, validate, bench; ``sweep``;
@@ -125,6 +126,20 @@ def main() -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
+    except MemoryError as e:
+        # Python, NumPy or Arrow could not allocate (the core's own failures exit 2 in
+        # its allocator, crates/airqueue-py/src/oom.rs): the run did not fit this
+        # process's memory limit, which is the input's size, not a bug.
+        detail = str(e).strip().splitlines()[0] if str(e).strip() else "an allocation failed"
+        err.print(
+            Text(
+                f"error: out of memory ({detail}); make the run smaller (run.duration, a "
+                "longer run.sample_interval, fewer flows) or pass a smaller --max-memory",
+                style="red",
+            ),
+            soft_wrap=True,
+        )
+        sys.exit(2)
     except Exception as e:
         report_unexpected(e)
         sys.exit(1)

@@ -91,8 +91,9 @@ MemoryOpt = Annotated[
     typer.Option(
         "--max-memory",
         metavar="SIZE",
-        help="Memory budget for the run, e.g. 2GB (default: half of this machine's memory); "
-        "a scenario estimated to need more is refused.",
+        help="Memory budget for the run, e.g. 2GB (default: half of what the "
+        "tightest of this machine's memory, its cgroup's limit and ulimit -v leaves); a "
+        "scenario estimated to need more is refused.",
         show_default=False,
     ),
 ]

@@ -98,8 +98,9 @@ def sweep(
         typer.Option(
             "--max-memory",
             metavar="SIZE",
-            help="Memory budget of the whole sweep, e.g. 8GB (default: half of this "
-            "machine's memory); each of the --jobs workers gets an equal share, and a run "
+            help="Memory budget of the whole sweep, e.g. 8GB (default: half of what the "
+            "tightest of this machine's memory, its cgroup's limit and ulimit -v leaves); "
+            "each of the --jobs workers gets an equal share, and a run "
             "estimated above its share is refused.",
             show_default=False,
         ),

@@ -576,6 +576,15 @@ pub fn check(conf: &QdiscConf, path: &str, errs: &mut ScenarioError) {
         QdiscConf::Prio(c) => c.check(path, errs),
         QdiscConf::Drr(c) => c.check(path, errs),
         QdiscConf::Htb(c) => c.check(path, errs),
+        // Linux refuses more than 65536 (`fq_codel_change`); the flow table is allocated
+        // at build, so a larger count would be an allocation, not an error.
+        QdiscConf::FqCodel(c) if c.flows == 0 || c.flows > 65536 => errs.push(
+            format!("{path}.flows"),
+            format!(
+                "{} flow queues: must be 1–65536 (Linux's limit), e.g. 1024",
+                c.flows
+            ),
+        ),
         // The leaf disciplines check their parameters when they are built (tbf.rs …).
         QdiscConf::Codel(_)
         | QdiscConf::FqCodel(_)
@@ -937,6 +946,25 @@ mod member_view_tests {
                     );
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod check_tests {
+    use super::*;
+
+    /// fq_codel's flow table is allocated at build: a count above Linux's 65536 is refused
+    /// at `qdiscs.<name>.flows` (4294967295 was 4 G flow queues reserved, an abort).
+    #[test]
+    fn fq_codel_flows_above_linuxs_limit_are_refused() {
+        for (flows, bad) in [(65536u32, false), (65537, true), (u32::MAX, true)] {
+            let conf: QdiscConf =
+                toml::from_str(&format!("kind = \"fq_codel\"\nflows = {flows}")).unwrap();
+            let mut errs = ScenarioError::default();
+            check(&conf, "qdiscs.q", &mut errs);
+            let refused = errs.problems.iter().any(|p| p.path == "qdiscs.q.flows");
+            assert_eq!(refused, bad, "{flows}: {errs}");
         }
     }
 }

@@ -582,6 +582,7 @@ fn cell_buffer(s: &Scenario, m: &str, n: &str) -> Option<u32> {
 /// A source paced by `rate` or `interval` (exactly one, the interval non-zero).
 fn check_rate_or_interval(
     app: &str,
+    size: u32,
     rate: Option<super::spec::Rate>,
     interval: Option<super::spec::Duration>,
     example_rate: &str,
@@ -599,7 +600,28 @@ fn check_rate_or_interval(
         (None, Some(i)) if i.time().0 == 0 => {
             errs.push(format!("{app}.interval"), "must be longer than zero")
         }
+        (Some(r), None) => check_packet_rate(app, size, r, errs),
         _ => {}
+    }
+}
+
+/// A source whose `size`-byte packets at `rate` come less than 1 ns apart: the clock's
+/// step, so the interval would be rounded up to 1 ns and the run would send up to 10⁹
+/// packets a second, none of which any link carries.
+fn check_packet_rate(app: &str, size: u32, rate: super::spec::Rate, errs: &mut ScenarioError) {
+    let bits = u128::from(size) * 8;
+    if bits * 1_000_000_000 < u128::from(rate.bps()) {
+        errs.push(
+            format!("{app}.rate"),
+            format!(
+                "{} bit/s in {size}-byte packets is one packet every {:.3} ns, below the \
+                 simulator's 1 ns clock step (at most {} bit/s at this size); give a rate \
+                 a link can carry (e.g. \"10Mbit\")",
+                rate.bps(),
+                bits as f64 * 1e9 / rate.bps() as f64,
+                bits * 1_000_000_000
+            ),
+        );
     }
 }
 
@@ -628,10 +650,11 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
             _,
         ) => {
             size_ok(*size, errs);
-            check_rate_or_interval(&app, *rate, *interval, "1Mbit", errs);
+            check_rate_or_interval(&app, *size, *rate, *interval, "1Mbit", errs);
         }
-        (AppSpec::Onoff(OnoffSpec { size, on, .. }), _) => {
+        (AppSpec::Onoff(OnoffSpec { size, on, rate, .. }), _) => {
             size_ok(*size, errs);
+            check_packet_rate(&app, *size, *rate, errs);
             if on.time().0 == 0 {
                 errs.push(format!("{app}.on"), "must be longer than zero");
             }
@@ -703,7 +726,7 @@ fn check_app(label: &str, f: &super::spec::FlowSpec, errs: &mut ScenarioError) {
             TransportSpec::Tcp(_),
         ) => {
             size_ok(*size, errs);
-            check_rate_or_interval(&app, *rate, *interval, "100kbit", errs);
+            check_rate_or_interval(&app, *size, *rate, *interval, "100kbit", errs);
         }
     }
     if let TransportSpec::Tcp(t) = &f.transport {
@@ -869,5 +892,26 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
             format!("{path}.hystart"),
             "HyStart++ runs with variant \"newreno\" or \"cubic\"; change the variant or set hystart = false",
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A CBR source at 1e15 bit/s in 1000-byte packets (one every 0.008 ns) is refused at
+    /// `flows.<name>.app.rate` with the numbers; it used to run at one packet per 1 ns.
+    #[test]
+    fn a_source_faster_than_the_clock_step_is_refused_with_the_numbers() {
+        let toml = |rate: &str| {
+            format!(
+                "[run]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n\
+                 [[links]]\nname = \"ab\"\nbetween = [\"a\", \"b\"]\nrate = \"10Mbit\"\n\
+                 [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n\
+                 app = {{ kind = \"cbr\", size = 1000, rate = \"{rate}\" }}\n"
+            )
+        };
+        let err = crate::scenario::load_toml_str(&toml("1e15bit")).unwrap_err();
+        assert_eq!(err.problems[0].path, "flows.f.app.rate", "{err}");
+        assert!(err.problems[0].message.contains("0.008 ns"), "{err}");
+        assert!(crate::scenario::load_toml_str(&toml("1Gbit")).is_ok());
     }
 }

@@ -313,7 +313,7 @@ impl Piconet {
                 down: VecDeque::new(),
                 down_ips: 0,
                 s: VecDeque::new(),
-                l: VecDeque::with_capacity(conf.slave_buffer as usize),
+                l: VecDeque::new(), // grows with use: `slave_buffer` may be 2³²−1
                 cap: conf.slave_buffer,
                 bucket: conf
                     .flow

@@ -87,8 +87,15 @@ impl Builder<'_> {
         };
         sim.hot = sim.hot_ifaces();
         sim.estimate = sim.estimate_resources();
-        crate::sim::budget::check(&sim.estimate, self.budget, &self.interval_text)?;
-        if let Some(w) = crate::sim::budget::large(&sim.estimate, self.budget) {
+        crate::sim::budget::check(&sim.estimate, &self.budget, &self.interval_text)?;
+        if let Some(w) = crate::sim::budget::large(&sim.estimate, &self.budget) {
+            self.warnings.push(w);
+        }
+        if let Some(w) = self
+            .opts
+            .max_memory
+            .and_then(crate::sim::budget::given_above_limits)
+        {
             self.warnings.push(w);
         }
         sim.warnings = crate::sim::warnings::capped(self.warnings);

@@ -89,15 +89,24 @@ impl Builder<'_> {
             });
         }
         // `answers`: the answering half of a call waits for the first packet of its call.
-        for (i, f) in s.flows.iter().enumerate() {
-            if let Some(k) = f
-                .answers
-                .as_ref()
-                .and_then(|a| self.flow_names.iter().position(|n| n == a))
-            {
-                flows[k].answerers.push(i as u32);
-                flows[i].awaiting_call = true;
-            }
+        // Indices are those of the flows built: a flow without a route is not among them
+        // (it is a problem already), and neither half of a call that lost one is wired.
+        let built: std::collections::HashMap<&str, usize> = flows
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.name.as_str(), i))
+            .collect();
+        let calls: Vec<(usize, usize)> = s
+            .flows
+            .iter()
+            .filter_map(|f| {
+                let k = *built.get(f.answers.as_deref()?)?;
+                Some((*built.get(f.name.as_str())?, k))
+            })
+            .collect();
+        for (i, k) in calls {
+            flows[k].answerers.push(i as u32);
+            flows[i].awaiting_call = true;
         }
         flows
     }

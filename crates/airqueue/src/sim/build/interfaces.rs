@@ -33,15 +33,16 @@ impl<'s> Builder<'s> {
     /// once the queues and classes are known, at the end).
     pub(super) fn new(s: &'s Scenario, opts: BuildOptions) -> Result<Self, ScenarioError> {
         let seed = opts.seed.unwrap_or(s.run.seed);
-        let budget = opts
-            .max_memory
-            .unwrap_or_else(crate::sim::budget::default_max_memory);
+        let budget = opts.max_memory.map_or_else(
+            crate::sim::budget::default_budget,
+            crate::sim::budget::Budget::given,
+        );
         let interval_text = s.run.sample_interval.to_string();
         let flows_only = crate::sim::budget::Estimate {
             flows: s.flows.len() as u64,
             series_rows: 0,
         };
-        crate::sim::budget::check(&flows_only, budget, &interval_text)?;
+        crate::sim::budget::check(&flows_only, &budget, &interval_text)?;
         let node_index = s
             .nodes
             .iter()

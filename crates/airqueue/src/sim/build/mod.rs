@@ -49,7 +49,7 @@ pub struct BuildOptions {
     /// Replaces the medium of a link or segment (by name) with one a factory builds from
     /// its ports' (interface, node) pairs (tests of the medium contract).
     pub media: Vec<(String, MediumFactory)>,
-    /// Memory budget in bytes (`--max-memory`); `None`: [`super::budget::default_max_memory`].
+    /// Memory budget in bytes (`--max-memory`); `None`: [`super::budget::default_budget`].
     pub max_memory: Option<u64>,
 }
 
@@ -82,7 +82,7 @@ struct Builder<'s> {
     seed: u64,
     /// The memory budget, and the sampling interval as the scenario wrote it (for its
     /// message).
-    budget: u64,
+    budget: crate::sim::budget::Budget,
     interval_text: String,
     /// Problems found while building; the build fails with them at the end.
     errs: ScenarioError,
