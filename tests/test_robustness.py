@@ -96,6 +96,26 @@ def test_bytes_and_non_text_keys_inside_lists_are_named_by_entry() -> None:
     assert "flows.cbr.app.7" in paths
 
 
+def test_text_with_lone_surrogates_is_named_at_its_path() -> None:
+    """A str may hold half a character (tools/fuzz_scenarios.py found "\\ud800" failing the
+    whole scenario as '(file): not valid JSON: unexpected end of hex escape')."""
+    data = base()
+    data["links"][1]["rate"] = "10\ud800Mbit"
+    data["run"]["typo\udcff"] = 1
+    problems = problems_of(data)
+    paths = [p for p, _ in problems]
+    assert paths == ["links.bottleneck.rate", "run.typo\\udcff"], problems
+    assert all("lone surrogate" in m for _, m in problems), problems
+
+
+def test_an_undecodable_byte_in_a_set_value_exits_2_with_its_path() -> None:
+    # Python hands the byte 0xFF of an argument to the program as the surrogate \udcff.
+    proc = airqueue_cli("validate", UDP_BOTTLENECK, "--set", "description=caf\udcff")
+    assert proc.returncode == 2, proc.stderr
+    assert "description" in problem_paths(proc.stderr), proc.stderr
+    assert "JSON" not in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_a_tree_400_levels_deep_is_refused_without_recursion_error() -> None:
     data = base()
     q: dict[str, Any] = {"kind": "pfifo"}
