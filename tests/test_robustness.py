@@ -167,6 +167,20 @@ def test_set_values_of_every_toml_type_exit_2_with_their_path(setting: str, path
     assert "Traceback" not in proc.stderr and not TYPE_WORDS.search(proc.stderr)
 
 
+def test_a_file_starting_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """tools/fuzz_scenarios.py: a BOM was 'is not valid TOML: Invalid statement (at line
+    1, column 1)'; the core's TOML parser skips it, and so does the loader now."""
+    scenario = tmp_path / "bom.toml"
+    scenario.write_bytes(b"\xef\xbb\xbf" + UDP_BOTTLENECK.read_bytes())
+    assert airqueue.load_scenario(scenario).data == base()
+    proc = airqueue_cli("validate", scenario)
+    assert proc.returncode == 0, proc.stderr
+    # A byte that is not UTF-8 after the mark is still found at its line and column.
+    scenario.write_bytes(b"\xef\xbb\xbf# caf\xe9\n" + UDP_BOTTLENECK.read_bytes())
+    proc = airqueue_cli("validate", scenario)
+    assert proc.returncode == 2 and "line 1, column 6 has the byte 0xE9" in proc.stderr
+
+
 def test_a_seed_beyond_u64_on_the_command_line_exits_2(tmp_path: Path) -> None:
     proc = airqueue_cli("run", UDP_BOTTLENECK, "--seed", str(2**64), "--out", tmp_path / "o")
     assert proc.returncode == 2, proc.stderr
