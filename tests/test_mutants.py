@@ -1,47 +1,32 @@
-"""Property test (hypothesis) over mutated shipped scenarios: whatever one value of a
+"""Property test (hypothesis) over mutated seed scenarios: whatever one value of a
 shipped scenario is replaced with, removed or added, validating it ends cleanly — the
 scenario is accepted, or a ScenarioError lists problems each with a field path and a message
 free of Rust, serde or Python type names. Any other exception, a crash or a hang is a
 failure (issue 18). CI runs ``MUTANTS`` examples (default 2 000, derandomized) within a
 bounded time; set ``AIRQUEUE_MUTANTS`` for a longer local run.
+
+The examples are spread over the sections of the format (issue 33): each draws a section
+(tests/mutation.py: every top-level key of the schema, netem, each qdisc, application and
+``[[at]]`` change kind), then a seed scenario carrying it, then a slot under it, so that a
+section only one small scenario carries is reached as often as ``flows``.
+tools/fuzz_scenarios.py is the longer, standalone version (more operators, the CLI).
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import airqueue
-from support import REPO
+import mutation
+from mutation import SEEDS, SHIPPED, carriers, mutate, sections, seed, seed_roots
 from test_robustness import SMALL_BUDGET, TYPE_WORDS
 
 MUTANTS = int(os.environ.get("AIRQUEUE_MUTANTS", "2000"))
-
-SHIPPED = sorted((REPO / "scenarios").rglob("*.toml"))
-
-
-@functools.cache
-def shipped(i: int) -> dict[str, Any]:
-    return airqueue.load_scenario(SHIPPED[i]).data
-
-
-def slots(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    """Every place in a scenario a value sits at (dict keys and list indexes)."""
-    if path:
-        yield path
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from slots(v, (*path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from slots(v, (*path, i))
-
 
 #: Anything a TOML file, a dict or --set can put in a scenario.
 scalars = st.one_of(
@@ -69,38 +54,49 @@ values = st.recursive(
 )
 
 
-def mutate(data: dict[str, Any], draw: Any) -> dict[str, Any]:
-    """One mutation: replace a value, delete a key or entry, or add an unknown key."""
-    data = copy.deepcopy(data)
-    places = list(slots(data))
-    path = draw(st.sampled_from(places))
-    parent: Any = data
-    for k in path[:-1]:
-        parent = parent[k]
-    key = path[-1]
-    action = draw(st.sampled_from(["replace", "replace", "replace", "delete", "add"]))
-    if action == "replace":
-        parent[key] = draw(values)
-    elif action == "delete":
-        del parent[key]
-    elif isinstance(parent[key], dict):
-        parent[key][draw(st.text(min_size=1, max_size=8))] = draw(values)
-    else:
-        parent[key] = draw(values)
-    return data
-
-
 @st.composite
 def mutants(draw: Any) -> dict[str, Any]:
-    base = shipped(draw(st.integers(0, len(SHIPPED) - 1)))
-    data = mutate(base, draw)
+    """A section, a seed carrying it, one mutation under it; half the time one more
+    anywhere in the scenario."""
+
+    def pick(xs: Sequence[Any]) -> Any:
+        return draw(st.sampled_from(xs))
+
+    def new_value() -> Any:
+        return draw(values)
+
+    def new_key() -> str:
+        return str(draw(st.text(min_size=1, max_size=8)))
+
+    section = pick(sections())
+    i = pick(carriers()[section])
+    data, _, _ = mutate(seed(i), pick, new_value, new_key, under=pick(seed_roots(i)[section]))
     if draw(st.booleans()):
-        data = mutate(data, draw)
+        data, _, _ = mutate(data, pick, new_value, new_key)
     return data
 
 
 def test_the_shipped_scenarios_are_there() -> None:
     assert len(SHIPPED) >= 8
+    assert len(SEEDS) > len(SHIPPED)
+
+
+def test_every_section_of_the_format_has_a_seed_carrying_it() -> None:
+    """Otherwise no mutant reaches it. The sections come from the schema, so a new
+    top-level section, qdisc, application or change kind fails here until a shipped
+    scenario, or a file in tests/mutant_seeds/, carries it."""
+    missing = [s for s, found in carriers().items() if not found]
+    assert not missing, f"no seed scenario carries {missing}"
+    assert {"cells", "piconets", "spectrum", "propagation", "bridges", "at", "netem"} <= set(
+        sections()
+    )
+    assert {"qdisc:pfifo", "qdisc:htb", "qdisc:cake", "app:bulk"} <= set(sections())
+
+
+def test_the_extra_seeds_are_valid_scenarios() -> None:
+    """A seed that does not validate would only exercise its own error."""
+    for path in mutation.EXTRA + mutation.FIXTURES:
+        airqueue.load_scenario(path).check(max_memory=SMALL_BUDGET)
 
 
 @settings(

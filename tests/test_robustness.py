@@ -96,6 +96,26 @@ def test_bytes_and_non_text_keys_inside_lists_are_named_by_entry() -> None:
     assert "flows.cbr.app.7" in paths
 
 
+def test_text_with_lone_surrogates_is_named_at_its_path() -> None:
+    """A str may hold half a character (tools/fuzz_scenarios.py found "\\ud800" failing the
+    whole scenario as '(file): not valid JSON: unexpected end of hex escape')."""
+    data = base()
+    data["links"][1]["rate"] = "10\ud800Mbit"
+    data["run"]["typo\udcff"] = 1
+    problems = problems_of(data)
+    paths = [p for p, _ in problems]
+    assert paths == ["links.bottleneck.rate", "run.typo\\udcff"], problems
+    assert all("lone surrogate" in m for _, m in problems), problems
+
+
+def test_an_undecodable_byte_in_a_set_value_exits_2_with_its_path() -> None:
+    # Python hands the byte 0xFF of an argument to the program as the surrogate \udcff.
+    proc = airqueue_cli("validate", UDP_BOTTLENECK, "--set", "description=caf\udcff")
+    assert proc.returncode == 2, proc.stderr
+    assert "description" in problem_paths(proc.stderr), proc.stderr
+    assert "JSON" not in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_a_tree_400_levels_deep_is_refused_without_recursion_error() -> None:
     data = base()
     q: dict[str, Any] = {"kind": "pfifo"}
@@ -145,6 +165,20 @@ def test_set_values_of_every_toml_type_exit_2_with_their_path(setting: str, path
     assert proc.returncode == 2, proc.stderr
     assert path in problem_paths(proc.stderr), proc.stderr
     assert "Traceback" not in proc.stderr and not TYPE_WORDS.search(proc.stderr)
+
+
+def test_a_file_starting_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """tools/fuzz_scenarios.py: a BOM was 'is not valid TOML: Invalid statement (at line
+    1, column 1)'; the core's TOML parser skips it, and so does the loader now."""
+    scenario = tmp_path / "bom.toml"
+    scenario.write_bytes(b"\xef\xbb\xbf" + UDP_BOTTLENECK.read_bytes())
+    assert airqueue.load_scenario(scenario).data == base()
+    proc = airqueue_cli("validate", scenario)
+    assert proc.returncode == 0, proc.stderr
+    # A byte that is not UTF-8 after the mark is still found at its line and column.
+    scenario.write_bytes(b"\xef\xbb\xbf# caf\xe9\n" + UDP_BOTTLENECK.read_bytes())
+    proc = airqueue_cli("validate", scenario)
+    assert proc.returncode == 2 and "line 1, column 6 has the byte 0xE9" in proc.stderr
 
 
 def test_a_seed_beyond_u64_on_the_command_line_exits_2(tmp_path: Path) -> None:

@@ -313,7 +313,10 @@ def load_scenario(
         if not _exists(path) and (found := shipped.find(path)) is not None:
             path = found
         try:
-            text = path.read_text(encoding="utf-8")
+            # utf-8-sig: a byte order mark (which some Windows editors write) is not part
+            # of the text, as for the core's TOML parser; tomllib would call it an
+            # "Invalid statement (at line 1, column 1)".
+            text = path.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
             raise ScenarioError.single(
                 str(path),

@@ -91,9 +91,35 @@ def _marker(message: str) -> dict[str, str]:
     return {MARKER: message}
 
 
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` is Unicode text UTF-8 can hold: a Python str may carry lone
+    surrogates (``"\\ud800"``, or an undecodable byte of a command-line argument), which JSON
+    writes as an escape the core's parser refuses, failing the whole scenario."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(text: str) -> str:
+    """``text`` for a message, its lone surrogates written as ``\\udcff`` escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+#: What a text holding lone surrogates is told.
+NOT_UNICODE = (
+    "is not Unicode text: it holds a lone surrogate ({}), which is half of a character "
+    "(an undecodable byte, or text cut in two); write the text again as plain characters"
+)
+
+
 def _scalar(value: Any, key: Any = None) -> tuple[bool, Any]:
     """``(True, json_value)`` for a scalar (possibly a marker), ``(False, None)`` for a
     table or a list. ``key`` is the value's key in its table (for messages)."""
+    if isinstance(value, str) and not _is_unicode(value):
+        bad = next(c for c in value if not _is_unicode(c))
+        return True, _marker(NOT_UNICODE.format(_shown(bad)))
     if value is None or isinstance(value, (bool, str)):
         return True, value
     if isinstance(value, LongInteger):
@@ -168,6 +194,9 @@ def _rebuild(data: Any, entry: EntryRule, shared: bool) -> Any:
 def _core_entry(key: Any, value: Any, in_table: bool) -> tuple[Any, Any, bool]:
     if in_table and not isinstance(key, str):
         return str(key), _marker(f"the key {key!r} is not text; table keys are names"), False
+    if in_table and not _is_unicode(key):
+        bad = next(c for c in key if not _is_unicode(c))
+        return _shown(key), _marker(f"the key {NOT_UNICODE.format(_shown(bad))}"), False
     ok, out = _scalar(value, key)
     return key, out, not ok
 
