@@ -139,7 +139,8 @@ fn driver_buffer_warnings(s: &Scenario, out: &mut Vec<Problem>) {
                 .is_some_and(|ap| dev == format!("{ap}.{}", c.name))
             {
                 format!(
-                    ", or give the AP mac80211's per-station FQ-CoDel queues ({cell}.ap_queues                      = \"mac80211\")"
+                    ", or give the AP mac80211's per-station FQ-CoDel queues ({cell}.ap_queues \
+                     = \"mac80211\")"
                 )
             } else {
                 String::new()
