@@ -82,7 +82,10 @@ fn a_deep_driver_buffer_holds_the_queue_below_fq_codel_and_is_warned_about() {
     assert!(d("backlog_max_packets") <= 100.0);
     let q = queue(&r, "ap.wlan");
     let (qb, qs) = (q.f("backlog_mean_packets"), q.f("sojourn_mean_ms") / 1e3);
-    eprintln!("fq_codel ap.wlan: mean {qb:.2} packets, sojourn {:.1} ms", qs * 1e3);
+    eprintln!(
+        "fq_codel ap.wlan: mean {qb:.2} packets, sojourn {:.1} ms",
+        qs * 1e3
+    );
     assert!(qb < 0.05 * l, "fq_codel's mean backlog {qb:.2} packets");
     assert!(qs < 0.1 * w, "fq_codel's mean sojourn {qs:.4} s");
     let warned: Vec<&String> = warnings
@@ -154,4 +157,37 @@ fn a_wired_scenario_has_no_driver_queue_table() {
     let (r, warnings) = run(&text);
     assert!(r.more.iter().all(|(n, _)| n != "driver_queues"));
     assert!(warnings.is_empty());
+}
+
+/// With mac80211's queues on the AP (per-station FQ-CoDel TXQs below the qdisc, which then
+/// holds nothing) the AP's driver queue is `kind = "mac80211"`: CoDel (target 20 ms, as
+/// mac80211 sets it) keeps it short, its drops are CoDel's, Little's law holds on it
+/// (within 5 %: CoDel's dropped packets spent time in it but are not in the mean sojourn),
+/// and nothing is warned about.
+#[test]
+fn mac80211_queues_are_the_driver_queue_and_codel_keeps_them_short() {
+    let text = SCENARIO.replace("buffer = 100 ", "ap_queues = \"mac80211\"\nbuffer = 100 ");
+    let (r, warnings) = run(&text);
+    assert_conserved(&r);
+    let d = driver(&r, "ap.wlan");
+    let (l, w) = (d("backlog_mean_packets"), d("sojourn_mean_ms") / 1e3);
+    let lambda = d("dequeued_packets") / 18.0;
+    eprintln!(
+        "mac80211: mean {l:.2} packets, λW = {lambda:.1}/s × {:.1} ms = {:.2}, drops {} (aqm {})",
+        w * 1e3,
+        lambda * w,
+        d("drops"),
+        d("drops_aqm")
+    );
+    assert!((l - lambda * w).abs() / l < 0.05);
+    assert!(w < 0.1, "CoDel keeps the TXQs' sojourn short: {w:.3} s");
+    assert!(
+        !warnings.iter().any(|m| m.contains("driver buffer")),
+        "{warnings:#?}"
+    );
+    let t = table(&r, "driver_queues");
+    let Some(Column::Str(kinds)) = t.column("kind") else {
+        panic!("no kind column")
+    };
+    assert_eq!(kinds[0], "mac80211");
 }
