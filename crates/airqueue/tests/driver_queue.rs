@@ -149,6 +149,21 @@ fn a_shallow_driver_buffer_is_not_warned_about_and_the_queue_is_in_the_qdisc() {
     assert!(q > 1.0, "fq_codel now holds the queue: mean {q:.2}");
 }
 
+/// A plain FIFO above the same buffer is not warned about (the buffer only adds to its
+/// delay; it undoes nothing the FIFO does), nor are the stations (no qdisc of their own).
+#[test]
+fn a_fifo_above_a_deep_driver_buffer_is_not_warned_about() {
+    let s = load_toml_str(&SCENARIO.replace("kind = \"fq_codel\"", "kind = \"pfifo\"")).unwrap();
+    let sim = Simulation::build(&s, BuildOptions::default()).unwrap();
+    assert!(
+        !sim.warnings()
+            .iter()
+            .any(|p| p.message.contains("driver buffer")),
+        "{:#?}",
+        sim.warnings()
+    );
+}
+
 /// Wired links model no driver queue (the wire holds the frame it serializes): no table.
 #[test]
 fn a_wired_scenario_has_no_driver_queue_table() {

@@ -11,10 +11,11 @@
 //! - a path longer than IP's TTL (RFC 1122 §3.2.1.7 default 64; airqueue's hosts send with
 //!   64), or a routing loop: every packet ends in a TTL drop (added by the build);
 //! - a run that will take a large share of the memory budget (added by the build);
-//! - a qdisc above a deep driver buffer (an 802.11 interface's `buffer` of more than
-//!   [`SHALLOW_DRIVER_PACKETS`]): once the buffer fills, the queue and its delay sit in
-//!   the driver, below the qdisc, where an AQM or a fair scheduler cannot act on them — the
-//!   bufferbloat BQL and mac80211's TXQs exist to fix (docs/qdiscs/fq_codel.md).
+//! - a qdisc that manages its queue (not a plain FIFO) above a deep driver buffer (an
+//!   802.11 interface's `buffer` of more than [`SHALLOW_DRIVER_PACKETS`]): once the buffer
+//!   fills, the queue and its delay sit in the driver, below the qdisc, where an AQM or a
+//!   fair scheduler cannot act on them — the bufferbloat BQL and mac80211's TXQs exist to
+//!   fix (docs/qdiscs/fq_codel.md).
 
 use crate::conf::words::entry_suffix;
 use crate::conf::Problem;
@@ -71,8 +72,16 @@ pub fn scenario_warnings(s: &Scenario) -> Vec<Problem> {
     out
 }
 
-/// A qdisc on an 802.11 interface (or on a virtual device one of whose members is one)
-/// whose driver buffer holds more than [`SHALLOW_DRIVER_PACKETS`] with no limiter: the
+/// Whether a qdisc of `kind` does something a deep driver buffer below it undoes: every
+/// kind but the plain FIFOs (whose delay the buffer only adds to) and `btwn` (which itself
+/// waits for the hardware queue towards a packet's next hop to empty, a limiter).
+fn manages_its_queue(kind: &str) -> bool {
+    !matches!(kind, "pfifo" | "bfifo" | "pfifo_head_drop" | "btwn")
+}
+
+/// A qdisc that manages its queue (an AQM, a scheduler: [`manages_its_queue`]) on an 802.11
+/// interface (or on a virtual device one of whose members is one) whose driver buffer holds
+/// more than [`SHALLOW_DRIVER_PACKETS`] with no limiter: the
 /// buffer's depth in packets and in time at the fastest PHY rate the interface sends at
 /// (a lower bound: MAC overhead, contention and retries make it longer), and what to do.
 fn driver_buffer_warnings(s: &Scenario, out: &mut Vec<Problem>) {
@@ -127,6 +136,9 @@ fn driver_buffer_warnings(s: &Scenario, out: &mut Vec<Problem>) {
                 .ok()
                 .and_then(|v| v.get("kind").and_then(Value::as_str).map(String::from))
                 .unwrap_or_else(|| "qdisc".into());
+            if !manages_its_queue(&kind) {
+                continue;
+            }
             let ms = f64::from(limit) * f64::from(c.mtu) * 8.0 / bps as f64 * 1e3;
             let via = if q.dev == dev {
                 String::new()
