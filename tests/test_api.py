@@ -94,7 +94,7 @@ def test_timeseries_label_columns_are_categorical(result: airqueue.Result) -> No
     ts = result.timeseries
     for column in ("kind", "name", "metric"):
         assert isinstance(ts[column].dtype, pd.CategoricalDtype), column
-    assert set(ts["kind"].cat.categories) == {"flow", "queue", "class"}
+    assert set(ts["kind"].cat.categories) == {"flow", "queue", "class", "driver"}
     assert ts["time_s"].dtype == np.float64
     assert ts["value"].dtype == np.float64
 

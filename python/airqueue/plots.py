@@ -174,7 +174,8 @@ def timeseries_panels(
     """The panels of :func:`timeseries`: (title, series, unit, divisor, how the series
     beyond :data:`MAX_LINES` combine). Throughput per flow, cwnd per traced flow (when
     recorded), throughput per class of classful qdiscs (when there are any, as seed 000's
-    bandwidth-over-time figures), and the backlog of queues that held packets. ``flow``
+    bandwidth-over-time figures), the backlog of queues that held packets and of driver
+    queues below them that did. ``flow``
     keeps that flow's panels only (throughput and cwnd); an unknown flow is a
     :class:`PlotError` naming the flows."""
     ts = res.timeseries
@@ -200,6 +201,13 @@ def timeseries_panels(
     busy = backlog.groupby("name", observed=True)["value"].max()
     backlog = backlog[backlog["name"].isin(busy[busy > 0].index)]
     panels.append(("queue backlog", backlog, "packets", 1.0, "sum"))
+    # Driver (hardware) queues below the qdiscs, when a medium models them and they held
+    # packets: the queue the qdisc's backlog does not show.
+    drivers = ts[(ts["kind"] == "driver") & (ts["metric"] == "backlog_packets")]
+    held = drivers.groupby("name", observed=True)["value"].max()
+    drivers = drivers[drivers["name"].isin(held[held > 0].index)]
+    if len(drivers):
+        panels.append(("driver queue backlog (below the qdisc)", drivers, "packets", 1.0, "sum"))
     return panels
 
 

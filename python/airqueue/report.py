@@ -136,6 +136,20 @@ QUEUE_COLUMNS = {
     "sojourn_mean_ms": "mean sojourn (ms)",
 }
 
+#: Columns of the driver-queue table (``driver_queues.parquet``, as `airqueue run` prints
+#: it), with their headings.
+DRIVER_COLUMNS = {
+    "interface": "interface",
+    "kind": "kind",
+    "limit_packets": "limit (packets)",
+    "enqueued_packets": "enqueued (packets)",
+    "drops": "drops (packets)",
+    "backlog_mean_packets": "mean backlog (packets)",
+    "backlog_max_packets": "max backlog (packets)",
+    "sojourn_mean_ms": "mean sojourn (ms)",
+    "sojourn_p99_ms": "p99 sojourn (ms)",
+}
+
 #: Columns of the class table (as `airqueue run` prints it), with their headings.
 CLASS_COLUMNS = {
     "queue": "queue",
@@ -231,9 +245,20 @@ def run_report(run_dir: Path, title: str | None = None) -> str:
     )
     # The caption names the panels the figure has (a cwnd panel only for traced flows).
     panels = [name for name, *_ in plots.timeseries_panels(res)]
+    warnings = s.get("warnings") or []
+    warned = (
+        "<h3>Warnings</h3><ul>"
+        + "".join(
+            f"<li><code>{html.escape(w['path'])}</code>: {html.escape(w['message'])}</li>"
+            for w in warnings
+        )
+        + "</ul>"
+        if warnings
+        else ""
+    )
     sections = [
         "<h2>Summary</h2>",
-        summary,
+        summary + warned,
         "<h2>Figures</h2>",
         figure_html(plots.timeseries(res, "time series"), "; ".join(panels), "ts"),
         f"<h2>Flows ({after})</h2>",
@@ -241,6 +266,15 @@ def run_report(run_dir: Path, title: str | None = None) -> str:
         f"<h2>Queues that saw traffic ({after})</h2>",
         table_html(pick(busy(res.queues), QUEUE_COLUMNS), "queues"),
     ]
+    drivers = res.more.get("driver_queues")
+    if drivers is not None and len(drivers):
+        sections += [
+            f"<h2>Driver queues below the qdiscs ({after})</h2>",
+            "<p>The hardware queues a qdisc sits above (what <code>ethtool -S</code> or "
+            "mac80211's debugfs shows beside <code>tc -s qdisc</code>): a queue here is "
+            "delay the qdisc cannot see or manage.</p>",
+            table_html(pick(busy(drivers), DRIVER_COLUMNS), "drivers"),
+        ]
     if len(res.classes):
         sections += [
             f"<h2>Classes that saw traffic ({after})</h2>",

@@ -1,5 +1,6 @@
-"""The console tables and lines the commands print: a run's flows, queues, classes and
-totals, a benchmark, a sweep's points, the qdiscs, scenarios and reproductions that exist."""
+"""The console tables and lines the commands print: a run's flows, queues, driver queues,
+classes and totals, a benchmark, a sweep's points, the qdiscs, scenarios and reproductions
+that exist."""
 
 from __future__ import annotations
 
@@ -85,6 +86,38 @@ def queue_table(queues: pd.DataFrame) -> Table:
             fmt_num(row.backlog_mean_packets, 1),
             f"{row.backlog_max_packets:,}",
             fmt_num(row.sojourn_mean_ms),
+        )
+    return table
+
+
+def driver_table(drivers: pd.DataFrame) -> Table:
+    """Driver (hardware) queues below the qdiscs (``driver_queues.parquet``) that saw
+    traffic: what ``ethtool -S`` or mac80211's debugfs shows beside ``tc -s qdisc``."""
+    busy = drivers[(drivers["enqueued_packets"] > 0) | (drivers["drops"] > 0)]
+    table = Table(title="driver queues below the qdiscs (packets)", title_justify="left")
+    table.add_column("interface", no_wrap=True)
+    table.add_column("kind")
+    for name in (
+        "limit",
+        "enqueued",
+        "drops",
+        "mean backlog",
+        "max backlog",
+        "sojourn ms",
+        "p99 ms",
+    ):
+        table.add_column(name, justify="right")
+    for row in busy.itertuples(index=False):
+        table.add_row(
+            str(row.interface),
+            str(row.kind),
+            f"{row.limit_packets:,}",
+            f"{row.enqueued_packets:,}",
+            f"{row.drops:,}",
+            fmt_num(row.backlog_mean_packets, 1),
+            f"{row.backlog_max_packets:,}",
+            fmt_num(row.sojourn_mean_ms),
+            fmt_num(row.sojourn_p99_ms),
         )
     return table
 
@@ -198,6 +231,9 @@ def print_run_summary(result: Result) -> None:
     for line in rwnd_warnings(result.flows):
         out.print(line, style="yellow")
     out.print(queue_table(result.queues))
+    drivers = result.more.get("driver_queues")
+    if drivers is not None and len(drivers):
+        out.print(driver_table(drivers))
     if len(result.classes):
         out.print(class_table(result.classes))
     stations = result.more.get("stations")

@@ -63,7 +63,7 @@ pub use segment::Segment;
 
 use crate::engine::{EventId, EventQueue, SimTime, TimerId, Timers};
 use crate::event::Event;
-use crate::metrics::Table;
+use crate::metrics::{QueueStats, Table};
 use crate::packet::{DropReason, Location, NodeId, PacketArena, PacketId};
 use crate::topology::IfaceId;
 
@@ -97,6 +97,23 @@ pub struct LinkView {
     /// Packets waiting in the hardware (driver) queue towards this neighbour, including
     /// the one being sent.
     pub hw_backlog: u32,
+}
+
+/// A port's driver (hardware) queue below its qdisc, as the medium models it: the queue
+/// `tc -s qdisc` does not show — a NIC's ring (`ethtool -S`, BQL's
+/// `/sys/class/net/*/queues/tx-*/byte_queue_limits`), mac80211's TXQs (debugfs `aqm`).
+/// Its statistics count from the warm-up ([`Medium::warmup_end`]): packets enter when the
+/// port takes them ([`Medium::send`]) and leave when the MAC is done with them (sent, or
+/// dropped with a reason); the sojourn is the time between.
+#[derive(Copy, Clone, Debug)]
+pub struct DriverQueue<'a> {
+    /// What it is: `"fifo"` (a driver buffer of `limit_packets`), `"mac80211"` (per-station
+    /// FQ-CoDel TXQs and the frame the hardware sends).
+    pub kind: &'static str,
+    /// Packets it holds at most (a FIFO: the port takes no more, the qdisc above keeps
+    /// them; mac80211: one TXQ's FQ-CoDel `limit`, which drops).
+    pub limit_packets: u64,
+    pub stats: &'a QueueStats,
 }
 
 /// What a medium tells the simulation; acted upon in order after the medium's call.
@@ -362,6 +379,16 @@ pub trait Medium {
     /// inconsistency, the place and what is wrong there (e.g. packets on a wire without
     /// an arrival event); the simulation names the place.
     fn audit(&self, _pending: &PendingEvents, _out: &mut Vec<(Location, String)>) {}
+
+    /// The driver queue of port `port` below its qdisc, if the medium models one (a wired
+    /// link holds only the frame it serializes: none). Default: none.
+    fn driver_queue(&self, _port: usize) -> Option<DriverQueue<'_>> {
+        None
+    }
+
+    /// The warm-up ends at `now`: the driver queues' statistics restart (what the medium
+    /// counts from `run.warmup` by itself is its own business). Default: nothing.
+    fn warmup_end(&mut self, _now: SimTime) {}
 
     /// Adds the medium's own result tables at the end of a run (`now` = the stop time) to
     /// `tables` (`RunResults::more`), appending rows to a table of the same name that

@@ -117,6 +117,16 @@ impl QueueStats {
         self.cur_bytes = bytes;
     }
 
+    /// Records that `packets` and `bytes` joined (positive) or left (negative) the
+    /// backlog at `now`: [`backlog_changed`](Self::backlog_changed) for a queue whose
+    /// owner keeps no byte count of its own (a medium's driver queue).
+    #[inline]
+    pub fn backlog_add(&mut self, now: SimTime, packets: i64, bytes: i64) {
+        let p = self.cur_packets.saturating_add_signed(packets);
+        let b = self.cur_bytes.saturating_add_signed(bytes);
+        self.backlog_changed(now, p, b);
+    }
+
     /// The maximum counts only backlogs that lasted: a packet that passes an empty queue and
     /// leaves at the same instant (Linux would bypass the qdisc) does not make it 1.
     fn hold_current_as_max(&mut self) {

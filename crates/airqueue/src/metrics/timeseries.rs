@@ -37,7 +37,8 @@ impl SeriesMetric {
     }
 }
 
-/// Whether a row is about a flow, a queue (root qdisc) or a class of a classful qdisc.
+/// Whether a row is about a flow, a queue (root qdisc), a class of a classful qdisc or a
+/// driver queue.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum SeriesKind {
@@ -45,6 +46,9 @@ pub enum SeriesKind {
     Queue = 1,
     /// Class: backlog at the instant, and throughput and drops over the interval.
     Class = 2,
+    /// A port's driver (hardware) queue below its qdisc: backlog at the instant, drops
+    /// over the interval.
+    Driver = 3,
 }
 
 /// Rows appended during the run; converted to a [`Table`] at the end.
@@ -91,6 +95,7 @@ impl TimeSeries {
         flow_names: &[String],
         queue_names: &[String],
         class_names: &[String],
+        driver_names: &[String],
     ) -> Table {
         // Categories must be unique: a flow and a queue may share a name.
         let mut categories: Vec<String> = Vec::new();
@@ -104,6 +109,7 @@ impl TimeSeries {
         let flow_codes: Vec<u32> = flow_names.iter().map(&mut code_of).collect();
         let queue_codes: Vec<u32> = queue_names.iter().map(&mut code_of).collect();
         let class_codes: Vec<u32> = class_names.iter().map(&mut code_of).collect();
+        let driver_codes: Vec<u32> = driver_names.iter().map(&mut code_of).collect();
         let codes: Vec<u32> = self
             .kind
             .iter()
@@ -112,7 +118,8 @@ impl TimeSeries {
                 let codes = match k {
                     k if k == SeriesKind::Flow as u8 => &flow_codes,
                     k if k == SeriesKind::Queue as u8 => &queue_codes,
-                    _ => &class_codes,
+                    k if k == SeriesKind::Class as u8 => &class_codes,
+                    _ => &driver_codes,
                 };
                 codes[e as usize]
             })
@@ -126,7 +133,12 @@ impl TimeSeries {
             "kind",
             Column::Cat {
                 codes: self.kind.iter().map(|&k| k as u32).collect(),
-                categories: vec!["flow".into(), "queue".into(), "class".into()],
+                categories: vec![
+                    "flow".into(),
+                    "queue".into(),
+                    "class".into(),
+                    "driver".into(),
+                ],
             },
         );
         t.push("name", Column::Cat { codes, categories });

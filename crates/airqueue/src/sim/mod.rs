@@ -44,7 +44,7 @@ use crate::metrics::{FlowStats, LatencyStats, TimeSeries};
 use crate::packet::{FiveTuple, NodeId, PacketArena};
 use crate::qdisc::{ClassSample, DevInfo, DropSink};
 use crate::scenario::Scenario;
-use crate::topology::{Node, PortRef, Routes};
+use crate::topology::{IfaceId, Node, PortRef, Routes};
 use tcp_flow::TcpFlow;
 
 /// An IP interface of a node: a port of a medium, fed by a root queue.
@@ -176,6 +176,16 @@ pub struct HookRt {
 }
 
 /// A built, runnable simulation.
+/// A port with a driver queue, for the time series and the `driver_queues` table.
+#[derive(Clone, Debug)]
+struct DriverRt {
+    medium: u32,
+    port: u32,
+    iface: IfaceId,
+    /// Its drops at the previous sample (for per-interval drops).
+    drops_at_last_sample: u64,
+}
+
 pub struct Simulation {
     now: SimTime,
     stop: SimTime,
@@ -211,6 +221,9 @@ pub struct Simulation {
     /// counters at the previous one (for per-interval throughput and drops).
     class_samples: Vec<ClassSample>,
     class_at_last_sample: Vec<ClassSample>,
+    /// The ports whose medium models a driver queue below the qdisc
+    /// ([`crate::link::Medium::driver_queue`]), in medium and port order.
+    drivers: Vec<DriverRt>,
     last_sample: SimTime,
     wall_seconds: f64,
     /// Open pcap files, when asked for ([`BuildOptions::capture`]).

@@ -1,10 +1,11 @@
-//! End-of-run results: the summary (JSON) and the flow, queue, class and time-series tables.
+//! End-of-run results: the summary (JSON) and the flow, queue, class, time-series and
+//! driver-queue tables.
 
 use super::conservation::Conservation;
 use super::RootQueue;
 use super::Simulation;
 use crate::engine::SimTime;
-use crate::metrics::{Column, Table};
+use crate::metrics::{Column, QueueStats, Table};
 use crate::packet::DropReason;
 use crate::qdisc::ClassReport;
 use serde::Serialize;
@@ -139,12 +140,21 @@ impl Simulation {
                 rows.into_iter().map(|c| format!("{}/{}", r.name, c.class))
             })
             .collect();
+        let driver_names: Vec<String> = self
+            .drivers
+            .iter()
+            .map(|d| self.ifaces[d.iface.0 as usize].dev.name.clone())
+            .collect();
         let timeseries = std::mem::take(&mut self.timeseries).into_table(
             &flow_names,
             &queue_names,
             &class_names,
+            &driver_names,
         );
         let mut more = Vec::new();
+        if !self.drivers.is_empty() {
+            more.push(("driver_queues".to_string(), self.driver_table()));
+        }
         if self.flows.iter().any(|f| f.app == "web") {
             more.push(("pages".to_string(), self.page_table()));
         }
@@ -397,6 +407,63 @@ impl Simulation {
             "sojourn_p99_ms",
             f64s(&|x| ms(x.stats.sojourn_quantile_s(0.99))),
         );
+        t
+    }
+
+    /// One row per driver (hardware) queue below an interface's qdisc, for the media that
+    /// model one ([`crate::link::Medium::driver_queue`]), with the queue table's counters
+    /// since the warm-up: what `ethtool -S` and mac80211's debugfs show beside `tc -s
+    /// qdisc`.
+    fn driver_table(&self) -> Table {
+        let now = self.now;
+        let rows: Vec<(&str, &str, crate::link::DriverQueue<'_>)> = self
+            .drivers
+            .iter()
+            .filter_map(|d| {
+                let md = self.media[d.medium as usize].get();
+                let q = md.driver_queue(d.port as usize)?;
+                Some((
+                    self.ifaces[d.iface.0 as usize].dev.name.as_str(),
+                    md.name(),
+                    q,
+                ))
+            })
+            .collect();
+        type Row<'a> = (&'a str, &'a str, crate::link::DriverQueue<'a>);
+        let strs = |g: &dyn Fn(&Row) -> String| Column::Str(rows.iter().map(g).collect());
+        let u64s = |g: &dyn Fn(&QueueStats) -> u64| {
+            Column::U64(rows.iter().map(|r| g(r.2.stats)).collect())
+        };
+        let f64s = |g: &dyn Fn(&QueueStats) -> f64| {
+            Column::F64(rows.iter().map(|r| g(r.2.stats)).collect())
+        };
+        let mut t = Table::default();
+        t.push("interface", strs(&|r| r.0.to_string()));
+        t.push("medium", strs(&|r| r.1.to_string()));
+        t.push("kind", strs(&|r| r.2.kind.to_string()));
+        t.push(
+            "limit_packets",
+            Column::U64(rows.iter().map(|r| r.2.limit_packets).collect()),
+        );
+        t.push("enqueued_packets", u64s(&|x| x.enqueued_packets));
+        t.push("enqueued_bytes", u64s(&|x| x.enqueued_bytes));
+        t.push("dequeued_packets", u64s(&|x| x.dequeued_packets));
+        t.push("dequeued_bytes", u64s(&|x| x.dequeued_bytes));
+        t.push("drops", u64s(&|x| x.drops_total()));
+        for r in DropReason::ALL {
+            t.push(
+                &format!("drops_{}", r.name()),
+                u64s(&|x| x.drops[r.index()]),
+            );
+        }
+        t.push("backlog_mean_packets", f64s(&|x| x.mean_backlog(now).0));
+        t.push("backlog_mean_bytes", f64s(&|x| x.mean_backlog(now).1));
+        t.push("backlog_max_packets", u64s(&|x| x.max_backlog(now).0));
+        t.push("backlog_max_bytes", u64s(&|x| x.max_backlog(now).1));
+        t.push("backlog_end_packets", u64s(&|x| x.current().0));
+        t.push("sojourn_mean_ms", f64s(&|x| ms(x.sojourn_mean_s())));
+        t.push("sojourn_p50_ms", f64s(&|x| ms(x.sojourn_quantile_s(0.5))));
+        t.push("sojourn_p99_ms", f64s(&|x| ms(x.sojourn_quantile_s(0.99))));
         t
     }
 

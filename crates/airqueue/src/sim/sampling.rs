@@ -1,5 +1,5 @@
-//! Sampling and the warm-up: the fixed-interval time series (flows, root queues, classes)
-//! and the statistics reset at `run.warmup`.
+//! Sampling and the warm-up: the fixed-interval time series (flows, root queues, classes,
+//! driver queues) and the statistics reset at `run.warmup`.
 
 use super::{Endpoint, Simulation};
 use crate::engine::SimTime;
@@ -12,7 +12,11 @@ impl Simulation {
     pub(super) fn rows_per_sample(&mut self) -> u64 {
         self.collect_class_samples();
         let traced = self.flows.iter().filter(|f| f.traced).count();
-        (self.flows.len() + 3 * traced + 3 * self.roots.len() + 4 * self.class_samples.len()) as u64
+        (self.flows.len()
+            + 3 * traced
+            + 3 * self.roots.len()
+            + 4 * self.class_samples.len()
+            + 3 * self.drivers.len()) as u64
     }
 
     /// What this run will hold in memory (see [`super::budget`]).
@@ -96,6 +100,65 @@ impl Simulation {
             );
         }
         self.sample_classes(now, span);
+        self.sample_drivers(now);
+    }
+
+    /// The ports whose medium models a driver queue, in medium and port order.
+    pub(super) fn driver_ports(&self) -> Vec<super::DriverRt> {
+        let mut out = Vec::new();
+        for (m, md) in self.media.iter().enumerate() {
+            let md = md.get();
+            for (port, &iface) in md.ports().iter().enumerate() {
+                if md.driver_queue(port).is_some() {
+                    out.push(super::DriverRt {
+                        medium: m as u32,
+                        port: port as u32,
+                        iface,
+                        drops_at_last_sample: 0,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Each driver queue's backlog at the instant and drops over the interval (what
+    /// `ethtool -S` or mac80211's debugfs `aqm` read every `sample_interval` would show).
+    fn sample_drivers(&mut self, now: SimTime) {
+        for (i, d) in self.drivers.iter_mut().enumerate() {
+            let Some(q) = self.media[d.medium as usize]
+                .get()
+                .driver_queue(d.port as usize)
+            else {
+                continue;
+            };
+            let (p, b) = q.stats.current();
+            let drops = q.stats.drops_total();
+            let new_drops = since_last_sample(drops, d.drops_at_last_sample);
+            d.drops_at_last_sample = drops;
+            let (i, ts) = (i as u32, &mut self.timeseries);
+            ts.push(
+                now.0,
+                SeriesKind::Driver,
+                i,
+                SeriesMetric::BacklogPackets,
+                p as f64,
+            );
+            ts.push(
+                now.0,
+                SeriesKind::Driver,
+                i,
+                SeriesMetric::BacklogBytes,
+                b as f64,
+            );
+            ts.push(
+                now.0,
+                SeriesKind::Driver,
+                i,
+                SeriesMetric::Drops,
+                new_drops as f64,
+            );
+        }
     }
 
     /// Fills `class_samples` with every class of every root qdisc, in class-table order
@@ -184,6 +247,17 @@ impl Simulation {
             q.drops_at_last_sample = rebase(q.drops_at_last_sample, q.stats.drops_total());
             q.stats.reset(now);
             q.qdisc.reset_stats();
+        }
+        for d in &mut self.drivers {
+            if let Some(q) = self.media[d.medium as usize]
+                .get()
+                .driver_queue(d.port as usize)
+            {
+                d.drops_at_last_sample = rebase(d.drops_at_last_sample, q.stats.drops_total());
+            }
+        }
+        for m in &mut self.media {
+            m.get_mut().warmup_end(now);
         }
     }
 }

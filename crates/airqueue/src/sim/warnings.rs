@@ -10,7 +10,12 @@
 //!   serialization time plus the propagation delay exceed `run.duration`);
 //! - a path longer than IP's TTL (RFC 1122 §3.2.1.7 default 64; airqueue's hosts send with
 //!   64), or a routing loop: every packet ends in a TTL drop (added by the build);
-//! - a run that will take a large share of the memory budget (added by the build).
+//! - a run that will take a large share of the memory budget (added by the build);
+//! - a qdisc that manages its queue (not a plain FIFO) above a deep driver buffer (an
+//!   802.11 interface's `buffer` of more than [`SHALLOW_DRIVER_PACKETS`]): once the buffer
+//!   fills, the queue and its delay sit in the driver, below the qdisc, where an AQM or a
+//!   fair scheduler cannot act on them — the bufferbloat BQL and mac80211's TXQs exist to
+//!   fix (docs/qdiscs/fq_codel.md).
 
 use crate::conf::words::entry_suffix;
 use crate::conf::Problem;
@@ -24,9 +29,15 @@ pub const MAX_WARNINGS: usize = 50;
 /// Ethernet minimum, and below any IP+transport header).
 const MIN_FRAME_BITS: u128 = 64 * 8;
 
+/// Driver buffers of at most this many packets are shallow enough not to warn about: about
+/// what BQL lets a NIC hold at these rates, and what mac80211's hardware queue holds under
+/// its TXQs.
+pub const SHALLOW_DRIVER_PACKETS: u32 = 4;
+
 /// Warnings that need only the scenario.
 pub fn scenario_warnings(s: &Scenario) -> Vec<Problem> {
     let mut out = Vec::new();
+    driver_buffer_warnings(s, &mut out);
     let duration = s.run.duration.time().0 as u128;
     for l in &s.links {
         let bps = u128::from(l.rate.bps().max(1));
@@ -59,6 +70,108 @@ pub fn scenario_warnings(s: &Scenario) -> Vec<Problem> {
         qdisc_tree_warnings(&v, &format!("qdiscs.{}", q.dev), &devs, &mut out);
     }
     out
+}
+
+/// Whether a qdisc of `kind` does something a deep driver buffer below it undoes: every
+/// kind but the plain FIFOs (whose delay the buffer only adds to) and `btwn` (which itself
+/// waits for the hardware queue towards a packet's next hop to empty, a limiter).
+fn manages_its_queue(kind: &str) -> bool {
+    !matches!(kind, "pfifo" | "bfifo" | "pfifo_head_drop" | "btwn")
+}
+
+/// A qdisc that manages its queue (an AQM, a scheduler: [`manages_its_queue`]) on an 802.11
+/// interface (or on a virtual device one of whose members is one) whose driver buffer holds
+/// more than [`SHALLOW_DRIVER_PACKETS`] with no limiter: the
+/// buffer's depth in packets and in time at the fastest PHY rate the interface sends at
+/// (a lower bound: MAC overhead, contention and retries make it longer), and what to do.
+fn driver_buffer_warnings(s: &Scenario, out: &mut Vec<Problem>) {
+    use crate::link::wifi::build::cell_rate;
+    use crate::link::wifi::spec::ApQueuesKind;
+    for c in &s.cells {
+        // (interface, buffer, fastest rate, the key that sets the buffer)
+        let mut ports: Vec<(String, u32, u64, String)> = Vec::new();
+        let cell = format!("cells.{}", c.name);
+        if let Some(ap) = &c.ap {
+            if c.ap_queues == ApQueuesKind::Driver {
+                let rate = c.stations.iter().map(|st| cell_rate(c, st).bps()).max();
+                let key = if c.ap_buffer.is_some() {
+                    format!("{cell}.ap_buffer")
+                } else {
+                    format!("{cell}.buffer (or ap_buffer)")
+                };
+                ports.push((
+                    format!("{ap}.{}", c.name),
+                    c.ap_buffer.unwrap_or(c.buffer),
+                    rate.unwrap_or(0),
+                    key,
+                ));
+            }
+        }
+        for (i, st) in c.stations.iter().enumerate() {
+            let key = if st.buffer.is_some() {
+                format!("{cell}.stations[{i}].buffer")
+            } else {
+                format!("{cell}.buffer")
+            };
+            ports.push((
+                format!("{}.{}", st.node, c.name),
+                st.buffer.unwrap_or(c.buffer),
+                cell_rate(c, st).bps(),
+                key,
+            ));
+        }
+        for (dev, limit, bps, key) in ports {
+            if limit <= SHALLOW_DRIVER_PACKETS || bps == 0 {
+                continue;
+            }
+            let Some(q) = s.qdiscs.iter().find(|q| {
+                q.dev == dev
+                    || s.virtual_devs
+                        .iter()
+                        .any(|v| v.name == q.dev && v.members.contains(&dev))
+            }) else {
+                continue;
+            };
+            let kind = serde_json::to_value(&q.conf)
+                .ok()
+                .and_then(|v| v.get("kind").and_then(Value::as_str).map(String::from))
+                .unwrap_or_else(|| "qdisc".into());
+            if !manages_its_queue(&kind) {
+                continue;
+            }
+            let ms = f64::from(limit) * f64::from(c.mtu) * 8.0 / bps as f64 * 1e3;
+            let via = if q.dev == dev {
+                String::new()
+            } else {
+                format!(" (through {})", q.dev)
+            };
+            let txqs = if c
+                .ap
+                .as_ref()
+                .is_some_and(|ap| dev == format!("{ap}.{}", c.name))
+            {
+                format!(
+                    ", or give the AP mac80211's per-station FQ-CoDel queues ({cell}.ap_queues \
+                     = \"mac80211\")"
+                )
+            } else {
+                String::new()
+            };
+            out.push(Problem::new(
+                format!("qdiscs.{}", q.dev),
+                format!(
+                    "the {kind} on {dev}{via} sits above a driver buffer of {limit} packets \
+                     (≈ {ms:.0} ms of {mtu}-byte packets at {rate}, more with MAC overhead \
+                     and retries) with no limiter like BQL: once the buffer fills, the queue \
+                     and its delay are in the driver, where the {kind} cannot see or manage \
+                     them (the driver_queues table shows them); set {key} to a few packets \
+                     (e.g. 2){txqs}",
+                    mtu = c.mtu,
+                    rate = crate::conf::Rate(bps),
+                ),
+            ));
+        }
+    }
 }
 
 /// Whether the leaf classes of an HTB tree (JSON `classes`) take every packet leaving

@@ -27,6 +27,7 @@
 //! The port of an AP with these queues is always ready: packets go straight from the
 //! qdisc into the TXQs (as mac80211 runs with `noqueue`), so the qdisc above holds nothing.
 
+use super::dcf::DriverLedger;
 use crate::conf::{Bytes, Duration};
 use crate::engine::{stream, SimTime};
 use crate::link::{LinkCtx, LinkEffect};
@@ -55,10 +56,13 @@ impl Default for TxqConf {
     }
 }
 
+/// Packets one TXQ holds at most (FQ-CoDel's `limit` as mac80211 sets it).
+pub const TXQ_LIMIT: u32 = 8192;
+
 /// mac80211's FQ-CoDel parameters for one TXQ (see the module documentation).
 fn fq_conf() -> FqCodelConf {
     FqCodelConf {
-        limit: 8192,
+        limit: TXQ_LIMIT,
         flows: 64,
         quantum: Some(300),
         target: Duration(SimTime::from_millis(20)),
@@ -146,11 +150,19 @@ impl ApQueues {
 
     /// Reports the packets the TXQs dropped as link drops, one fewer in `backlog` of
     /// their station each.
-    fn flush_drops(&mut self, sta: usize, cx: &mut LinkCtx<'_>, backlog: &mut [u32]) {
+    fn flush_drops(
+        &mut self,
+        sta: usize,
+        cx: &mut LinkCtx<'_>,
+        backlog: &mut [u32],
+        dq: (&mut DriverLedger, usize),
+    ) {
         self.sink.take_marks();
         for (pkt, reason) in self.sink.pending.drain(..) {
             self.len -= 1;
             backlog[sta] -= 1;
+            let size = cx.packets.get(pkt).size_bytes;
+            dq.0.leave(dq.1, pkt, size, cx.now, Some(reason));
             cx.emit(LinkEffect::Drop { pkt, reason });
         }
     }
@@ -165,13 +177,14 @@ impl ApQueues {
     }
 
     /// `pkt` for station `sta` in access category (function) `fi` enters its TXQ.
-    pub fn enqueue(
+    pub(crate) fn enqueue(
         &mut self,
         sta: usize,
         fi: usize,
         pkt: PacketId,
         cx: &mut LinkCtx<'_>,
         backlog: &mut [u32],
+        dq: (&mut DriverLedger, usize),
         counting: bool,
     ) {
         let t = sta * self.nfn + fi;
@@ -193,16 +206,17 @@ impl ApQueues {
             self.listed[t] = true;
             self.round[fi].push_back(sta as u32);
         }
-        self.flush_drops(sta, cx, backlog);
+        self.flush_drops(sta, cx, backlog, (&mut *dq.0, dq.1));
     }
 
     /// The next packet for the hardware queue of function `fi`, and its station: the
     /// airtime DRR's choice (see the module documentation).
-    pub fn dequeue(
+    pub(crate) fn dequeue(
         &mut self,
         fi: usize,
         cx: &mut LinkCtx<'_>,
         backlog: &mut [u32],
+        dq: (&mut DriverLedger, usize),
         counting: bool,
     ) -> Option<(PacketId, usize)> {
         let quantum = self.conf.quantum.0 as i64;
@@ -223,7 +237,7 @@ impl ApQueues {
             if counting {
                 self.stats[t].aqm_drops += aqm;
             }
-            self.flush_drops(sta, cx, backlog);
+            self.flush_drops(sta, cx, backlog, (&mut *dq.0, dq.1));
             if empty {
                 self.round[fi].retain(|&s| s as usize != sta);
                 self.listed[t] = false;

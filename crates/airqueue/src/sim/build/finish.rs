@@ -73,6 +73,7 @@ impl Builder<'_> {
             flows,
             class_samples: Vec::new(),
             class_at_last_sample: Vec::new(),
+            drivers: Vec::new(),
             drops: DropSink::new(),
             ledger: Default::default(),
             last_sample: SimTime::ZERO,
@@ -86,6 +87,7 @@ impl Builder<'_> {
             warnings: Vec::new(),
         };
         sim.hot = sim.hot_ifaces();
+        sim.drivers = sim.driver_ports();
         sim.estimate = sim.estimate_resources();
         crate::sim::budget::check(&sim.estimate, &self.budget, &self.interval_text)?;
         if let Some(w) = crate::sim::budget::large(&sim.estimate, &self.budget) {

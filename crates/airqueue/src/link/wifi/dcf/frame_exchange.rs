@@ -292,6 +292,7 @@ impl Cell {
             if delivered {
                 return true;
             }
+            f.discarded = Some(reason);
             if counting {
                 f.stats.drops += 1;
                 match reason {
@@ -316,7 +317,13 @@ impl Cell {
         let now = cx.now;
         let p = self.fns[k].port as usize;
         let f = &mut self.fns[k];
-        f.buf.pop_front();
+        let pkt = f
+            .buf
+            .pop_front()
+            .expect("a finished function has a head frame");
+        let discarded = f.discarded.take();
+        let size = cx.packets.get(pkt).size_bytes;
+        self.dq.leave(p, pkt, size, now, discarded);
         f.chain = None;
         f.backoff.reset_cw();
         f.src = 0;
@@ -353,7 +360,8 @@ impl Cell {
         let Some(txq) = self.sta[p].txq.as_mut() else {
             return;
         };
-        if let Some((pkt, _)) = txq.dequeue(fi, cx, &mut self.ap_backlog, counting) {
+        let dq = (&mut self.dq, p);
+        if let Some((pkt, _)) = txq.dequeue(fi, cx, &mut self.ap_backlog, dq, counting) {
             self.fns[k].buf.push_back(pkt);
             self.fns[k].head_since = cx.now;
             self.sta[p].len += 1;
@@ -433,10 +441,13 @@ impl Cell {
                             pkt,
                             to: self.ports[q],
                         }),
-                        None => cx.emit(LinkEffect::Drop {
-                            pkt,
-                            reason: DropReason::NoRoute,
-                        }),
+                        None => {
+                            self.fns[k].discarded = Some(DropReason::NoRoute);
+                            cx.emit(LinkEffect::Drop {
+                                pkt,
+                                reason: DropReason::NoRoute,
+                            })
+                        }
                     }
                     true
                 }

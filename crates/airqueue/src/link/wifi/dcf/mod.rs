@@ -52,19 +52,23 @@ use super::phy::Phy;
 use super::txq::ApQueues;
 use crate::channel::BitErrorModel;
 use crate::engine::{SimRng, SimTime, TimerId};
-use crate::link::{LinkChange, LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour};
+use crate::link::{
+    DriverQueue, LinkChange, LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour,
+};
 use crate::metrics::Table;
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
 use std::collections::VecDeque;
 
 mod channel_access;
+mod driver;
 mod frame_exchange;
 pub mod hearing;
 mod rates;
 mod setup;
 mod stats;
 use channel_access::{Backoff, Ifs};
+pub(crate) use driver::DriverLedger;
 use frame_exchange::ewma;
 use hearing::{Spatial, HX_EVENT};
 use rates::{ber_table, RateCtl};
@@ -103,6 +107,9 @@ struct Edcaf {
     chain: Option<[ChainEntry; 4]>,
     attempt_rate: usize,
     stats: AcStats,
+    /// Why the head frame was discarded (set by `fail`, taken by `finish`); `None`: it
+    /// was delivered.
+    discarded: Option<DropReason>,
 }
 
 /// A port: its functions' shared driver buffer, streams and link state.
@@ -166,6 +173,9 @@ pub struct Cell {
     fns: Vec<Edcaf>,
     /// Packets in the AP's buffer per destination port (its `hw_backlog` per neighbour).
     ap_backlog: Vec<u32>,
+    /// Per port: its driver queue's statistics (the buffer, or an AP's TXQs and the
+    /// frames the hardware sends), since the warm-up; see [`Medium::driver_queue`].
+    dq: DriverLedger,
     /// End of the last busy period + DIFS/EIFS (the DCF's slot reference; an AC's is
     /// this − DIFS + AIFS[AC]).
     idle_from: SimTime,
@@ -263,6 +273,8 @@ impl Medium for Cell {
             Some(_) => {}
         }
         cx.locate(pkt, Location::Transmitting(self.ports[port].0));
+        let size = cx.packets.get(pkt).size_bytes;
+        self.dq.enter(port, pkt, size, cx.now);
         let s = &mut self.sta[port];
         let fi = if s.count > 1 {
             classify(dscp, priority) as usize
@@ -283,6 +295,7 @@ impl Medium for Cell {
                 pkt,
                 cx,
                 &mut self.ap_backlog,
+                (&mut self.dq, port),
                 counting,
             );
             if on_air || !self.fns[k].buf.is_empty() {
@@ -432,6 +445,27 @@ impl Medium for Cell {
                 (s.len + queued - delivered) as u64,
             ));
         }
+    }
+
+    fn driver_queue(&self, port: usize) -> Option<DriverQueue<'_>> {
+        let s = &self.sta[port];
+        Some(match s.txq {
+            // Each TXQ (per station and AC) holds up to FQ-CoDel's `limit`.
+            Some(_) => DriverQueue {
+                kind: "mac80211",
+                limit_packets: super::txq::TXQ_LIMIT as u64,
+                stats: &self.dq.stats[port],
+            },
+            None => DriverQueue {
+                kind: "fifo",
+                limit_packets: s.cap as u64,
+                stats: &self.dq.stats[port],
+            },
+        })
+    }
+
+    fn warmup_end(&mut self, now: SimTime) {
+        self.dq.reset(now);
     }
 
     fn report(&self, now: SimTime, tables: &mut Vec<(String, Table)>) {

@@ -7,7 +7,7 @@ use super::channel_access::{Backoff, Ifs};
 use super::hearing::{self, Spatial};
 use super::rates::{ber_table, rate_ctl};
 use super::stats::{AcStats, StaStats};
-use super::{Cell, Edcaf, Outcome, Sta, NO_AP};
+use super::{Cell, DriverLedger, Edcaf, Outcome, Sta, NO_AP};
 use crate::channel::{BitErrorModel, BitErrors};
 use crate::engine::{stream, SimTime, TimerId};
 use crate::link::wifi::coexist::CellAir;
@@ -161,6 +161,7 @@ impl Cell {
                         chain: None,
                         attempt_rate: 0,
                         stats: AcStats::default(),
+                        discarded: None,
                     });
                 }
                 Sta {
@@ -224,6 +225,7 @@ impl Cell {
             rate_kbps: ports.iter().map(|p| p.rate_kbps).collect(),
             neighbours,
             ap_backlog: vec![0; ports.len()],
+            dq: DriverLedger::new(ports.len()),
             idle_from: SimTime::ZERO,
             on_air: Vec::with_capacity(fns.len()),
             air: Vec::with_capacity(fns.len()),
