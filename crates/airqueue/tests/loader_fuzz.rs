@@ -11,7 +11,9 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-/// The shipped scenarios as JSON values, read once.
+/// The shipped scenarios, and the seeds `tests/mutant_seeds/` adds for the sections no
+/// shipped scenario carries (ten qdisc kinds, `segments`, the on/off source), as JSON
+/// values, read once.
 fn shipped() -> &'static [Value] {
     static ALL: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
     ALL.get_or_init(read_shipped)
@@ -28,9 +30,10 @@ fn read_shipped() -> Vec<Value> {
             }
         }
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = Vec::new();
-    walk(&root, &mut files);
+    walk(&repo.join("scenarios"), &mut files);
+    walk(&repo.join("tests/mutant_seeds"), &mut files);
     files.sort();
     files
         .iter()
