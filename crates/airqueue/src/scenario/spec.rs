@@ -223,6 +223,19 @@ pub struct RunSpec {
     pub sample_interval: Duration,
 }
 
+impl RunSpec {
+    /// What the later stages check the rest of a scenario against when `run` itself failed
+    /// to parse: a run no start or timeline entry can be late for, defaults otherwise.
+    pub fn stand_in() -> RunSpec {
+        RunSpec {
+            duration: Duration(SimTime::MAX),
+            warmup: Duration::default(),
+            seed: default_seed(),
+            sample_interval: default_sample_interval(),
+        }
+    }
+}
+
 fn default_seed() -> u64 {
     1
 }
