@@ -448,6 +448,12 @@ pub struct TcpSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 2))]
     pub initial_ssthresh: Option<u32>,
+    /// Retransmission timeout before the first RTT sample: how long a lost SYN or first
+    /// segment waits. Absent: 1 s, RFC 6298 §2.1 (and Linux since 3.1). RFC 2988 §2.1, which
+    /// it replaced, said 3 s, as Linux's `TCP_TIMEOUT_INIT` did until 3.0 (2.6.23: `3*HZ`).
+    /// Must lie within [`min_rto`, `max_rto`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Duration>,
     /// Lower bound of the retransmission timeout (RFC 6298: 1 s; Linux: 200 ms).
     #[serde(default = "default_min_rto")]
     pub min_rto: Duration,
@@ -552,6 +558,7 @@ impl Default for TcpSpec {
             mss: default_mss(),
             initial_window: default_initial_window(),
             initial_ssthresh: None,
+            initial_rto: None,
             min_rto: default_min_rto(),
             max_rto: default_max_rto(),
             dupack_threshold: default_dupack_threshold(),
