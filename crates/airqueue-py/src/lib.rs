@@ -8,7 +8,7 @@
 use airqueue::channel;
 use airqueue::metrics::{Column, Table};
 use airqueue::scenario::{self, ScenarioError as CoreScenarioError};
-use airqueue::sim::{BuildOptions, CaptureSpec, Progress, RunEnd, Simulation};
+use airqueue::sim::{load_and_build, BuildOptions, CaptureSpec, Progress, RunEnd};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -133,13 +133,13 @@ fn check(
     let text = scenario_json.to_owned();
     py.detach(move || {
         guarded(|| {
-            let s = scenario::load_json_str(&text)?;
-            // Build too: reachability, path-MTU and memory problems are scenario problems.
+            // Build too: reachability, path-MTU and memory problems are scenario problems,
+            // reported with the loader's in one pass.
             let opts = BuildOptions {
                 max_memory,
                 ..Default::default()
             };
-            let sim = Simulation::build(&s, opts)?;
+            let (s, sim) = load_and_build(&text, opts)?;
             let warnings = sim
                 .warnings()
                 .iter()
@@ -163,12 +163,11 @@ fn check_counts(py: Python<'_>, scenario_json: &str, max_memory: Option<u64>) ->
     let text = scenario_json.to_owned();
     py.detach(move || {
         guarded(|| {
-            let s = scenario::load_json_str(&text)?;
             let opts = BuildOptions {
                 max_memory,
                 ..Default::default()
             };
-            let sim = Simulation::build(&s, opts)?;
+            let (s, sim) = load_and_build(&text, opts)?;
             let warnings = sim
                 .warnings()
                 .iter()
@@ -286,16 +285,17 @@ fn run<'py>(
     let mut watcher = Watcher::new(progress);
     let outcome = py.detach(|| {
         guarded(|| {
-            let mut s = scenario::load_json_str(&text)?;
-            if let Some(seed) = seed {
-                s.run.seed = seed;
-            }
             let opts = BuildOptions {
+                seed,
                 capture,
                 max_memory,
                 ..Default::default()
             };
-            let mut sim = Simulation::build(&s, opts)?;
+            let (mut s, mut sim) = load_and_build(&text, opts)?;
+            if let Some(seed) = seed {
+                // The resolved scenario names the seed the run used.
+                s.run.seed = seed;
+            }
             if sim.run_with(|p| watcher.poll(p)) == RunEnd::Stopped {
                 // Interrupted: nothing of this run is returned (or written).
                 let _ = sim.finish_capture();

@@ -497,3 +497,31 @@ fn a_full_queue_at_the_senders_own_host_is_not_a_network_loss_for_linux_or_bsd()
         "loss: every refused segment is resent"
     );
 }
+
+#[test]
+fn initial_rto_is_checked_against_the_rto_bounds() {
+    let with = |keys: &str| {
+        DUMBBELL.replace(
+            "variant = \"newreno\"",
+            &format!("variant = \"newreno\", {keys}"),
+        )
+    };
+    // Linux 2.6.23: 3 s initial, 200 ms minimum.
+    load_toml_str(&with("initial_rto = \"3s\", min_rto = \"200ms\"")).unwrap();
+    for (keys, words) in [
+        ("initial_rto = \"0s\"", "must be longer than zero"),
+        (
+            "initial_rto = \"500ms\"",
+            "is outside [min_rto, max_rto] = [1s, 64s]",
+        ),
+        ("initial_rto = \"100s\"", "is outside [min_rto, max_rto]"),
+    ] {
+        let e = load_toml_str(&with(keys)).unwrap_err();
+        assert!(
+            e.problems
+                .iter()
+                .any(|p| p.path.ends_with("transport.initial_rto") && p.message.contains(words)),
+            "{keys}: {e}"
+        );
+    }
+}

@@ -1,8 +1,8 @@
 //! Scenarios: the TOML/JSON format (see `docs/scenario-reference.md`), its parsing with
 //! field paths in every error, `count` expansion, semantic validation and JSON Schema.
 //!
-//! Pipeline: value → [`parse::parse_value`] (types, units, unknown keys, one problem per
-//! entry at most) → [`expand::expand`] (`count`) → [`validate::validate`] (names,
+//! Pipeline: value → [`parse::parse_value`] (types, units, unknown keys; every problem
+//! of every entry) → [`expand::expand`] (`count`) → [`validate::validate`] (names,
 //! references, ranges; every problem). [`load_value`] runs all three.
 
 mod expand;
@@ -28,10 +28,23 @@ pub use validate::validate;
 /// could read, so that one pass reports every problem it can: an entry that failed to parse
 /// is left out, and later problems that only follow from its absence are not reported.
 pub fn load_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
+    let (s, errs) = load_value_all(v);
+    match s {
+        Some(s) if errs.is_empty() => Ok(s),
+        _ => Err(errs),
+    }
+}
+
+/// [`load_value`] for a caller that checks further (the build, `sim::load_and_build`):
+/// every problem found, and the scenario when it holds every entry as written or with
+/// only unknown keys taken out, so that the caller's own problems with it are real ones
+/// (a path's MTU needs every link on the path). `None` when an entry was left out or
+/// `count` could not be expanded.
+pub fn load_value_all(v: serde_json::Value) -> (Option<Scenario>, ScenarioError) {
     let partial = parse::parse_partial(v);
     let mut errs = partial.errs.clone();
     let Some(raw) = partial.scenario.clone() else {
-        return Err(errs);
+        return (None, errs);
     };
     let later = |e: ScenarioError, errs: &mut ScenarioError| {
         let mut e = e;
@@ -42,13 +55,15 @@ pub fn load_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
         Ok(s) => s,
         Err(e) => {
             later(e, &mut errs);
-            return Err(errs);
+            return (None, errs);
         }
     };
     if let Err(e) = validate(&s) {
         later(e, &mut errs);
+        // Problems of validation mean the scenario cannot be built as it stands.
+        return (None, errs);
     }
-    errs.into_result().map(|_| s)
+    (partial.failed.is_empty().then_some(s), errs)
 }
 
 /// Parses, expands and validates a scenario written as JSON text.

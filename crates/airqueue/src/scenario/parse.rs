@@ -49,20 +49,178 @@ const FUTURE_SECTIONS: [(&str, &str); 2] = [
     ("sweep", "sweeps (use `airqueue sweep`)"),
 ];
 
+/// Most problems one entry reports: each one found costs a retry of the entry.
+const MAX_PROBLEMS_PER_ENTRY: usize = 64;
+
+/// What became of one entry.
+enum Parsed<T> {
+    /// It parsed as written.
+    Clean(T),
+    /// It parsed once its unknown keys were taken out: the rest is as written, so the
+    /// later stages still check it.
+    Repaired(T),
+    /// Some value was wrong or missing: the entry is left out of the later stages.
+    Failed,
+}
+
+impl<T> Parsed<T> {
+    /// The entry, when it takes part in the later stages.
+    fn kept(self) -> Option<T> {
+        match self {
+            Parsed::Clean(t) | Parsed::Repaired(t) => Some(t),
+            Parsed::Failed => None,
+        }
+    }
+}
+
+/// A step into a JSON value: a table's key or a list's index.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Where a problem's path (relative to the entry, as reported: `app.rate`,
+/// `classes.voice.rate`, `between[1]`) leads in `root`: the steps to the deepest value on
+/// it that exists and how much of the path they cover. A list entry is named by its `name`,
+/// as [`crate::conf::words::named_path`] names it, or by `[i]`. A key that holds dots is
+/// matched whole (the longest key that fits wins).
+fn locate(root: &Value, path: &str) -> Vec<(Step, usize)> {
+    let mut steps = Vec::new();
+    let mut at = root;
+    let mut rest = path;
+    let fits = |r: &str, head: &str| {
+        r.strip_prefix(head)
+            .is_some_and(|t| t.is_empty() || t.starts_with('.') || t.starts_with('['))
+    };
+    while !rest.is_empty() {
+        let (step, next, taken) = match at {
+            Value::Object(m) => {
+                let r = rest.strip_prefix('.').unwrap_or(rest);
+                let Some((k, v)) = m
+                    .iter()
+                    .filter(|(k, _)| fits(r, k))
+                    .max_by_key(|(k, _)| k.len())
+                else {
+                    break;
+                };
+                (Step::Key(k.clone()), v, rest.len() - r.len() + k.len())
+            }
+            Value::Array(items) => {
+                if let Some(r) = rest.strip_prefix('[') {
+                    let Some((n, _)) = r.split_once(']') else {
+                        break;
+                    };
+                    let Some((i, v)) = n
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|i| Some((i, items.get(i)?)))
+                    else {
+                        break;
+                    };
+                    (Step::Index(i), v, n.len() + 2)
+                } else {
+                    let r = rest.strip_prefix('.').unwrap_or(rest);
+                    let named = items.iter().enumerate().filter_map(|(i, v)| {
+                        let name = v.get("name")?.as_str()?;
+                        (!name.is_empty() && fits(r, name)).then_some((i, v, name.len()))
+                    });
+                    let Some((i, v, len)) = named.max_by_key(|(_, _, len)| *len) else {
+                        break;
+                    };
+                    (Step::Index(i), v, rest.len() - r.len() + len)
+                }
+            }
+            _ => break,
+        };
+        rest = &rest[taken..];
+        let covered = path.len() - rest.len();
+        steps.push((step, covered));
+        at = next;
+    }
+    steps
+}
+
+/// Takes the value at `steps` out of `root`. A list entry goes only when no entry after it
+/// is labelled by its index (the labels of the rest would shift); otherwise the whole list
+/// goes. Returns how much of the problem's path the removed value covers, or `None` when
+/// nothing below the entry itself could be taken out.
+fn remove_at(root: &mut Value, mut steps: Vec<(Step, usize)>) -> Option<usize> {
+    loop {
+        let (last, covered) = steps.pop()?;
+        let mut parent = &mut *root;
+        for (step, _) in &steps {
+            parent = match step {
+                Step::Key(k) => parent.get_mut(k.as_str())?,
+                Step::Index(i) => parent.get_mut(*i)?,
+            };
+        }
+        match (last, parent) {
+            (Step::Key(k), Value::Object(m)) => {
+                m.remove(&k);
+                return Some(covered);
+            }
+            (Step::Index(i), Value::Array(items)) => {
+                let later_named = items[i + 1..].iter().all(|v| {
+                    v.get("name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| !n.is_empty())
+                });
+                if later_named {
+                    items.remove(i);
+                    return Some(covered);
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Parses one entry and reports every problem in it, not only the first serde meets: each
+/// problem's value is taken out of the entry (an unknown key, a wrong value, a table that
+/// misses a required key) and the entry is read again, at most
+/// [`MAX_PROBLEMS_PER_ENTRY`] times. What only follows from a value taken out (the key it
+/// held is now "required") is not reported. serde visits a table's keys in sorted order and
+/// reports a missing key after all present ones, so the order is the same on every run.
+fn parse_entry_all<T: DeserializeOwned>(
+    mut value: Value,
+    prefix: &str,
+    errs: &mut ScenarioError,
+) -> Parsed<T> {
+    let mut removed: Vec<String> = Vec::new();
+    let mut only_unknown_keys = true;
+    for _ in 0..MAX_PROBLEMS_PER_ENTRY {
+        let e = match serde_path_to_error::deserialize::<_, T>(&value) {
+            Ok(t) if removed.is_empty() => return Parsed::Clean(t),
+            Ok(t) if only_unknown_keys => return Parsed::Repaired(t),
+            Ok(_) => return Parsed::Failed,
+            Err(e) => e,
+        };
+        let inner = crate::conf::words::named_path(e.path(), &value);
+        let (path, msg) = problem_from_serde(prefix, &inner, &e.inner().to_string());
+        let rel = path
+            .strip_prefix(prefix)
+            .map_or(path.as_str(), |r| r.trim_start_matches('.'));
+        let rel = rel.to_string();
+        if !is_under(&rel, &removed) {
+            // problem_from_serde words an unknown key this way and nothing else.
+            only_unknown_keys &= msg.starts_with("unknown key \"");
+            errs.push(path, msg);
+        }
+        let steps = locate(&value, &rel);
+        let Some(covered) = remove_at(&mut value, steps) else {
+            return Parsed::Failed;
+        };
+        removed.push(rel[..covered].to_string());
+    }
+    Parsed::Failed
+}
+
 fn parse_entry<T: DeserializeOwned>(
     value: Value,
     prefix: &str,
     errs: &mut ScenarioError,
 ) -> Option<T> {
-    match serde_path_to_error::deserialize::<_, T>(&value) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            let inner = crate::conf::words::named_path(e.path(), &value);
-            let (path, msg) = problem_from_serde(prefix, &inner, &e.inner().to_string());
-            errs.push(path, msg);
-            None
-        }
-    }
+    parse_entry_all(value, prefix, errs).kept()
 }
 
 /// The path label of the i-th entry of a section: by name when it has one, else by index.
@@ -75,6 +233,7 @@ fn parse_section<T: DeserializeOwned>(
     section: &str,
     key: &str,
     errs: &mut ScenarioError,
+    dropped: &mut Vec<String>,
     parse_one: impl Fn(Value, &str, &mut ScenarioError) -> Option<T>,
 ) -> Vec<T> {
     let Some(v) = root.remove(section) else {
@@ -91,11 +250,13 @@ fn parse_section<T: DeserializeOwned>(
     for (i, item) in items.into_iter().enumerate() {
         let label = entry_label(section, i, &item, key);
         if !item.is_object() {
-            errs.push(label, "must be a table (key = value pairs)");
+            errs.push(label.clone(), "must be a table (key = value pairs)");
+            dropped.push(label);
             continue;
         }
-        if let Some(t) = parse_one(item, &label, errs) {
-            out.push(t);
+        match parse_one(item, &label, errs) {
+            Some(t) => out.push(t),
+            None => dropped.push(label),
         }
     }
     out
@@ -160,13 +321,15 @@ pub fn parse_value(value: Value) -> Result<Scenario, ScenarioError> {
     }
 }
 
-/// What parsing found: the scenario without the entries that failed (`None` when `run`
-/// failed), every problem, and the labels and names of the entries that failed, so that
-/// later stages can still check the rest without reporting those entries as missing.
+/// What parsing found: the scenario without the entries that failed (`None` when the
+/// value is not a table; a stand-in `run` when it failed), every problem, and the labels and names of the entries that failed, so that
+/// later stages can still check the rest without reporting those entries as missing. An
+/// entry whose only problems are unknown keys is kept without them (the rest is as
+/// written) and is checked by the later stages like any other.
 pub struct Partial {
     pub scenario: Option<Scenario>,
     pub errs: ScenarioError,
-    /// `(label, name)` of each list entry with a problem: `("flows.f", "f")`.
+    /// `(label, name)` of each list entry left out: `("flows.f", "f")`.
     pub failed: Vec<(String, String)>,
 }
 
@@ -215,6 +378,7 @@ pub fn parse_partial(value: Value) -> Partial {
         };
     };
     let mut invalid_errs = ScenarioError::default();
+    let mut dropped: Vec<String> = Vec::new();
     let invalid = take_invalid(&mut root, section_entry_key, &mut invalid_errs);
     let labels = entry_labels(&root);
     let keys: Vec<String> = root.keys().cloned().collect();
@@ -264,6 +428,7 @@ pub fn parse_partial(value: Value) -> Partial {
         "nodes",
         "name",
         &mut errs,
+        &mut dropped,
         parse_entry::<NodeSpec>,
     );
     let links = parse_section(
@@ -271,6 +436,7 @@ pub fn parse_partial(value: Value) -> Partial {
         "links",
         "name",
         &mut errs,
+        &mut dropped,
         parse_entry::<LinkSpec>,
     );
     let segments = parse_section(
@@ -278,6 +444,7 @@ pub fn parse_partial(value: Value) -> Partial {
         "segments",
         "name",
         &mut errs,
+        &mut dropped,
         parse_entry::<SegmentSpec>,
     );
     let cells = parse_section(
@@ -285,6 +452,7 @@ pub fn parse_partial(value: Value) -> Partial {
         "cells",
         "name",
         &mut errs,
+        &mut dropped,
         parse_entry::<CellSpec>,
     );
     let piconets = parse_section(
@@ -292,6 +460,7 @@ pub fn parse_partial(value: Value) -> Partial {
         "piconets",
         "name",
         &mut errs,
+        &mut dropped,
         parse_entry::<PiconetSpec>,
     );
     let bridges = parse_section(
@@ -299,6 +468,7 @@ pub fn parse_partial(value: Value) -> Partial {
         "bridges",
         "node",
         &mut errs,
+        &mut dropped,
         parse_entry::<BridgeSpec>,
     );
     let spectrum: Option<super::spec::SpectrumSpec> = match root.remove("spectrum") {
@@ -322,6 +492,7 @@ pub fn parse_partial(value: Value) -> Partial {
         "virtual_devs",
         "name",
         &mut errs,
+        &mut dropped,
         parse_entry::<VirtualDevSpec>,
     );
     let trunks = parse_section(
@@ -329,14 +500,23 @@ pub fn parse_partial(value: Value) -> Partial {
         "trunks",
         "name",
         &mut errs,
+        &mut dropped,
         parse_entry::<TrunkSpec>,
     );
-    let qdiscs = parse_section(&mut root, "qdiscs", "dev", &mut errs, parse_qdisc);
+    let qdiscs = parse_section(
+        &mut root,
+        "qdiscs",
+        "dev",
+        &mut errs,
+        &mut dropped,
+        parse_qdisc,
+    );
     let routes = parse_section(
         &mut root,
         "routes",
         "node",
         &mut errs,
+        &mut dropped,
         parse_entry::<RouteSpec>,
     );
     let flows = parse_section(
@@ -344,25 +524,35 @@ pub fn parse_partial(value: Value) -> Partial {
         "flows",
         "name",
         &mut errs,
+        &mut dropped,
         parse_entry::<FlowSpec>,
     );
     // Timeline entries are labelled by index (`at[2]`): their `at` is a time, not a name.
-    let at = parse_section(&mut root, "at", "", &mut errs, parse_entry::<AtSpec>);
+    let at = parse_section(
+        &mut root,
+        "at",
+        "",
+        &mut errs,
+        &mut dropped,
+        parse_entry::<AtSpec>,
+    );
     // A value reported by the marker pass is not reported again as, e.g., "must be a
     // number, not an empty value".
     errs.problems.retain(|p| !is_under(&p.path, &invalid));
     invalid_errs.problems.append(&mut errs.problems);
     let errs = invalid_errs;
-    let failed = labels
+    let mut failed: Vec<(String, String)> = labels
         .into_iter()
-        .filter(|(label, _)| {
-            errs.problems
-                .iter()
-                .any(|p| is_under(&p.path, std::slice::from_ref(label)))
-        })
+        .filter(|(label, _)| dropped.contains(label))
         .collect();
+    // Without a `run` that parsed, the rest is still checked, against a run that no start
+    // or timeline entry can be late for; whatever is said about `run` itself is left out.
+    let run = run.unwrap_or_else(|| {
+        failed.push(("run".to_string(), String::new()));
+        RunSpec::stand_in()
+    });
     Partial {
-        scenario: run.map(|run| Scenario {
+        scenario: Some(Scenario {
             description,
             run,
             nodes,

@@ -223,6 +223,19 @@ pub struct RunSpec {
     pub sample_interval: Duration,
 }
 
+impl RunSpec {
+    /// What the later stages check the rest of a scenario against when `run` itself failed
+    /// to parse: a run no start or timeline entry can be late for, defaults otherwise.
+    pub fn stand_in() -> RunSpec {
+        RunSpec {
+            duration: Duration(SimTime::MAX),
+            warmup: Duration::default(),
+            seed: default_seed(),
+            sample_interval: default_sample_interval(),
+        }
+    }
+}
+
 fn default_seed() -> u64 {
     1
 }
@@ -435,6 +448,12 @@ pub struct TcpSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 2))]
     pub initial_ssthresh: Option<u32>,
+    /// Retransmission timeout before the first RTT sample: how long a lost SYN or first
+    /// segment waits. Absent: 1 s, RFC 6298 §2.1 (and Linux since 3.1). RFC 2988 §2.1, which
+    /// it replaced, said 3 s, as Linux's `TCP_TIMEOUT_INIT` did until 3.0 (2.6.23: `3*HZ`).
+    /// Must lie within [`min_rto`, `max_rto`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Duration>,
     /// Lower bound of the retransmission timeout (RFC 6298: 1 s; Linux: 200 ms).
     #[serde(default = "default_min_rto")]
     pub min_rto: Duration,
@@ -539,6 +558,7 @@ impl Default for TcpSpec {
             mss: default_mss(),
             initial_window: default_initial_window(),
             initial_ssthresh: None,
+            initial_rto: None,
             min_rto: default_min_rto(),
             max_rto: default_max_rto(),
             dupack_threshold: default_dupack_threshold(),

@@ -805,6 +805,24 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
             );
         }
     }
+    if let Some(init) = t.initial_rto {
+        let (lo, hi) = (t.min_rto.time(), t.max_rto.time());
+        if init.time().0 == 0 {
+            errs.push(
+                format!("{path}.initial_rto"),
+                "must be longer than zero; RFC 6298 says \"1s\", Linux 2.6.23 used \"3s\"",
+            );
+        } else if init.time() < lo || init.time() > hi {
+            errs.push(
+                format!("{path}.initial_rto"),
+                format!(
+                    "{init} is outside [min_rto, max_rto] = [{}, {}], which bound every RTO; \
+                     change it or the bound",
+                    t.min_rto, t.max_rto
+                ),
+            );
+        }
+    }
     if t.min_rto.time() > t.max_rto.time() {
         errs.push(
             format!("{path}.min_rto"),

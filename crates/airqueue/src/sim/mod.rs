@@ -27,7 +27,7 @@ mod timeline;
 mod warnings;
 
 pub use crate::event::{Event, RootId, TimerOwner};
-pub use build::{BuildOptions, MediumFactory};
+pub use build::{load_and_build, BuildOptions, MediumFactory};
 pub use capture::{CaptureFile, CaptureSpec};
 pub use conservation::{Conservation, Ledger};
 pub use results::{RunResults, Summary};

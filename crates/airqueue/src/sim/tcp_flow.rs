@@ -223,6 +223,10 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         },
         ..TcpConfig::default()
     };
+    let base = TcpConfig {
+        initial_rto: t.initial_rto.map_or(base.initial_rto, |d| d.time()),
+        ..base
+    };
     match t.initial_ssthresh {
         Some(s) => base.with_initial_ssthresh_segments(s),
         None => base,

@@ -72,6 +72,30 @@ impl Simulation {
     }
 }
 
+/// Loads a scenario written as JSON text ([`crate::scenario::load_value_all`]) and builds
+/// it, with the problems of both in one list: a scenario whose only problems were unknown
+/// keys (taken out) is built too, so that a path-MTU or memory problem is not hidden behind
+/// them until they are fixed.
+pub fn load_and_build(
+    text: &str,
+    opts: BuildOptions,
+) -> Result<(Scenario, Simulation), ScenarioError> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| ScenarioError::single("(file)", format!("not valid JSON: {e}")))?;
+    let (s, mut errs) = crate::scenario::load_value_all(v);
+    let Some(s) = s else {
+        return Err(errs);
+    };
+    match Simulation::build(&s, opts) {
+        Ok(sim) if errs.is_empty() => Ok((s, sim)),
+        Ok(_) => Err(errs),
+        Err(mut e) => {
+            errs.problems.append(&mut e.problems);
+            Err(errs)
+        }
+    }
+}
+
 /// What the phases of a build hand each other, filled in phase order. Interfaces are
 /// numbered in medium order (two per link in link order, then one per node of each
 /// segment, cell and piconet); every per-interface vector is indexed by [`IfaceId`].

@@ -89,7 +89,9 @@ pub struct TcpConfig {
     /// Initial ssthresh in bytes. Default [`SSTHRESH_INFINITE`]; the thesis (seed 001) uses
     /// 64 MSS, see [`TcpConfig::with_initial_ssthresh_segments`].
     pub initial_ssthresh: u64,
-    /// Retransmission timeout before the first RTT sample. Default 1 s (RFC 6298 §2.1).
+    /// Retransmission timeout before the first RTT sample (the SYN's, or the first
+    /// segment's without a handshake). Default 1 s (RFC 6298 §2.1); RFC 2988 §2.1 and
+    /// Linux's `TCP_TIMEOUT_INIT` up to 3.0 (2.6.23: `3*HZ`) used 3 s.
     pub initial_rto: SimTime,
     /// Lower bound of the RTO. Default 1 s (RFC 6298 §2.4); Linux uses 200 ms.
     pub min_rto: SimTime,
@@ -741,6 +743,45 @@ mod tests {
         );
         assert_eq!(w.sender.cwnd(), 1448, "one-segment initial window");
         assert_eq!(w.sender.stats().timeouts, 2);
+    }
+
+    #[test]
+    fn the_first_syn_and_the_first_segment_wait_the_initial_rto() {
+        // Linux 2.6.23's TCP_TIMEOUT_INIT (RFC 2988): 3 s, then the 2× back-off.
+        let cfg = TcpConfig {
+            handshake: true,
+            initial_rto: SimTime::from_secs(3),
+            min_rto: ms(200),
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(cfg.clone(), AppData::Bytes(20_000), ms(50));
+        w.drop_data(0, 1).drop_data(0, 2);
+        w.run_until(SimTime::from_secs(9) + ms(100));
+        let syns: Vec<SimTime> = w
+            .sent
+            .iter()
+            .filter(|(_, s)| s.flags.contains(TcpFlags::SYN))
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(syns, [ms(0), ms(3000), ms(9000)], "3 s then 6 s");
+        // Without a handshake the first data segment is timed from the same RTO.
+        let mut w = Wire::new(
+            TcpConfig {
+                handshake: false,
+                ..cfg
+            },
+            AppData::Bytes(1000),
+            ms(50),
+        );
+        w.drop_data(0, 1);
+        w.run_until(SimTime::from_secs(4));
+        let data: Vec<(SimTime, bool)> = w
+            .sent
+            .iter()
+            .filter(|(_, s)| s.len > 0)
+            .map(|(t, s)| (*t, s.is_retransmission))
+            .collect();
+        assert_eq!(data, [(ms(0), false), (ms(3000), true)]);
     }
 
     #[test]
