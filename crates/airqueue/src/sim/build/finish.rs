@@ -84,6 +84,7 @@ impl Builder<'_> {
             timeline,
             estimate: Default::default(),
             warnings: Vec::new(),
+            real: None,
         };
         sim.hot = sim.hot_ifaces();
         sim.estimate = sim.estimate_resources();
@@ -114,6 +115,7 @@ impl Simulation {
                     TcpApp::Bulk(_) | TcpApp::Web(_) => Some(t.start),
                     TcpApp::Message(arrivals) => arrivals.first(),
                 },
+                Endpoint::Real => None,
             };
             if let Some(t) = first {
                 let id = self.events.reserve();
