@@ -59,13 +59,17 @@ def live_hosts(scenario_json: str) -> list[tuple[str, str]]:
     """The scenario's real hosts as (node, IPv4 address); ScenarioError if none is real."""
 
 def live_run(
-    scenario_json: str, tuns: list[tuple[str, int]], seed: int | None = None
+    scenario_json: str,
+    tuns: list[tuple[str, int]],
+    seed: int | None = None,
+    spin_us: int | None = None,
 ) -> dict[str, Any]:
     """Runs in real time with the real hosts' TUN descriptors until ``run.duration`` or
     Ctrl-C; what ``run`` returns plus ``live`` (conservation of real packets and the
     release timing: ``read``, ``unsupported``, ``injected``, ``written``, ``dropped``,
     ``in_flight``, ``packets``, ``p50_ns``, ``p99_ns``, ``max_ns``, ``behind``,
-    ``write_errors``, ``stopped``, ``ended_s``, ``wall_s``)."""
+    ``write_errors``, ``stopped``, ``ended_s``, ``wall_s``). ``spin_us``: how close to an
+    event the loop stops sleeping and spins (default 200)."""
 
 def channel_per(ber: float, bits: float) -> float: ...
 def wifi_tcp_rate(

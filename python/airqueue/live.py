@@ -207,6 +207,7 @@ def run_live(
     execs: Mapping[str, list[str]],
     log_dir: Path,
     seed: int | None = None,
+    spin_us: int | None = None,
 ) -> tuple[dict[str, Any], list[tuple[Exec, int | None]]]:
     """Runs a scenario live: makes the real hosts, starts the ``--exec`` commands, runs the
     core's real-time loop until ``run.duration`` or Ctrl-C/SIGTERM, stops the commands and
@@ -227,7 +228,7 @@ def run_live(
                 for i, command in enumerate(commands):
                     ran.append(start_exec(by_node[node], command, log_dir / f"exec-{node}-{i}.log"))
             tuns = [(h.node, h.fd) for h in made]
-            raw = call_native(_native.live_run, scenario_json, tuns, seed)
+            raw = call_native(_native.live_run, scenario_json, tuns, seed, spin_us)
         finally:
             codes = [(e, stop_exec(e)) for e in ran]
     return raw, codes

@@ -365,14 +365,16 @@ fn live_hosts(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(String, Stri
 /// returned). Returns what `run` returns, plus `live`: the real packets' conservation
 /// (`read`, `unsupported`, `injected`, `written`, `dropped`, `in_flight`), the release
 /// timing (`packets`, `p50_ns`, `p99_ns`, `max_ns`, `behind`, `write_errors`), `stopped`,
-/// `ended_s` and `wall_s`.
+/// `ended_s` and `wall_s`. `spin_us` (default 200) is how close to an event the loop stops
+/// sleeping and spins.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, tuns, seed=None))]
+#[pyo3(signature = (scenario_json, tuns, seed=None, spin_us=None))]
 fn live_run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     tuns: Vec<(String, i32)>,
     seed: Option<u64>,
+    spin_us: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use airqueue::live::{self, LiveOptions};
     let text = scenario_json.to_owned();
@@ -397,7 +399,11 @@ fn live_run<'py>(
                 };
                 fds.push((*node, *fd));
             }
-            let report = live::run(&mut sim, &fds, LiveOptions::default(), || {
+            let mut opts = LiveOptions::default();
+            if let Some(us) = spin_us {
+                opts.spin = Duration::from_micros(us);
+            }
+            let report = live::run(&mut sim, &fds, opts, || {
                 Python::attach(|py| match py.check_signals() {
                     Ok(()) => true,
                     Err(e) => {

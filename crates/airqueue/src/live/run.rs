@@ -35,8 +35,8 @@ impl Default for LiveOptions {
     }
 }
 
-/// Release error of the packets written to real hosts: the time each was written to its
-/// TUN minus the time the emulated network released it (its model time).
+/// Release error of the packets written to real hosts: the time each was handed to its TUN
+/// (`write(2)` called) minus the time the emulated network released it (its model time).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Timing {
     pub packets: u64,
@@ -116,9 +116,12 @@ pub fn run(
         }
         sim.take_delivered(|node, released, bytes| {
             let fd = tuns.iter().find(|t| t.0 == node).map_or(-1, |t| t.1);
+            // The packet is handed over when write(2) is called: the call itself runs the
+            // receiving kernel's stack (tun_get_user → netif_receive_skb; an echo request's
+            // reply is made inside it), which is the real host's time, not the emulator's.
+            let late = clock.now().0.saturating_sub(released.0);
             // SAFETY: writing our buffer to a descriptor the caller owns.
             let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-            let late = clock.now().0.saturating_sub(released.0);
             if n < 0 {
                 write_errors += 1;
             }
