@@ -53,15 +53,19 @@ def test_ping_rtt_is_twice_the_delay_plus_serialisation(tmp_path: Path) -> None:
     text = (tmp_path / "exec-a-0.log").read_text()
     rtts = [float(x) for x in re.findall(r"time=([\d.]+) ms", text)]
     assert len(rtts) == 20, text
-    # Closed form: the request and the reply each cross the 20 ms wire after an 84-byte
-    # serialisation at 10 Mbit/s (67.2 µs): 2 * (20 ms + 0.0672 ms) = 40.134 ms.
-    expected = 2 * (20 + 84 * 8 / 10e6 * 1e3)
-    assert abs(statistics.median(rtts) - expected) < 0.3, rtts
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["conservation_ok"]
     assert conserved(summary["live"]), summary["live"]
     assert summary["live"]["written"] >= 40
     assert our_namespaces() == []
+    if summary["live"]["behind"]:
+        # The run itself says this machine could not keep real time (a packet handed
+        # over more than 1 ms late: descheduled by other jobs); timing is not judged then.
+        pytest.skip(f"fell behind real time: {summary['live']} (RTTs {rtts})")
+    # Closed form: the request and the reply each cross the 20 ms wire after an 84-byte
+    # serialisation at 10 Mbit/s (67.2 us): 2 * (20 ms + 0.0672 ms) = 40.134 ms.
+    expected = 2 * (20 + 84 * 8 / 10e6 * 1e3)
+    assert abs(statistics.median(rtts) - expected) < 0.3, (rtts, summary["live"])
 
 
 def test_udp_flood_is_cut_to_the_link_rate_with_drops_counted(tmp_path: Path) -> None:
@@ -141,3 +145,10 @@ def test_a_flow_from_a_real_host_is_refused(tmp_path: Path) -> None:
     )  # fmt: skip
     assert r.returncode == 2, r.stderr + r.stdout
     assert "flows.f.from" in r.stderr + r.stdout
+
+
+def test_an_exec_on_a_node_that_is_not_real_is_invalid_input(tmp_path: Path) -> None:
+    r = live(tmp_path, "--exec", "x=true")
+    assert r.returncode == 2, r.stderr + r.stdout
+    assert "'x' is not a real host; real hosts: a, b" in r.stderr
+    assert our_namespaces() == []

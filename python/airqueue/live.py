@@ -43,6 +43,10 @@ class LiveError(Exception):
     """Live mode cannot start here (privileges, TUN, iproute2); the message says why."""
 
 
+class ExecError(LiveError):
+    """An ``--exec`` names a node that is not a real host (invalid input)."""
+
+
 def namespace_name(node: str, pid: int | None = None) -> str:
     """``aq-<pid>-<node>``: the namespace of real host ``node`` of process ``pid``."""
     return f"{PREFIX}{os.getpid() if pid is None else pid}-{node}"
@@ -219,7 +223,7 @@ def run_live(
     for node in execs:
         if node not in names:
             known = ", ".join(sorted(names))
-            raise LiveError(f"--exec {node}=…: {node!r} is not a real host; real hosts: {known}")
+            raise ExecError(f"{node!r} is not a real host; real hosts: {known}")
     ran: list[Exec] = []
     with sigterm_raises(), real_hosts(hosts) as made:
         by_node = {h.node: h for h in made}

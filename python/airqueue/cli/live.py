@@ -62,7 +62,7 @@ def live(
         ),
     ] = False,
 ) -> None:
-    """Run a scenario in real time: each real host ([[nodes]] real = true) is a network
+    """Run a scenario in real time: each real host (a node with real = true) is a network
     namespace with a TUN interface, and what its programs send crosses the emulated
     network. Ends at run.duration (or --duration) or Ctrl-C; writes the results as run
     does, with the real packets' conservation and release timing in summary.json.
@@ -95,6 +95,8 @@ def live(
     with publish.staged(target) as staging:
         try:
             raw, codes = livemod.run_live(scenario.to_json(), by_node, staging, seed, spin_us)
+        except livemod.ExecError as e:
+            raise InputError("--exec", str(e)) from None
         except livemod.LiveError as e:
             err.print(Text(str(e), style="red"))
             raise typer.Exit(1) from None
