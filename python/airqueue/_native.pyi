@@ -51,6 +51,26 @@ def run(
     tables media and systems add) and ``pcap``. Ctrl-C raises KeyboardInterrupt; ``progress``
     is called as (sim seconds, stop seconds, events, wall seconds) about every 200 ms."""
 
+def live_open_tun(netns: str, name: str) -> int:
+    """Opens TUN ``name`` inside the namespace at path ``netns``; returns its (non-blocking)
+    descriptor, which the caller closes. Raises OSError."""
+
+def live_hosts(scenario_json: str) -> list[tuple[str, str]]:
+    """The scenario's real hosts as (node, IPv4 address); ScenarioError if none is real."""
+
+def live_run(
+    scenario_json: str,
+    tuns: list[tuple[str, int]],
+    seed: int | None = None,
+    spin_us: int | None = None,
+) -> dict[str, Any]:
+    """Runs in real time with the real hosts' TUN descriptors until ``run.duration`` or
+    Ctrl-C; what ``run`` returns plus ``live`` (conservation of real packets and the
+    release timing: ``read``, ``unsupported``, ``injected``, ``written``, ``dropped``,
+    ``in_flight``, ``packets``, ``p50_ns``, ``p99_ns``, ``max_ns``, ``behind``,
+    ``write_errors``, ``stopped``, ``ended_s``, ``wall_s``). ``spin_us``: how close to an
+    event the loop stops sleeping and spins (default 200)."""
+
 def channel_per(ber: float, bits: float) -> float: ...
 def wifi_tcp_rate(
     standard: str,

@@ -337,6 +337,140 @@ fn run<'py>(
     Ok(d)
 }
 
+// ---- Live mode (`airqueue live`, docs/live.md).
+
+/// Opens TUN interface `name` inside the network namespace `netns` (a path such as
+/// `/run/netns/aq-123-a`) and returns its descriptor (non-blocking; the caller closes it).
+/// The caller's own namespace is not touched (`airqueue::live::tun`).
+#[pyfunction]
+fn live_open_tun(netns: std::path::PathBuf, name: &str) -> PyResult<i32> {
+    use std::os::fd::IntoRawFd;
+    airqueue::live::tun::open_in_netns(&netns, name)
+        .map(|fd| fd.into_raw_fd())
+        .map_err(|e| PyOSError::new_err(format!("opening TUN {name} in {}: {e}", netns.display())))
+}
+
+/// Checks a scenario for live mode and returns its real hosts as (node, IPv4 address).
+#[pyfunction]
+fn live_hosts(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(String, String)>> {
+    let text = scenario_json.to_owned();
+    py.detach(move || {
+        guarded(|| {
+            let s = scenario::load_json_str(&text)?;
+            let sim = Simulation::build_live(&s, BuildOptions::default())?;
+            let r = sim.real_hosts().expect("built for live");
+            Ok(r.nodes
+                .iter()
+                .map(|(_, name, addr)| (name.clone(), std::net::Ipv4Addr::from(*addr).to_string()))
+                .collect())
+        })
+    })
+}
+
+/// Runs a scenario in real time with its real hosts' TUN descriptors (`tuns`: node name,
+/// fd) until `run.duration` or Ctrl-C (KeyboardInterrupt ends the run; its results are
+/// returned). Returns what `run` returns, plus `live`: the real packets' conservation
+/// (`read`, `unsupported`, `injected`, `written`, `dropped`, `in_flight`), the release
+/// timing (`packets`, `p50_ns`, `p99_ns`, `max_ns`, `behind`, `write_errors`), `stopped`,
+/// `ended_s` and `wall_s`. `spin_us` (default 200) is how close to an event the loop stops
+/// sleeping and spins.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, tuns, seed=None, spin_us=None))]
+fn live_run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    tuns: Vec<(String, i32)>,
+    seed: Option<u64>,
+    spin_us: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use airqueue::live::{self, LiveOptions};
+    let text = scenario_json.to_owned();
+    let mut interrupted: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        guarded(|| {
+            let mut s = scenario::load_json_str(&text)?;
+            if let Some(seed) = seed {
+                s.run.seed = seed;
+            }
+            let mut sim = Simulation::build_live(&s, BuildOptions::default())?;
+            let r = sim.real_hosts().expect("built for live");
+            let mut fds = Vec::new();
+            for (name, fd) in &tuns {
+                let Some((node, _, _)) = r.nodes.iter().find(|n| &n.1 == name) else {
+                    let mut e = CoreScenarioError::default();
+                    e.push(
+                        format!("nodes.{name}"),
+                        "is not a real host (`real = true`)",
+                    );
+                    return Err(e);
+                };
+                fds.push((*node, *fd));
+            }
+            let mut opts = LiveOptions::default();
+            if let Some(us) = spin_us {
+                opts.spin = Duration::from_micros(us);
+            }
+            let report = live::run(&mut sim, &fds, opts, || {
+                Python::attach(|py| match py.check_signals() {
+                    Ok(()) => true,
+                    Err(e) => {
+                        interrupted = Some(e);
+                        false
+                    }
+                })
+            });
+            let warnings: Vec<(String, String)> = sim
+                .warnings()
+                .iter()
+                .map(|w| (w.path.clone(), w.message.clone()))
+                .collect();
+            let resolved = scenario::to_resolved_json(&s);
+            Ok((report, resolved, sim.results(), warnings))
+        })
+    });
+    let (report, resolved, results, warnings) = outcome?;
+    let report = report.map_err(|e| PyOSError::new_err(format!("live loop: {e}")))?;
+    let d = PyDict::new(py);
+    let (summary, tables) = results.into_tables();
+    d.set_item("summary_json", summary.to_json())?;
+    d.set_item("resolved_json", resolved)?;
+    d.set_item("warnings", warnings)?;
+    let named = PyList::empty(py);
+    for (name, t) in tables {
+        named.append((name, table_to_py(py, t)?))?;
+    }
+    d.set_item("tables", named)?;
+    d.set_item("pcap", PyList::empty(py))?;
+    let l = PyDict::new(py);
+    let c = report.counts;
+    for (k, v) in [
+        ("read", c.read),
+        ("unsupported", c.unsupported),
+        ("injected", c.injected),
+        ("written", c.written),
+        ("dropped", c.dropped),
+        ("in_flight", c.in_flight),
+    ] {
+        l.set_item(k, v)?;
+    }
+    let t = report.timing;
+    for (k, v) in [
+        ("packets", t.packets),
+        ("p50_ns", t.p50_ns),
+        ("p99_ns", t.p99_ns),
+        ("max_ns", t.max_ns),
+        ("behind", t.behind),
+        ("write_errors", t.write_errors),
+    ] {
+        l.set_item(k, v)?;
+    }
+    l.set_item("stopped", report.stopped || interrupted.is_some())?;
+    l.set_item("ended_s", report.ended_at.as_secs_f64())?;
+    l.set_item("wall_s", report.wall_seconds)?;
+    d.set_item("live", l)?;
+    Ok(d)
+}
+
 // ---- Channel models (airqueue.channel): the core's closed forms, so that analysis and
 // simulation share one formula.
 
@@ -567,6 +701,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(check_counts, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(live_open_tun, m)?)?;
+    m.add_function(wrap_pyfunction!(live_hosts, m)?)?;
+    m.add_function(wrap_pyfunction!(live_run, m)?)?;
     m.add_function(wrap_pyfunction!(channel_per, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_tcp_rate, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_duration_ns, m)?)?;

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod event;
 pub mod hook;
 pub mod link;
+pub mod live;
 pub mod metrics;
 pub mod packet;
 pub mod qdisc;

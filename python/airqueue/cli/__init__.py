@@ -23,7 +23,7 @@ from rich.text import Text
 import airqueue
 from airqueue import ScenarioError
 
-from . import listing, plot, reproduce, run, sweep
+from . import listing, live, plot, reproduce, run, sweep
 from .common import InputError, Interrupted, err, out, plural
 from .plot import draw
 from .progress import SweepProgress, runs_per_second
@@ -51,6 +51,7 @@ app.command()(listing.schema)
 list_app.command("qdiscs")(listing.list_qdiscs)
 list_app.command("scenarios")(listing.list_scenarios)
 app.command()(run.bench)
+app.command()(live.live)
 app.command()(sweep.sweep)
 app.command()(plot.plot)
 app.command("report")(plot.report_cmd)

@@ -309,6 +309,14 @@ impl Timers {
 
     /// Removes the fired front, if it is still there.
     #[inline(always)]
+    /// The time of the front entry (the earliest armed slot, or a lower bound of it: a
+    /// slot re-armed later keeps its entry until it surfaces); for a loop that waits for
+    /// the next due time (live mode).
+    pub fn front_at(&mut self) -> Option<SimTime> {
+        self.settle();
+        self.heap.first().map(|e| SimTime(e.key.at))
+    }
+
     fn settle(&mut self) {
         if self.front_fired {
             self.front_fired = false;

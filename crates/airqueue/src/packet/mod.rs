@@ -7,6 +7,7 @@
 
 mod arena;
 mod drop_reason;
+pub mod real;
 
 pub use arena::{Location, PacketArena};
 pub use drop_reason::DropReason;

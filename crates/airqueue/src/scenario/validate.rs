@@ -51,6 +51,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         check_name(format!("nodes.{}.name", n.name), &n.name, &mut errs);
     }
     unique("nodes", s.nodes.iter().map(|n| n.name.as_str()), &mut errs);
+    check_real_hosts(s, &mut errs);
     let nodes: HashSet<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
     let known_nodes = || {
         let mut v: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).take(8).collect();
@@ -261,6 +262,42 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
 }
 
 /// `answers`: a UDP flow answering another UDP flow that arrives at its `from`.
+/// Real hosts (`nodes.*.real`, live mode): hosts whose traffic comes from the programs in
+/// their namespace, so no simulated flow may start or end at one (its transport would be
+/// simulated TCP or UDP inside a real kernel's host).
+fn check_real_hosts(s: &Scenario, errs: &mut ScenarioError) {
+    let real: HashSet<&str> = s
+        .nodes
+        .iter()
+        .filter(|n| n.real)
+        .map(|n| n.name.as_str())
+        .collect();
+    for n in s.nodes.iter().filter(|n| n.real) {
+        if n.kind != super::spec::NodeKind::Host {
+            errs.push(
+                format!("nodes.{}.real", n.name),
+                "only a host can be real (a router forwards emulated packets); \
+                 remove `real` or make the node a host",
+            );
+        }
+    }
+    for f in &s.flows {
+        for (key, node) in [("from", &f.from), ("to", &f.to)] {
+            if real.contains(node.as_str()) {
+                errs.push(
+                    format!("flows.{}.{key}", f.name),
+                    format!(
+                        "\"{node}\" is a real host (nodes.{node}.real): its traffic comes \
+                         from the programs in its namespace (`airqueue live --exec`), not \
+                         from a simulated {} application; remove the flow or the `real` key",
+                        f.app.kind()
+                    ),
+                );
+            }
+        }
+    }
+}
+
 fn check_answers(label: &str, f: &FlowSpec, a: &str, s: &Scenario, errs: &mut ScenarioError) {
     let path = format!("{label}.answers");
     let udp = |g: &FlowSpec| {

@@ -19,6 +19,7 @@ impl Simulation {
             Endpoint::Udp(_) => self.udp_send(f),
             Endpoint::Tcp(_) => self.tcp_app_event(f),
             Endpoint::Ping(_) => self.ping_send(f),
+            Endpoint::Real => {}
         }
     }
 

@@ -122,7 +122,7 @@ impl Simulation {
     /// Routes a packet out of `node`: it leaves by the route's interface, for the route's
     /// next hop on that interface's medium.
     #[inline(always)]
-    fn forward(&mut self, node: NodeId, pkt: PacketId) -> Xmit {
+    pub(super) fn forward(&mut self, node: NodeId, pkt: PacketId) -> Xmit {
         let dst = self.packets.get(pkt).dst_node;
         self.forward_to(node, pkt, dst)
     }

@@ -18,6 +18,7 @@ mod capture;
 mod conservation;
 mod far;
 mod forward;
+mod live;
 mod media;
 mod results;
 mod root_queue;
@@ -30,6 +31,7 @@ pub use crate::event::{Event, RootId, TimerOwner};
 pub use build::{load_and_build, BuildOptions, MediumFactory};
 pub use capture::{CaptureFile, CaptureSpec};
 pub use conservation::{Conservation, Ledger};
+pub use live::{RealCounts, RealHosts};
 pub use results::{RunResults, Summary};
 pub use root_queue::RootQueue;
 pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
@@ -167,6 +169,9 @@ pub enum Endpoint {
     Tcp(Box<TcpFlow>),
     /// ICMP echo (ping).
     Ping(Box<PingSource>),
+    /// A real host's 5-tuple in live mode (`sim::live`): its packets come from a real
+    /// program, so the simulation sends nothing for it.
+    Real,
 }
 
 /// A node hook at run time.
@@ -239,6 +244,9 @@ pub struct Simulation {
     estimate: budget::Estimate,
     /// Warnings found at build time (`sim::warnings`).
     warnings: Vec<crate::scenario::Problem>,
+    /// Live mode's real hosts and their packets' bytes (`sim::live`); `None` in a
+    /// simulated run, which therefore allocates nothing for them.
+    real: Option<Box<RealHosts>>,
 }
 
 /// Events between two calls of the observer of [`Simulation::run_with`]: at 30 M events/s

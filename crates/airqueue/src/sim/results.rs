@@ -87,7 +87,7 @@ impl RunResults {
 fn tcp(x: &super::FlowRt) -> Option<&super::tcp_flow::TcpFlow> {
     match &x.endpoint {
         super::Endpoint::Tcp(t) => Some(t),
-        super::Endpoint::Udp(_) | super::Endpoint::Ping(_) => None,
+        super::Endpoint::Udp(_) | super::Endpoint::Ping(_) | super::Endpoint::Real => None,
     }
 }
 

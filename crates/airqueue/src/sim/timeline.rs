@@ -454,7 +454,9 @@ impl Simulation {
                 let source = match &mut flow.endpoint {
                     Endpoint::Udp(s) => s,
                     Endpoint::Ping(p) => &mut p.schedule,
-                    Endpoint::Tcp(_) => unreachable!("validated: UDP and ping flows"),
+                    Endpoint::Tcp(_) | Endpoint::Real => {
+                        unreachable!("validated: UDP and ping flows")
+                    }
                 };
                 source.start = now;
                 source.stop = flow.stop;

@@ -85,6 +85,7 @@ impl Builder<'_> {
             timeline,
             estimate: Default::default(),
             warnings: Vec::new(),
+            real: None,
         };
         sim.hot = sim.hot_ifaces();
         sim.drivers = sim.driver_ports();
@@ -123,6 +124,7 @@ impl Simulation {
                     TcpApp::Bulk(_) | TcpApp::Web(_) => Some(t.start),
                     TcpApp::Message(arrivals) => arrivals.first(),
                 },
+                Endpoint::Real => None,
             };
             if let Some(t) = first {
                 let id = self.events.reserve();

@@ -52,6 +52,7 @@ impl Builder<'_> {
                 ),
                 // ICMP has no ports; the source port stands for the echo identifier.
                 Endpoint::Ping(_) => (Protocol::Icmp, "icmp", 0),
+                Endpoint::Real => unreachable!("real flows appear in a live run"),
             };
             flows.push(FlowRt {
                 name: f.name.clone(),

@@ -1,0 +1,18 @@
+//! Live mode (issue 34, docs/live.md): a scenario runs in real time with some hosts real —
+//! each a network namespace with a TUN interface — and the packets their programs send
+//! cross the same qdiscs and media as simulated ones.
+//!
+//! This module is the real-time side: the clock mapping ([`clock`]), the TUN devices
+//! opened inside a namespace ([`tun`]), and the loop that drives a [`Simulation`] built
+//! with [`Simulation::build_live`] through its stepping API ([`run`]). The namespaces
+//! themselves are made and removed by the Python front (`airqueue live`).
+//!
+//! [`Simulation`]: crate::sim::Simulation
+//! [`Simulation::build_live`]: crate::sim::Simulation::build_live
+
+pub mod clock;
+pub mod run;
+pub mod tun;
+
+pub use clock::Clock;
+pub use run::{run, LiveOptions, LiveReport, Timing};

@@ -1,0 +1,219 @@
+//! Real IPv4 headers: what a qdisc classifies on (addresses, ports, protocol, DSCP, ECN,
+//! ICMP type), read from the bytes a real host wrote to its TUN, and the two fields the
+//! emulated network changes on the way, written back before the bytes leave: the TTL
+//! (each emulated router decrements it, RFC 1812 §5.3.1) and the ECN field (an AQM's CE
+//! mark, RFC 3168 §5), each with the header checksum updated incrementally (RFC 1624,
+//! eqn. 3), as Linux's `ip_decrease_ttl` and `IP_ECN_set_ce` do.
+
+use crate::packet::{FiveTuple, Protocol, ECN_CE};
+use etherparse::Ipv4HeaderSlice;
+
+/// The fields of a real IPv4 packet the emulated network reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RealHeader {
+    pub tuple: FiveTuple,
+    /// IPv4 total length (what a qdisc charges).
+    pub size: u32,
+    /// Transport payload bytes (goodput counts these): UDP and TCP data, ICMP after its
+    /// 8-byte header.
+    pub payload: u32,
+    pub ttl: u8,
+    pub dscp: u8,
+    pub ecn: u8,
+    /// ICMP message type (0 for other protocols).
+    pub icmp_type: u8,
+}
+
+/// Why a packet read from a TUN is not carried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unsupported {
+    /// Not an IPv4 packet (IPv6 router solicitations, for instance), or a malformed one.
+    NotIpv4,
+    /// An IPv4 protocol other than ICMP, TCP and UDP.
+    Protocol(u8),
+    /// A fragment (the emulated network carries whole datagrams; Linux's TUN MTU keeps
+    /// a host from fragmenting its own packets).
+    Fragment,
+}
+
+/// Reads the header of a real IPv4 packet; ICMP echo messages take their identifier as
+/// the source port, as Linux's ping sockets and conntrack do.
+pub fn parse(bytes: &[u8]) -> Result<RealHeader, Unsupported> {
+    let ip = Ipv4HeaderSlice::from_slice(bytes).map_err(|_| Unsupported::NotIpv4)?;
+    if ip.more_fragments() || ip.fragments_offset().value() != 0 {
+        return Err(Unsupported::Fragment);
+    }
+    let size = u32::from(ip.total_len());
+    if size as usize > bytes.len() {
+        return Err(Unsupported::NotIpv4);
+    }
+    let l4 = &bytes[usize::from(ip.ihl()) * 4..size as usize];
+    let word = |at: usize| -> u16 {
+        l4.get(at..at + 2)
+            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]))
+    };
+    let (protocol, src_port, dst_port, header, icmp_type) = match ip.protocol().0 {
+        1 => {
+            let kind = l4.first().copied().unwrap_or(0);
+            (Protocol::Icmp, word(4), 0, 8, kind)
+        }
+        6 => {
+            let offset = l4.get(12).map_or(20, |b| u32::from(b >> 4) * 4);
+            (Protocol::Tcp, word(0), word(2), offset, 0)
+        }
+        17 => (Protocol::Udp, word(0), word(2), 8, 0),
+        other => return Err(Unsupported::Protocol(other)),
+    };
+    Ok(RealHeader {
+        tuple: FiveTuple {
+            src_addr: u32::from_be_bytes(ip.source()),
+            dst_addr: u32::from_be_bytes(ip.destination()),
+            src_port,
+            dst_port,
+            protocol,
+        },
+        size,
+        payload: (l4.len() as u32).saturating_sub(header),
+        ttl: ip.ttl(),
+        dscp: ip.dcp().value(),
+        ecn: ip.ecn().value(),
+        icmp_type,
+    })
+}
+
+/// RFC 1624 eqn. 3: the checksum `hc` of a header in which the 16-bit word `old` became
+/// `new`: HC' = ~(~HC + ~m + m').
+pub fn checksum_update(hc: u16, old: u16, new: u16) -> u16 {
+    let mut sum = u32::from(!hc) + u32::from(!old) + u32::from(new);
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// Replaces the 16-bit word at `at` of an IPv4 header, updating the checksum (bytes 10–11).
+fn set_word(h: &mut [u8], at: usize, new: u16) {
+    let old = u16::from_be_bytes([h[at], h[at + 1]]);
+    if old == new {
+        return;
+    }
+    let hc = u16::from_be_bytes([h[10], h[11]]);
+    h[at..at + 2].copy_from_slice(&new.to_be_bytes());
+    h[10..12].copy_from_slice(&checksum_update(hc, old, new).to_be_bytes());
+}
+
+/// Writes the emulated network's changes into the real header: the TTL it arrived with,
+/// and CE when an AQM marked it (RFC 3168 §5: only an ECN-capable packet is marked; a
+/// Not-ECT one was dropped instead, and CE is never cleared).
+pub fn write_back(bytes: &mut [u8], ttl: u8, ecn: u8) {
+    if bytes.len() < 20 {
+        return;
+    }
+    // Word 4 (bytes 8–9): TTL and protocol.
+    set_word(bytes, 8, u16::from_be_bytes([ttl, bytes[9]]));
+    if ecn == ECN_CE && bytes[1] & 3 != 0 {
+        // Word 0 (bytes 0–1): version/IHL and TOS.
+        set_word(bytes, 0, u16::from_be_bytes([bytes[0], bytes[1] | ECN_CE]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etherparse::PacketBuilder;
+
+    /// A UDP packet with DSCP EF (46) and the given ECN field, its checksum recomputed.
+    fn udp(ecn: u8) -> Vec<u8> {
+        let mut out = Vec::new();
+        PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .udp(5000, 5201)
+            .write(&mut out, &[7u8; 100])
+            .unwrap();
+        out[1] = (46 << 2) | ecn;
+        let sum = Ipv4HeaderSlice::from_slice(&out)
+            .unwrap()
+            .to_header()
+            .calc_header_checksum();
+        out[10..12].copy_from_slice(&sum.to_be_bytes());
+        out
+    }
+
+    fn checksum_ok(h: &[u8]) -> bool {
+        let ip = Ipv4HeaderSlice::from_slice(h).unwrap();
+        ip.to_header().calc_header_checksum() == ip.header_checksum()
+    }
+
+    #[test]
+    fn reads_the_five_tuple_dscp_and_ecn() {
+        let h = parse(&udp(2)).unwrap();
+        assert_eq!(h.tuple.src_addr, 0x0a00_0001);
+        assert_eq!(h.tuple.dst_addr, 0x0a00_0002);
+        assert_eq!((h.tuple.src_port, h.tuple.dst_port), (5000, 5201));
+        assert_eq!(h.tuple.protocol, Protocol::Udp);
+        assert_eq!(
+            (h.size, h.payload, h.ttl, h.dscp, h.ecn),
+            (128, 100, 64, 46, 2)
+        );
+    }
+
+    #[test]
+    fn reads_icmp_echo_identifier_and_tcp_data_offset() {
+        let mut out = Vec::new();
+        PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .icmpv4_echo_request(0x1234, 1)
+            .write(&mut out, &[0; 56])
+            .unwrap();
+        let h = parse(&out).unwrap();
+        assert_eq!(h.tuple.protocol, Protocol::Icmp);
+        assert_eq!(
+            (h.icmp_type, h.tuple.src_port, h.payload, h.size),
+            (8, 0x1234, 56, 84)
+        );
+        let mut out = Vec::new();
+        PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .tcp(40000, 5201, 1, 65535)
+            .write(&mut out, &[0; 10])
+            .unwrap();
+        let h = parse(&out).unwrap();
+        assert_eq!(
+            (h.tuple.protocol, h.tuple.dst_port, h.payload),
+            (Protocol::Tcp, 5201, 10)
+        );
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_carry() {
+        assert_eq!(parse(&[0x60; 40]), Err(Unsupported::NotIpv4));
+        let mut p = udp(0);
+        p[9] = 2; // IGMP
+        assert_eq!(parse(&p), Err(Unsupported::Protocol(2)));
+        let mut p = udp(0);
+        p[6] |= 0x20; // more fragments
+        assert_eq!(parse(&p), Err(Unsupported::Fragment));
+    }
+
+    /// RFC 3168 §6.1.1.1: a router sets CE on an ECT packet and leaves the rest of the
+    /// header alone; the incremental checksum (RFC 1624) equals the recomputed one.
+    #[test]
+    fn ce_mark_and_ttl_keep_the_checksum_right() {
+        for ecn in [1, 2] {
+            let mut p = udp(ecn);
+            write_back(&mut p, 61, ECN_CE);
+            let h = parse(&p).unwrap();
+            assert_eq!((h.ecn, h.dscp, h.ttl), (ECN_CE, 46, 61));
+            assert!(checksum_ok(&p));
+        }
+        // Not-ECT is never marked (the AQM dropped it instead).
+        let mut p = udp(0);
+        write_back(&mut p, 64, ECN_CE);
+        assert_eq!(parse(&p).unwrap().ecn, 0);
+        assert_eq!(p, udp(0));
+        assert!(checksum_ok(&p));
+    }
+
+    /// RFC 1624 §4's example: HC 0xDD2F, a word 0x5555 → 0x3285 gives HC' 0x0000.
+    #[test]
+    fn incremental_checksum_follows_rfc_1624() {
+        assert_eq!(checksum_update(0xdd2f, 0x5555, 0x3285), 0x0000);
+    }
+}
