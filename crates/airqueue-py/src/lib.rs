@@ -8,7 +8,7 @@
 use airqueue::channel;
 use airqueue::metrics::{Column, Table};
 use airqueue::scenario::{self, ScenarioError as CoreScenarioError};
-use airqueue::sim::{load_and_build, BuildOptions, CaptureSpec, Progress, RunEnd};
+use airqueue::sim::{load_and_build, BuildOptions, CaptureSpec, Progress, RunEnd, Simulation};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
