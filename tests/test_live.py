@@ -30,7 +30,7 @@ def our_namespaces() -> list[str]:
 
 
 def live(tmp_path: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    env = dict(os.environ)  # the installed airqueue, as the other CLI tests
     return subprocess.run(
         [sys.executable, "-m", "airqueue", "live", str(SCENARIO), "--out", str(tmp_path), *args],
         capture_output=True,
@@ -107,7 +107,7 @@ def test_udp_flood_is_cut_to_the_link_rate_with_drops_counted(tmp_path: Path) ->
 
 
 def test_sigterm_removes_the_namespaces(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    env = dict(os.environ)  # the installed airqueue, as the other CLI tests
     p = subprocess.Popen(
         [sys.executable, "-m", "airqueue", "live", str(SCENARIO), "--out", str(tmp_path),
          "--duration", "30s", "--exec", "a=ping -i 0.2 10.0.0.2"],
@@ -129,7 +129,7 @@ def test_cleanup_removes_namespaces_of_dead_runs(tmp_path: Path) -> None:
     # A namespace named for a pid that cannot be running (pid_max is at most 2^22).
     stale = "aq-9999999-a"
     subprocess.run(["ip", "netns", "add", stale], check=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    env = dict(os.environ)  # the installed airqueue, as the other CLI tests
     r = subprocess.run(
         [sys.executable, "-m", "airqueue", "live", "--cleanup"],
         capture_output=True, text=True, env=env,
