@@ -360,3 +360,31 @@ fn a_scatternet_bridge_reports_its_buffer_in_each_piconet() {
     eprintln!("{ifaces:?} {kinds:?}");
     assert_eq!(bridges.len(), 2, "{ifaces:?} {kinds:?}");
 }
+
+/// fq_codel on a piconet master's interface above its downlink queues: warned about with
+/// the default `master_buffer` (1000 IP packets: the thesis's "large enough" master, where
+/// the queue sits below fq_codel), not with `master_buffer = 2` (what the NAP scenarios
+/// set so that packets wait in the qdisc); a slave's qdisc is never warned about.
+#[test]
+fn fq_codel_above_a_deep_master_buffer_is_warned_about() {
+    let warnings = |keys: &str| -> Vec<String> {
+        let text = piconet(
+            keys,
+            "[[qdiscs]]\ndev = \"master.bt\"\nkind = \"fq_codel\"\n\n\
+             [[qdiscs]]\ndev = \"s1.bt\"\nkind = \"fq_codel\"\n",
+        );
+        let s = load_toml_str(&text).unwrap();
+        let sim = Simulation::build(&s, BuildOptions::default()).unwrap();
+        sim.warnings().iter().map(|p| p.message.clone()).collect()
+    };
+    let deep = warnings("");
+    assert_eq!(deep.len(), 1, "{deep:#?}");
+    assert!(
+        deep[0].contains("master.bt") && deep[0].contains("driver buffer of 1000 packets"),
+        "{}",
+        deep[0]
+    );
+    assert!(deep[0].contains("piconets.bt.master_buffer"), "{}", deep[0]);
+    eprintln!("{}", deep[0]);
+    assert!(warnings("master_buffer = 2").is_empty());
+}
