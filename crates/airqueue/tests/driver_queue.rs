@@ -336,6 +336,33 @@ app = { kind = "poisson", size = 1000, rate = "300kbit" }"#,
     );
 }
 
+/// Regression (found by the driver queues): with flow control, a baseband packet may
+/// pass the token bucket at once and find L full while its IP packet is still being
+/// segmented. Such an IP packet must end dropped (`qdisc_overflow`), never stay in the
+/// piconet: before the fix its counts were still 0 then, wrapped, and it was never
+/// delivered nor dropped. Reference: the conservation contract (every packet delivered,
+/// dropped with a reason, or in flight) with in flight bounded by what S and L can hold
+/// at the end — here L holds 3 baseband packets and S 25, so at most 28 IP packets.
+#[test]
+fn an_sdu_blocked_while_it_is_segmented_is_dropped_not_stuck() {
+    let text = piconet(
+        r#"flow_control = { token_rate = "2Mbit", token_depth = "64KB", buffer = 25 }"#,
+        r#"[[flows]]
+name = "up"
+from = "s1"
+to = "master"
+app = { kind = "poisson", size = 1000, rate = "300kbit" }"#,
+    )
+    .replace("slave_buffer = 20", "slave_buffer = 3");
+    let (r, _) = run(&text);
+    assert_conserved(&r);
+    let p = &r.summary.packets;
+    eprintln!("in flight at the end {}, dropped {:?}", p.in_flight, p.dropped);
+    assert!(p.in_flight <= 28, "{} packets stuck in the piconet", p.in_flight);
+    let lost = flow(&r, "up").f("drops_qdisc_overflow");
+    assert!(lost > 100.0, "blocked SDUs dropped: {lost}");
+}
+
 /// A scatternet's bridge has a driver queue in each piconet: its buffer there
 /// (`kind = "bridge"`).
 #[test]

@@ -1169,9 +1169,18 @@ impl Piconet {
                 return;
             }
         }
+        let mut guarded = false;
         match self.conf.flow.filter(|_| !self.is_bridge(j)) {
             Some(f) => {
                 self.refill(j, now, cx);
+                guarded = true;
+                // A baseband packet may pass the token bucket at once and find L full
+                // (`blocked`) while later ones are still to be segmented: the record's
+                // counts hold one extra (a guard) meanwhile, so that it cannot finish
+                // before every baseband packet of the SDU has been offered.
+                let rec = &mut self.ips[ip as usize];
+                rec.left = n + 1;
+                rec.queued = n + 1;
                 for k in 0..n as usize {
                     let (ty, bytes) = self.scratch[k];
                     let link = &mut self.links[j];
@@ -1211,10 +1220,28 @@ impl Piconet {
             return;
         }
         let rec = &mut self.ips[ip as usize];
-        rec.left = admitted;
-        rec.queued = admitted;
+        if guarded {
+            // Drop the guard and the baseband packets S refused; what `blocked` already
+            // took out stays taken.
+            rec.left -= n - admitted + 1;
+            rec.queued -= n - admitted + 1;
+        } else {
+            rec.left = admitted;
+            rec.queued = admitted;
+        }
         if admitted < n {
             rec.fate = Some(DropReason::QdiscOverflow);
+        }
+        if rec.left == 0 {
+            // Every admitted baseband packet was blocked at once: the SDU is lost.
+            self.dq
+                .leave(j + 1, pkt, size, now, Some(DropReason::QdiscOverflow));
+            self.free_ips.push(ip);
+            cx.emit(LinkEffect::Drop {
+                pkt,
+                reason: DropReason::QdiscOverflow,
+            });
+            return;
         }
         self.held[j + 1] += 1;
         cx.locate(pkt, Location::Transmitting(self.ports[j + 1].0));
