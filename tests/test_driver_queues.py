@@ -54,3 +54,32 @@ def test_a_shallow_driver_buffer_is_not_warned_about() -> None:
     assert warnings == []
     _, warnings = airqueue.load_scenario(WIFI_FQ_CODEL).check()
     assert [p for p, _ in warnings] == ["qdiscs.ap.wlan"]
+
+
+def test_a_piconets_ports_report_their_l2cap_and_baseband_queues(tmp_path: Path) -> None:
+    """The thesis's 2-slave piconet (TCP s1 → s2 and s2 → s1 through the master): the
+    master's downlink queues and each slave's S + L are driver queues, in the console, the
+    table and the time series (docs/bluetooth.md, "Driver queues")."""
+    scenario = EXAMPLES.parent / "bluetooth-tcp" / "piconet-2-ppl.toml"
+    out = tmp_path / "out"
+    proc = airqueue_cli(
+        "run", scenario, "--set", "run.duration=20s", "--set", "run.warmup=5s", "--out", out
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "driver queues below the qdiscs" in proc.stdout + proc.stderr
+    res = airqueue.Result.read(out)
+    drivers = res.more["driver_queues"].set_index("interface")
+    assert list(drivers["kind"]) == ["downlink", "l2cap", "l2cap"]
+    assert drivers.loc["master.bt", "limit_packets"] == 1000
+    for iface in ("master.bt", "s1.bt", "s2.bt"):
+        assert drivers.loc[iface, "dequeued_packets"] > 0
+    # Little's law on the master's queues. Not on the slaves' here: an IP packet one of
+    # whose baseband packets the bucket passes into a full L while the packet is still
+    # being segmented is never released by the model (a known bug, docs/bluetooth.md
+    # "Not yet"), and stays in the slave's driver queue to the end of the run.
+    m = drivers.loc["master.bt"]
+    little = m["dequeued_packets"] / 15.0 * m["sojourn_mean_ms"] / 1e3
+    assert abs(little / m["backlog_mean_packets"] - 1) < 0.05
+    ts = res.timeseries
+    assert set(ts[ts["kind"] == "driver"]["name"].astype(str)) == {"master.bt", "s1.bt", "s2.bt"}
+    assert not res.summary.get("warnings")

@@ -50,11 +50,13 @@
 
 pub mod air;
 pub mod bluetooth;
+mod driver;
 pub mod netem;
 pub mod p2p;
 pub mod segment;
 pub mod wifi;
 
+pub(crate) use driver::DriverLedger;
 pub use netem::impairment::{Copies, Dequeue, Finish, Impairment};
 pub use p2p::wire::Wire;
 pub use p2p::P2pLink;

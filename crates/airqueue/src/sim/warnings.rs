@@ -12,7 +12,8 @@
 //!   64), or a routing loop: every packet ends in a TTL drop (added by the build);
 //! - a run that will take a large share of the memory budget (added by the build);
 //! - a qdisc that manages its queue (not a plain FIFO) above a deep driver buffer (an
-//!   802.11 interface's `buffer` of more than [`SHALLOW_DRIVER_PACKETS`]): once the buffer
+//!   802.11 interface's `buffer`, a piconet master's `master_buffer`, of more than
+//!   [`SHALLOW_DRIVER_PACKETS`]): once the buffer
 //!   fills, the queue and its delay sit in the driver, below the qdisc, where an AQM or a
 //!   fair scheduler cannot act on them — the bufferbloat BQL and mac80211's TXQs exist to
 //!   fix (docs/qdiscs/fq_codel.md).
@@ -80,16 +81,17 @@ fn manages_its_queue(kind: &str) -> bool {
 }
 
 /// A qdisc that manages its queue (an AQM, a scheduler: [`manages_its_queue`]) on an 802.11
-/// interface (or on a virtual device one of whose members is one) whose driver buffer holds
+/// interface or a piconet's master (or on a virtual device one of whose members is one)
+/// whose driver buffer holds
 /// more than [`SHALLOW_DRIVER_PACKETS`] with no limiter: the
 /// buffer's depth in packets and in time at the fastest PHY rate the interface sends at
 /// (a lower bound: MAC overhead, contention and retries make it longer), and what to do.
 fn driver_buffer_warnings(s: &Scenario, out: &mut Vec<Problem>) {
     use crate::link::wifi::build::cell_rate;
     use crate::link::wifi::spec::ApQueuesKind;
+    // (interface, buffer, fastest rate, the key that sets the buffer, MTU, a hint)
+    let mut ports: Vec<(String, u32, u64, String, u32, String)> = Vec::new();
     for c in &s.cells {
-        // (interface, buffer, fastest rate, the key that sets the buffer)
-        let mut ports: Vec<(String, u32, u64, String)> = Vec::new();
         let cell = format!("cells.{}", c.name);
         if let Some(ap) = &c.ap {
             if c.ap_queues == ApQueuesKind::Driver {
@@ -104,6 +106,11 @@ fn driver_buffer_warnings(s: &Scenario, out: &mut Vec<Problem>) {
                     c.ap_buffer.unwrap_or(c.buffer),
                     rate.unwrap_or(0),
                     key,
+                    c.mtu,
+                    format!(
+                        ", or give the AP mac80211's per-station FQ-CoDel queues \
+                         ({cell}.ap_queues = \"mac80211\")"
+                    ),
                 ));
             }
         }
@@ -118,59 +125,71 @@ fn driver_buffer_warnings(s: &Scenario, out: &mut Vec<Problem>) {
                 st.buffer.unwrap_or(c.buffer),
                 cell_rate(c, st).bps(),
                 key,
+                c.mtu,
+                String::new(),
             ));
         }
-        for (dev, limit, bps, key) in ports {
-            if limit <= SHALLOW_DRIVER_PACKETS || bps == 0 {
-                continue;
-            }
-            let Some(q) = s.qdiscs.iter().find(|q| {
-                q.dev == dev
-                    || s.virtual_devs
-                        .iter()
-                        .any(|v| v.name == q.dev && v.members.contains(&dev))
-            }) else {
-                continue;
-            };
-            let kind = serde_json::to_value(&q.conf)
-                .ok()
-                .and_then(|v| v.get("kind").and_then(Value::as_str).map(String::from))
-                .unwrap_or_else(|| "qdisc".into());
-            if !manages_its_queue(&kind) {
-                continue;
-            }
-            let ms = f64::from(limit) * f64::from(c.mtu) * 8.0 / bps as f64 * 1e3;
-            let via = if q.dev == dev {
-                String::new()
-            } else {
-                format!(" (through {})", q.dev)
-            };
-            let txqs = if c
-                .ap
-                .as_ref()
-                .is_some_and(|ap| dev == format!("{ap}.{}", c.name))
-            {
-                format!(
-                    ", or give the AP mac80211's per-station FQ-CoDel queues ({cell}.ap_queues \
-                     = \"mac80211\")"
-                )
-            } else {
-                String::new()
-            };
-            out.push(Problem::new(
-                format!("qdiscs.{}", q.dev),
-                format!(
-                    "the {kind} on {dev}{via} sits above a driver buffer of {limit} packets \
+    }
+    // A piconet's master: its downlink queues take packets while they hold fewer than
+    // `master_buffer` IP packets (default 1000), at the fastest ACL type's asymmetric
+    // rate. A slave's buffers are not warned about: without flow control L holds a few
+    // MTU packets (20 baseband packets: 4), and with it the port is always ready (the
+    // thesis's L2CAP takes every SDU), so no qdisc above it ever holds a packet.
+    for p in &s.piconets {
+        use crate::link::bluetooth::baseband::{max_asymmetric_bps, PacketType};
+        let bps = p
+            .packet_types
+            .iter()
+            .filter_map(|t| PacketType::parse(t))
+            .map(|t| max_asymmetric_bps(t) as u64)
+            .max()
+            .unwrap_or(0);
+        ports.push((
+            format!("{}.{}", p.master, p.name),
+            p.master_buffer,
+            bps,
+            format!("piconets.{}.master_buffer", p.name),
+            p.mtu,
+            String::new(),
+        ));
+    }
+    for (dev, limit, bps, key, mtu, hint) in ports {
+        if limit <= SHALLOW_DRIVER_PACKETS || bps == 0 {
+            continue;
+        }
+        let Some(q) = s.qdiscs.iter().find(|q| {
+            q.dev == dev
+                || s.virtual_devs
+                    .iter()
+                    .any(|v| v.name == q.dev && v.members.contains(&dev))
+        }) else {
+            continue;
+        };
+        let kind = serde_json::to_value(&q.conf)
+            .ok()
+            .and_then(|v| v.get("kind").and_then(Value::as_str).map(String::from))
+            .unwrap_or_else(|| "qdisc".into());
+        if !manages_its_queue(&kind) {
+            continue;
+        }
+        let ms = f64::from(limit) * f64::from(mtu) * 8.0 / bps as f64 * 1e3;
+        let via = if q.dev == dev {
+            String::new()
+        } else {
+            format!(" (through {})", q.dev)
+        };
+        out.push(Problem::new(
+            format!("qdiscs.{}", q.dev),
+            format!(
+                "the {kind} on {dev}{via} sits above a driver buffer of {limit} packets \
                      (≈ {ms:.0} ms of {mtu}-byte packets at {rate}, more with MAC overhead \
                      and retries) with no limiter like BQL: once the buffer fills, the queue \
                      and its delay are in the driver, where the {kind} cannot see or manage \
                      them (the driver_queues table shows them); set {key} to a few packets \
-                     (e.g. 2){txqs}",
-                    mtu = c.mtu,
-                    rate = crate::conf::Rate(bps),
-                ),
-            ));
-        }
+                     (e.g. 2){hint}",
+                rate = crate::conf::Rate(bps),
+            ),
+        ));
     }
 }
 

@@ -76,7 +76,10 @@ use super::sar::Sar;
 use super::scatternet::WalkIn;
 use super::token_bucket::TokenBucket;
 use crate::engine::{SimTime, TimerId};
-use crate::link::{LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour, PendingEvents};
+use crate::link::{
+    DriverLedger, DriverQueue, LinkCtx, LinkEffect, LinkView, Medium, MediumBuild, Neighbour,
+    PendingEvents,
+};
 use crate::metrics::{Column, Table};
 use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
@@ -287,6 +290,10 @@ pub struct Piconet {
     frame_absent: bool,
     /// Where its slot clock starts (a scatternet's second piconet runs on its own clock).
     clock_phase: SimTime,
+    /// Per port: its driver queue's statistics (the master's downlink queues, a slave's
+    /// S and L, the bridge's buffer), in IP packets, since the warm-up; see
+    /// [`Medium::driver_queue`].
+    dq: DriverLedger,
 }
 
 impl Piconet {
@@ -365,6 +372,7 @@ impl Piconet {
             bridge: None,
             frame_absent: false,
             clock_phase: SimTime::ZERO,
+            dq: DriverLedger::new(n + 1),
         }
     }
 
@@ -438,6 +446,22 @@ impl Piconet {
         }
     }
 
+    /// One of IP packet `ip`'s baseband packets left its sender's queues for good (sent
+    /// without ARQ, acknowledged, or blocked by a full L); once the last one has, the IP
+    /// packet leaves its port's driver queue: sent, or dropped if a buffer refused part of
+    /// it (`qdisc_overflow`). A packet a lost baseband packet dooms (`channel_error`) left
+    /// the queue all the same: the air lost it.
+    fn seg_left(&mut self, ip: u32, cx: &LinkCtx<'_>) {
+        let rec = &mut self.ips[ip as usize];
+        rec.queued -= 1;
+        if rec.queued == 0 {
+            let size = cx.packets.get(rec.pkt).size_bytes;
+            let dropped = rec.fate.filter(|&r| r == DropReason::QdiscOverflow);
+            self.dq
+                .leave(rec.from as usize, rec.pkt, size, cx.now, dropped);
+        }
+    }
+
     /// Whether slave `j`'s port can take an SDU (no flow control: room in L for an MTU).
     fn slave_ready(&self, j: usize) -> bool {
         self.conf.flow.is_some()
@@ -488,10 +512,10 @@ impl Piconet {
     /// IP packet cannot be reassembled (`qdisc_overflow`).
     fn blocked(&mut self, seg: Seg, cx: &mut LinkCtx<'_>) {
         let rec = &mut self.ips[seg.ip as usize];
-        rec.queued -= 1;
         if rec.fate.is_none() {
             rec.fate = Some(DropReason::QdiscOverflow);
         }
+        self.seg_left(seg.ip, cx);
         self.received(seg, true, cx);
     }
 
@@ -843,8 +867,8 @@ impl Piconet {
 
     /// `seg` left its sender's queue for good (sent without ARQ, or acknowledged).
     fn left_queue(&mut self, seg: Seg, cx: &mut LinkCtx<'_>) {
-        let rec = &mut self.ips[seg.ip as usize];
-        rec.queued -= 1;
+        self.seg_left(seg.ip, cx);
+        let rec = &self.ips[seg.ip as usize];
         if rec.queued > 0 || rec.from != 0 {
             return;
         }
@@ -953,7 +977,7 @@ impl Piconet {
         } else {
             let u = self.links[j].l.pop_front();
             if let Some(seg) = u {
-                self.ips[seg.ip as usize].queued -= 1;
+                self.seg_left(seg.ip, cx);
                 self.refill(j, now, cx);
             }
             u
@@ -1008,7 +1032,7 @@ impl Piconet {
                 if !lost {
                     let was_ready = self.slave_ready(j);
                     self.links[j].l.pop_front();
-                    self.ips[seg.ip as usize].queued -= 1;
+                    self.seg_left(seg.ip, cx);
                     self.refill(j, now, cx);
                     self.received(seg, false, cx);
                     if !was_ready && self.slave_ready(j) {
@@ -1104,6 +1128,7 @@ impl Piconet {
         link.down_ips += 1;
         self.master_ips += 1;
         self.held[0] += 1;
+        self.dq.enter(0, pkt, size, cx.now);
         cx.locate(pkt, Location::Transmitting(self.ports[0].0));
         cx.tx_start(self.ports[0], pkt);
     }
@@ -1122,6 +1147,9 @@ impl Piconet {
         });
         let now = cx.now;
         let counting = self.counting(now);
+        // It enters the port's driver queue (S, L or the bridge's buffer) at once: one
+        // that finds no room leaves it again, dropped.
+        self.dq.enter(j + 1, pkt, size, now);
         let mut admitted = 0u16;
         let bridge = self.bridge.as_mut().filter(|b| b.j == j);
         if let Some(b) = bridge {
@@ -1131,6 +1159,8 @@ impl Piconet {
                 if counting {
                     b.buffer_drops += 1;
                 }
+                self.dq
+                    .leave(j + 1, pkt, size, now, Some(DropReason::QdiscOverflow));
                 self.free_ips.push(ip);
                 cx.emit(LinkEffect::Drop {
                     pkt,
@@ -1139,9 +1169,18 @@ impl Piconet {
                 return;
             }
         }
+        let mut guarded = false;
         match self.conf.flow.filter(|_| !self.is_bridge(j)) {
             Some(f) => {
                 self.refill(j, now, cx);
+                guarded = true;
+                // A baseband packet may pass the token bucket at once and find L full
+                // (`blocked`) while later ones are still to be segmented: the record's
+                // counts hold one extra (a guard) meanwhile, so that it cannot finish
+                // before every baseband packet of the SDU has been offered.
+                let rec = &mut self.ips[ip as usize];
+                rec.left = n + 1;
+                rec.queued = n + 1;
                 for k in 0..n as usize {
                     let (ty, bytes) = self.scratch[k];
                     let link = &mut self.links[j];
@@ -1171,6 +1210,8 @@ impl Piconet {
             }
         }
         if admitted == 0 {
+            self.dq
+                .leave(j + 1, pkt, size, now, Some(DropReason::QdiscOverflow));
             self.free_ips.push(ip);
             cx.emit(LinkEffect::Drop {
                 pkt,
@@ -1179,10 +1220,28 @@ impl Piconet {
             return;
         }
         let rec = &mut self.ips[ip as usize];
-        rec.left = admitted;
-        rec.queued = admitted;
+        if guarded {
+            // Drop the guard and the baseband packets S refused; what `blocked` already
+            // took out stays taken.
+            rec.left -= n - admitted + 1;
+            rec.queued -= n - admitted + 1;
+        } else {
+            rec.left = admitted;
+            rec.queued = admitted;
+        }
         if admitted < n {
             rec.fate = Some(DropReason::QdiscOverflow);
+        }
+        if rec.left == 0 {
+            // Every admitted baseband packet was blocked at once: the SDU is lost.
+            self.dq
+                .leave(j + 1, pkt, size, now, Some(DropReason::QdiscOverflow));
+            self.free_ips.push(ip);
+            cx.emit(LinkEffect::Drop {
+                pkt,
+                reason: DropReason::QdiscOverflow,
+            });
+            return;
         }
         self.held[j + 1] += 1;
         cx.locate(pkt, Location::Transmitting(self.ports[j + 1].0));
@@ -1415,6 +1474,37 @@ impl Medium for Piconet {
                 }
             })
         }
+    }
+
+    /// The master's port: its downlink queues together (`"downlink"`, `master_buffer` IP
+    /// packets); a slave's: its token buffer S and baseband buffer L (`"l2cap"`, S + L
+    /// baseband packets) or L alone without flow control (`"baseband"`, `slave_buffer`);
+    /// the bridge's: its buffer in this piconet (`"bridge"`). A slave's limit counts
+    /// baseband packets, so it bounds the IP packets from above (an MTU packet takes
+    /// several).
+    fn driver_queue(&self, port: usize) -> Option<DriverQueue<'_>> {
+        let (kind, limit) = if port == 0 {
+            ("downlink", u64::from(self.conf.master_buffer))
+        } else if self.is_bridge(port - 1) {
+            ("bridge", u64::from(self.links[port - 1].cap))
+        } else {
+            match self.conf.flow {
+                Some(f) => (
+                    "l2cap",
+                    u64::from(f.buffer) + u64::from(self.links[port - 1].cap),
+                ),
+                None => ("baseband", u64::from(self.links[port - 1].cap)),
+            }
+        };
+        Some(DriverQueue {
+            kind,
+            limit_packets: limit,
+            stats: &self.dq.stats[port],
+        })
+    }
+
+    fn warmup_end(&mut self, now: SimTime) {
+        self.dq.reset(now);
     }
 
     fn held(&self, out: &mut Vec<(Location, u64)>) {

@@ -42,7 +42,7 @@
 
 use super::piconet::Piconet;
 use crate::engine::SimTime;
-use crate::link::{LinkCtx, LinkView, Medium, MediumBuild, Neighbour, PendingEvents};
+use crate::link::{DriverQueue, LinkCtx, LinkView, Medium, MediumBuild, Neighbour, PendingEvents};
 use crate::metrics::{Column, Table};
 use crate::packet::{Location, NodeId, PacketId};
 use crate::topology::IfaceId;
@@ -400,6 +400,17 @@ impl Medium for Scatternet {
     fn view(&self, port: usize, neighbour: NodeId) -> Option<LinkView> {
         let (k, p) = self.at(port);
         self.piconets[k].view(p, neighbour)
+    }
+
+    fn driver_queue(&self, port: usize) -> Option<DriverQueue<'_>> {
+        let (k, p) = self.at(port);
+        self.piconets[k].driver_queue(p)
+    }
+
+    fn warmup_end(&mut self, now: SimTime) {
+        for p in &mut self.piconets {
+            p.warmup_end(now);
+        }
     }
 
     fn held(&self, out: &mut Vec<(Location, u64)>) {

@@ -27,9 +27,9 @@
 //! The port of an AP with these queues is always ready: packets go straight from the
 //! qdisc into the TXQs (as mac80211 runs with `noqueue`), so the qdisc above holds nothing.
 
-use super::dcf::DriverLedger;
 use crate::conf::{Bytes, Duration};
 use crate::engine::{stream, SimTime};
+use crate::link::DriverLedger;
 use crate::link::{LinkCtx, LinkEffect};
 use crate::packet::{PacketArena, PacketId};
 use crate::qdisc::{DevInfo, DropSink, FqCodel, FqCodelConf, Qdisc, QdiscCtx};

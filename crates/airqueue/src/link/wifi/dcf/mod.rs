@@ -61,14 +61,13 @@ use crate::topology::IfaceId;
 use std::collections::VecDeque;
 
 mod channel_access;
-mod driver;
 mod frame_exchange;
 pub mod hearing;
 mod rates;
 mod setup;
 mod stats;
+use crate::link::DriverLedger;
 use channel_access::{Backoff, Ifs};
-pub(crate) use driver::DriverLedger;
 use frame_exchange::ewma;
 use hearing::{Spatial, HX_EVENT};
 use rates::{ber_table, RateCtl};

@@ -1,8 +1,9 @@
-//! The driver queues' statistics of a cell's ports (see [`crate::link::Medium::driver_queue`]):
-//! per port, the queue table's counters since the warm-up; per packet in a driver queue,
-//! when it entered, in a table indexed by the packet's arena slot (it grows to the most
-//! slots in use once, then never allocates). The packet's own `enqueued` stamp is left
-//! alone: it belongs to whoever queued it before (a striping receiver measures from it).
+//! The driver queues' statistics of a medium's ports (an 802.11 cell's, a piconet's; see
+//! [`crate::link::Medium::driver_queue`]): per port, the queue table's counters since the
+//! warm-up; per packet in a driver queue, when it entered, in a table indexed by the
+//! packet's arena slot (it grows to the most slots in use once, then never allocates). The
+//! packet's own `enqueued` stamp is left alone: it belongs to whoever queued it before (a
+//! striping receiver measures from it).
 
 use crate::engine::SimTime;
 use crate::metrics::QueueStats;
