@@ -357,8 +357,15 @@ app = { kind = "poisson", size = 1000, rate = "300kbit" }"#,
     let (r, _) = run(&text);
     assert_conserved(&r);
     let p = &r.summary.packets;
-    eprintln!("in flight at the end {}, dropped {:?}", p.in_flight, p.dropped);
-    assert!(p.in_flight <= 28, "{} packets stuck in the piconet", p.in_flight);
+    eprintln!(
+        "in flight at the end {}, dropped {:?}",
+        p.in_flight, p.dropped
+    );
+    assert!(
+        p.in_flight <= 28,
+        "{} packets stuck in the piconet",
+        p.in_flight
+    );
     let lost = flow(&r, "up").f("drops_qdisc_overflow");
     assert!(lost > 100.0, "blocked SDUs dropped: {lost}");
 }
