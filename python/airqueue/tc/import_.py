@@ -116,7 +116,7 @@ class _Multi(list[Any]):
 def _all(v: Any) -> list[Any]:
     if v is None:
         return []
-    return list(v) if isinstance(v, _Multi) else [v]
+    return list(v) if isinstance(v, list) else [v]
 
 
 def read_json(text: str, where: str, what: str) -> list[dict[str, Any]]:
@@ -537,9 +537,17 @@ class Importer:
                 )
         parents = {e.get("parent") for e in classes}
         for e in classes:
-            if e["name"] in parents:
+            # What the kernel fills in is left out (HTB's bursts of about 1600 B, which
+            # the kernel keeps as a time; quanta of rate / r2q; prio 0).
+            for key in ("burst", "cburst"):
+                if abs(int(e.get(key, 0)) - 1600) <= 8:
+                    e.pop(key, None)
+            if e["name"] in parents or e.get("quantum") == max(
+                1000, min(200000, parse_tc_rate(e["rate"]) // 8 // t["r2q"])
+            ):
                 e.pop("quantum", None)
-                e.pop("prio", None) if e.get("prio") == 0 else None
+            if e.get("prio") == 0:
+                e.pop("prio")
         if default:
             cid = f"{major}:{default:x}"
             if cid in ids:
@@ -729,6 +737,8 @@ class Importer:
                     m["protocol"] = {1: "icmp", 6: "tcp", 17: "udp"}[fv]
                 elif fname in ("sport", "dport") and fm == 0xFFFF:
                     m[fname] = fv
+                elif fname in ("sport", "dport") and (0x10000 - fm) & (0xFFFF - fm) == 0:
+                    m[fname] = f"{fv}-{fv + 0xFFFF - fm}"  # a prefix: a port range
                 elif fname == "tos" and fm == 0xFC:
                     m["dscp"] = [fv >> 2]
                 else:
