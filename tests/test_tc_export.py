@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support import airqueue_cli
 
 from airqueue import load_scenario
 from airqueue.tc.export import NOT_LINUX, ExportError, export_scenario, port_prefixes, render
@@ -24,6 +23,7 @@ from airqueue.tc.units import (
     tc_size_printed,
     tc_time,
 )
+from support import airqueue_cli
 
 DATA = Path(__file__).parent / "data" / "tc"
 ROUND_TRIP = DATA / "round-trip.toml"

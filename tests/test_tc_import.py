@@ -13,9 +13,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from tests.support import airqueue_cli
 
 from airqueue.tc.import_ import ImportError_, Listing, import_tree
+from support import airqueue_cli
 
 DATA = Path(__file__).parent / "data" / "tc"
 QDISC = DATA / "htb-qdisc.json"
