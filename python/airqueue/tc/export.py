@@ -630,8 +630,9 @@ class TreeExporter:
         ]
         child = q.get("qdisc")
         if child is not None:
-            # The child replaces tbf's default bfifo, which `limit` sizes: none is made.
-            o.params.append(("limit", "0"))
+            # `limit` only sizes tbf's default bfifo, which the child replaces; tc wants one
+            # (and reads 0 as none given): the burst's size, harmless.
+            o.params.append(("limit", tc_size(size_bytes(q["burst"]))))
         elif q.get("latency") is not None:
             o.params.append(("latency", tc_time(duration_ns(q["latency"]))))
         else:
