@@ -174,3 +174,107 @@ def test_actions_and_other_classifiers_are_reported_by_name() -> None:
     said = " ".join(w + " " + m for w, m in t.unrepresented)
     assert '"flower"' in said and "pref 9" in said
     assert "actions (gact)" in said
+
+
+def test_kinds_this_kernel_lacks_import_from_tc_6_1s_json() -> None:
+    """prio with fq_codel and sfq bands, and a root netem, as iproute2 6.1 prints them
+    (tc/q_prio.c, q_fq_codel.c: target/interval in µs; q_sfq.c: perturb in s; q_netem.c:
+    times in s, probabilities as fractions, rates in bytes/s). This kernel has none of
+    them, so these listings are written from those printers; the VM harness checks them
+    against a kernel that has."""
+    qdiscs = [
+        {
+            "kind": "netem",
+            "handle": "fff0:",
+            "root": True,
+            "options": {
+                "limit": 1000,
+                "delay": {"delay": 0.01, "jitter": 0.002, "correlation": 0.25},
+                "loss-random": {"loss": 0.01, "correlation": 0.1},
+                "loss-gemodel": None,
+                "rate": {"rate": 625000, "packetoverhead": 14, "cellsize": 48, "celloverhead": 5},
+                "slot": {"min-delay": 0.001, "max-delay": 0.003, "packets": 4},
+                "ecn": False,
+                "gap": 0,
+            },
+        },
+        {
+            "kind": "prio",
+            "handle": "1:",
+            "parent": "fff0:1",
+            "options": {
+                "bands": 3,
+                "priomap": [1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1],
+                "multiqueue": False,
+            },
+        },
+        {
+            "kind": "fq_codel",
+            "handle": "10:",
+            "parent": "1:1",
+            "options": {
+                "limit": 2000,
+                "flows": 1024,
+                "quantum": 300,
+                "target": 2000,
+                "interval": 100000,
+                "memory_limit": 33554432,
+                "drop_batch": 64,
+            },
+        },
+        {
+            "kind": "sfq",
+            "handle": "20:",
+            "parent": "1:2",
+            "options": {
+                "limit": 100,
+                "quantum": 1514,
+                "depth": 20,
+                "headdrop": True,
+                "flows": 128,
+                "divisor": 1024,
+                "perturb": 10,
+            },
+        },
+    ]
+    qdiscs[0]["options"].pop("loss-gemodel")
+    classes = "class prio 1:1 parent 1: leaf 10:\nclass prio 1:2 parent 1: leaf 20:\n"
+    t = import_tree(Listing(qdiscs=json.dumps(qdiscs), classes=classes))
+    assert t.unrepresented == []
+    assert t.impairment == {
+        "delay": "10ms",
+        "jitter": "2ms",
+        "delay_correlation": 0.25,
+        "loss": 0.01,
+        "loss_correlation": 0.1,
+        "rate": "5Mbit",
+        "packet_overhead": 14,
+        "cell_size": 48,
+        "cell_overhead": 5,
+        "slot": {"min": "1ms", "max": "3ms", "packets": 4},
+    }
+    tree = t.tree
+    assert tree is not None and tree["kind"] == "prio" and tree["bands"] == 3
+    b0, b1, b2 = tree["classes"]
+    assert b0["qdisc"] == {
+        "kind": "fq_codel",
+        "limit": 2000,
+        "flows": 1024,
+        "quantum": 300,
+        "target": "2ms",
+        "interval": "100ms",
+        "memory_limit": 33554432,
+        "ecn": False,
+        "drop_batch": 64,
+    }
+    assert b1["qdisc"] == {
+        "kind": "sfq",
+        "limit": 100,
+        "quantum": 1514,
+        "flows": 128,
+        "divisor": 1024,
+        "depth": 20,
+        "perturb": "10s",
+        "headdrop": True,
+    }
+    assert b2 == {"name": "1:3"}

@@ -204,6 +204,12 @@ def _handle(h: str) -> str:
     return f"{major}:{minor}"
 
 
+def _fraction(v: Any) -> float:
+    """A netem probability as the kernel keeps it (a fraction of 2^32 - 1), rounded to
+    the 1e-8 a scenario would write (0.24999999988 -> 0.25)."""
+    return round(float(v), 8)
+
+
 def _int(v: Any) -> int:
     if isinstance(v, str):
         return int(v, 0)
@@ -565,37 +571,96 @@ class Importer:
     # -- netem --------------------------------------------------------------------------
 
     def netem(self, q: dict[str, Any]) -> dict[str, Any]:
+        """A root netem as a link ``impairment``. iproute2 6.1's JSON (tc/q_netem.c): times
+        in seconds, probabilities as fractions, each option an object (``"loss-random":
+        {"loss": 0.01, "correlation": 0.1}``), rates in bytes/s."""
         q["_used"] = True
         o = q.get("options") or {}
         imp: dict[str, Any] = {}
+
+        def secs(v: Any) -> str:
+            return scenario_time(round(float(v) * 1e9))
+
         if "limit" in o and int(o["limit"]) != 1000:
             imp["limit"] = int(o["limit"])
         delay = o.get("delay")
         if isinstance(delay, dict):
             if delay.get("delay"):
-                imp["delay"] = scenario_time(round(float(delay["delay"]) * 1e9))
+                imp["delay"] = secs(delay["delay"])
             if delay.get("jitter"):
-                imp["jitter"] = scenario_time(round(float(delay["jitter"]) * 1e9))
+                imp["jitter"] = secs(delay["jitter"])
             if delay.get("correlation"):
-                imp["delay_correlation"] = float(delay["correlation"])
-        for key in ("loss-random", "duplicate", "corrupt", "reorder"):
+                imp["delay_correlation"] = _fraction(delay["correlation"])
+        for key, name in (
+            ("loss-random", "loss"),
+            ("duplicate", "duplicate"),
+            ("corrupt", "corrupt"),
+            ("reorder", "reorder"),
+        ):
             v = o.get(key)
-            if isinstance(v, dict) and v.get(key.split("-")[0]) is not None:
-                imp[key.split("-")[0]] = float(v.get(key.split("-")[0]))
+            if isinstance(v, dict) and v.get(name) is not None:
+                imp[name] = _fraction(v[name])
                 if v.get("correlation"):
-                    imp[f"{key.split('-')[0]}_correlation"] = float(v["correlation"])
-        if o.get("rate"):
+                    imp[f"{name}_correlation"] = _fraction(v["correlation"])
+        ge = o.get("loss-gemodel")
+        if isinstance(ge, dict):
+            imp["gemodel"] = {
+                "p": _fraction(ge["p"]),
+                "r": _fraction(ge["r"]),
+                "loss_bad": _fraction(ge.get("1-h", 1.0)),
+                "loss_good": _fraction(ge.get("1-k", 0.0)),
+            }
+        if isinstance(o.get("rate"), dict):
             r = o["rate"]
-            rate = r.get("rate") if isinstance(r, dict) else r
-            imp["rate"] = scenario_rate(int(rate) * 8)
+            imp["rate"] = scenario_rate(int(r["rate"]) * 8)
+            for k, name in (
+                ("packetoverhead", "packet_overhead"),
+                ("cellsize", "cell_size"),
+                ("celloverhead", "cell_overhead"),
+            ):
+                if r.get(k):
+                    imp[name] = int(r[k])
+        slot = o.get("slot")
+        if isinstance(slot, dict):
+            sl: dict[str, Any] = {}
+            if "distribution" in slot:
+                self.unrepresented.append(
+                    (q["_where"], "netem slot distribution: tc does not print the table's name")
+                )
+                sl["distribution"] = "uniform"
+                sl["delay"] = secs(slot["distribution"])
+                sl["jitter"] = secs(slot.get("jitter", 0))
+            else:
+                sl["min"] = secs(slot.get("min-delay", 0))
+                sl["max"] = secs(slot.get("max-delay", 0))
+            for k in ("packets", "bytes"):
+                if slot.get(k):
+                    sl[k] = int(slot[k])
+            imp["slot"] = sl
+        if o.get("gap"):
+            imp["gap"] = int(o["gap"])
+        if o.get("ecn"):
+            self.unrepresented.append(
+                (q["_where"], "netem ecn (marks instead of loss) is not in airqueue's impairment")
+            )
+        if "loss-state" in o:
+            self.unrepresented.append(
+                (
+                    q["_where"],
+                    "netem loss state (the 4-state Markov model) is not in airqueue's impairment",
+                )
+            )
         known = {
             "limit",
             "delay",
             "loss-random",
+            "loss-gemodel",
+            "loss-state",
             "duplicate",
             "corrupt",
             "reorder",
             "rate",
+            "slot",
             "gap",
             "seed",
             "ecn",

@@ -136,8 +136,9 @@ def tc_time(ns: int) -> str:
 
 
 def tc_percent(p: float) -> str:
-    """A probability as netem writes it (``1%``)."""
-    return f"{_g(round(p * 100, 9))}%"
+    """A probability as netem writes it (``1%``); to 6 decimals of a percent, as the kernel
+    keeps it (a fraction of 2^32 - 1, which reads 25% back as 24.999999988%)."""
+    return f"{_g(round(p * 100, 6))}%"
 
 
 def psched_tick_in_usec(path: Path = Path("/proc/net/psched")) -> float:
