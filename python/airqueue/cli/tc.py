@@ -178,6 +178,8 @@ def import_cmd(
     """Read a Linux device's qdisc tree (from files, or live with --netns/--iface) into a
     qdiscs entry (TOML); with --into, into a scenario's interface. What has no place in a
     scenario is reported by name."""
+    if iface is None and not files and netns is not None and dev is not None and into is None:
+        iface = dev  # `--netns NS --dev IFACE`: the Linux device (no scenario to place it in)
     if not files and iface is None:
         raise InputError(
             "tc import", "give FILES, or --iface IFACE (and --netns NS) to read a device live"
