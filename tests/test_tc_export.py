@@ -116,8 +116,8 @@ def test_htb_tree_exports_with_handles_classes_filters_and_stab() -> None:
     assert "tc qdisc replace dev fast root handle 1: pfifo_fast" in got
     a = lines(render(export_scenario(res, "t", node="a")))
     assert (
-        "tc qdisc replace dev fast root handle 1: tbf rate 1Mbit burst 3000b latency 40ms "
-        "peakrate 2Mbit mtu 1514b" in a
+        "tc qdisc replace dev fast root handle 1: stab overhead -14 linklayer ethernet "
+        "tbf rate 1Mbit burst 3000b latency 40ms peakrate 2Mbit mtu 1514b" in a
     )
 
 
@@ -137,11 +137,34 @@ def test_flow_matches_become_the_flows_addresses_protocol_and_port() -> None:
         "u32 match ip src 10.0.0.2/32 match ip dst 10.0.0.6/32 match ip protocol 17 0xff "
         "match ip dport 5001 0xffff flowid 1:2" in text
     )
-    # fq_codel: airqueue's defaults are Linux's; written out all the same (tc-fq_codel(8)).
+    # fq_codel: airqueue's defaults are Linux's but for the quantum: airqueue's psched_mtu
+    # is the link's MTU + overhead (1500), Linux's MTU + 14 on Ethernet (tc-fq_codel(8)).
+    # The stab takes off the 14 B header Linux counts and airqueue (link_header 0) does not.
     assert (
-        "fq_codel limit 10240 flows 1024 quantum 1514 target 5ms interval 100ms "
-        "memory_limit 32Mb ecn drop_batch 64" in text
+        "root handle 1: stab overhead -14 linklayer ethernet fq_codel limit 10240 flows 1024 "
+        "quantum 1500 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64" in text
     )
+
+
+def test_the_stab_makes_linux_charge_the_bytes_airqueue_charges() -> None:
+    """airqueue charges a packet its datagram + the link's link_header; Linux its skb->len,
+    which on Ethernet includes a 14 B header: the stab overhead is the difference, added
+    to the tree's own (tc-stab(8)); fifos that count packets need none."""
+    res = load_scenario(ROUND_TRIP).resolved()
+    side = next(d for d in export_scenario(res, "t", node="r").devs if d.dev == "r.side")
+    assert side.objects[0].stab == [("overhead", "-14"), ("linklayer", "ethernet")]
+    # r.down's link has link_header = 14: the tree's own stab (overhead 24) as written.
+    down = next(d for d in export_scenario(res, "t", node="r").devs if d.dev == "r.down")
+    assert down.objects[0].stab[0] == ("overhead", "24")
+    # A raw-IP device (tun, ppp: --device-header 0) needs no correction where link_header is 0.
+    raw = export_scenario(res, "t", node="r", device_header=0)
+    side = next(d for d in raw.devs if d.dev == "r.side")
+    assert side.objects[0].stab == []
+    down = next(d for d in raw.devs if d.dev == "r.down")
+    assert down.objects[0].stab[0] == ("overhead", "38")
+    # pfifo counts packets: no stab.
+    up = next(d for d in export_scenario(res, "t", node="r").devs if d.dev == "r.up")
+    assert up.objects[0].stab == []
 
 
 def test_netem_carries_the_link_impairment() -> None:
@@ -200,8 +223,9 @@ def test_batch_form_and_map() -> None:
         "tc", "export", str(ROUND_TRIP), "--node", "r", "--map", "r.side=eth9", "--batch"
     )
     assert r.returncode == 0, r.stderr
-    assert "qdisc replace dev eth9 root handle 1: tbf rate 5Mbit burst 6000b limit 40000b" in (
-        r.stdout.splitlines()
+    assert (
+        "qdisc replace dev eth9 root handle 1: stab overhead -14 linklayer ethernet "
+        "tbf rate 5Mbit burst 6000b limit 40000b" in r.stdout.splitlines()
     )
     assert "#!/bin/sh" not in r.stdout
     assert "# ip link set dev fast txqueuelen 300" in r.stdout

@@ -74,6 +74,15 @@ def export_cmd(
             "(by default they get airqueue's own default, pfifo limit 1000).",
         ),
     ] = False,
+    device_header: Annotated[
+        int,
+        typer.Option(
+            "--device-header",
+            metavar="BYTES",
+            help="Link-layer header the Linux devices count in skb->len (14: Ethernet, veth, "
+            "Wi-Fi; 0: tun, ppp); a stab corrects the difference to the links' link_header.",
+        ),
+    ] = 14,
     sets: SetOpt = None,
 ) -> None:
     """Write the `tc` (and `ip link … txqueuelen`) commands that build FILE's queues on
@@ -84,7 +93,12 @@ def export_cmd(
     resolved = scenario.resolved()
     try:
         exp = tc_export.export_scenario(
-            resolved, str(file), node=node, iface_map=_maps(maps), only_trees=only_trees
+            resolved,
+            str(file),
+            node=node,
+            iface_map=_maps(maps),
+            only_trees=only_trees,
+            device_header=device_header,
         )
     except tc_export.ExportError as e:
         _problems(e.problems)
@@ -174,6 +188,15 @@ def import_cmd(
             show_default=False,
         ),
     ] = None,
+    device_header: Annotated[
+        int,
+        typer.Option(
+            "--device-header",
+            metavar="BYTES",
+            help="As for export: with --into, the stab overhead the export adds for the link's "
+            "link_header is taken back out.",
+        ),
+    ] = 14,
 ) -> None:
     """Read a Linux device's qdisc tree (from files, or live with --netns/--iface) into a
     qdiscs entry (TOML); with --into, into a scenario's interface. What has no place in a
@@ -225,8 +248,11 @@ def import_cmd(
         vdev = ctx.vdevs.get(str(dev))
         if vdev:
             marks = {i + 1: m for i, m in enumerate(vdev["members"])}
+        delta = tc_export.header_delta(ctx.links.get(str(dev).partition(".")[2]), device_header)
+    else:
+        delta = 0
     try:
-        imported = import_tree(listing, addresses, marks)
+        imported = import_tree(listing, addresses, marks, delta)
     except ImportError_ as e:
         _problems(e.problems)
     for where, what in imported.unrepresented:

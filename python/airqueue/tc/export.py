@@ -482,6 +482,7 @@ class DevInfo:
     link_header: int
     rate: int | None  # bit/s of the interface's line
     marks: dict[str, int]
+    overhead: int = 0
 
 
 class TreeExporter:
@@ -500,7 +501,9 @@ class TreeExporter:
 
     @property
     def psched_mtu(self) -> int:
-        return self.dev.mtu + (self.dev.link_header or 14)
+        """airqueue's psched_mtu: the link's MTU plus its ``overhead`` (1500 by default,
+        where Linux's is MTU + 14 on Ethernet): quanta that default to it are written."""
+        return self.dev.mtu + self.dev.overhead
 
     def qdisc(self, q: Mapping[str, Any], parent: str, where: str, preferred: int | None) -> None:
         kind = str(q.get("kind"))
@@ -862,6 +865,28 @@ def netem_params(
 # ---------------------------------------------------------------------------------------
 
 
+#: The link-layer header Linux's skb->len includes at an Ethernet (veth, Wi-Fi) qdisc.
+ETHERNET_HEADER = 14
+
+#: Kinds whose behaviour depends on packet lengths (they read the stab).
+BYTE_KINDS = frozenset({"bfifo", "tbf", "htb", "drr", "sfq", "fq_codel", "red", "cake"})
+
+
+def header_delta(link: Mapping[str, Any] | None, device_header: int = ETHERNET_HEADER) -> int:
+    """Bytes to add to the length Linux charges so that it is airqueue's: the link's
+    ``link_header`` (what airqueue counts beyond the datagram) minus the device's header."""
+    link_header = int((link or {}).get("link_header") or 0)
+    return link_header - device_header
+
+
+def counts_bytes(tree: Mapping[str, Any]) -> bool:
+    """Whether a qdisc in the tree reads packet lengths (so its stab matters)."""
+    if tree.get("kind") in BYTE_KINDS:
+        return True
+    kids = [c.get("qdisc") for c in tree.get("classes") or []] + [tree.get("qdisc")]
+    return any(counts_bytes(k) for k in kids if k)
+
+
 def default_iface(dev: str) -> str:
     return dev.split(".", 1)[1] if "." in dev else dev
 
@@ -872,12 +897,17 @@ def export_scenario(
     node: str | None = None,
     iface_map: Mapping[str, str] | None = None,
     only_trees: bool = False,
+    device_header: int = ETHERNET_HEADER,
 ) -> Export:
     """Every interface's commands (of one node, with ``node``), and what was refused.
 
     ``iface_map`` maps ``<node>.<link>`` to a Linux device (default: the link's name).
     ``only_trees`` leaves out the interfaces that have no ``[[qdiscs]]`` entry and no
-    impairment (airqueue's default pfifo).
+    impairment (airqueue's default pfifo). ``device_header`` is the link-layer header the
+    Linux devices' ``skb->len`` includes at the qdisc (14 on Ethernet, veth and Wi-Fi; 0 on
+    tun and ppp): where it differs from the link's ``link_header`` (0 by default), a tree
+    that counts bytes gets a ``stab`` overhead of the difference (:func:`header_delta`),
+    so that the kernel charges each packet the bytes airqueue charges.
     """
     ctx = context_of(resolved)
     iface_map = dict(iface_map or {})
@@ -977,6 +1007,7 @@ def export_scenario(
             link_header=int(link.get("link_header") or 0) if link else 0,
             rate=rate_bps(link["rate"]) if link else None,
             marks=marks,
+            overhead=size_bytes(link.get("overhead", 0)) if link else 0,
         )
         te = TreeExporter(ctx, info, where)
         root_parent = "root"
@@ -991,6 +1022,20 @@ def export_scenario(
                     "netem holds the impairment in front of the tree (its child): packets "
                     "are delayed before the tree, where airqueue impairs them on the wire"
                 )
+        delta = header_delta(link, device_header)
+        if tree is not None and delta and counts_bytes(tree):
+            tree = dict(tree)
+            stab = dict(tree.get("stab") or {})
+            stab["overhead"] = int(stab.get("overhead", 0)) + delta
+            if stab == {"overhead": 0}:
+                tree.pop("stab", None)
+            else:
+                tree["stab"] = stab
+            de.notes.append(
+                f"stab overhead {stab['overhead']}: airqueue charges each packet its datagram + "
+                f"the link's link_header ({info.link_header} B), Linux its skb->len, which "
+                f"includes this device's {device_header} B header (--device-header)"
+            )
         if tree is not None:
             if root_parent == "root":
                 te.qdisc(tree, "root", where, 1)

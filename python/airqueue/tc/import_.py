@@ -224,8 +224,10 @@ class Importer:
         listing: Listing,
         addresses: Mapping[int, str] | None = None,
         marks: Mapping[int, str] | None = None,
+        header_delta: int = 0,
     ) -> None:
         self.l = listing
+        self.header_delta = header_delta
         self.addresses = dict(addresses or {})
         self.marks = dict(marks or {})
         self.unrepresented: list[tuple[str, str]] = []
@@ -293,12 +295,11 @@ class Importer:
             raise ImportError_([(self.l.qdiscs_from, 'has no root qdisc ("root": true)')])
         root = self.qdiscs[roots[0]]
         imp: dict[str, Any] | None = None
+        tree_q: dict[str, Any] | None = root
         if root["kind"] == "netem":
             imp = self.netem(root)
-            child = self.child_of(f"{roots[0].rstrip(':')}:1")
-            tree = self.qdisc(child) if child else None
-        else:
-            tree = self.qdisc(root)
+            tree_q = self.child_of(f"{roots[0].rstrip(':')}:1")
+        tree = self.qdisc(tree_q) if tree_q else None
         for q in self.qdiscs.values():
             if not q.get("_used"):
                 self.errors.append(
@@ -311,8 +312,13 @@ class Importer:
                 )
         if self.errors:
             raise ImportError_(self.errors)
-        if tree is not None and root.get("stab"):
-            tree["stab"] = self.stab(root["stab"])
+        if tree is not None and tree_q is not None and tree_q.get("stab"):
+            stab = self.stab(tree_q["stab"])
+            # The export's length correction (airqueue's link_header against the device's
+            # header, export.header_delta) is taken back out.
+            stab["overhead"] -= self.header_delta
+            if stab != {"overhead": 0}:
+                tree["stab"] = stab
         self.filters_into(tree, fl)
         return Imported(tree=tree, impairment=imp, unrepresented=self.unrepresented)
 
@@ -863,7 +869,10 @@ def import_tree(
     listing: Listing,
     addresses: Mapping[int, str] | None = None,
     marks: Mapping[int, str] | None = None,
+    header_delta: int = 0,
 ) -> Imported:
     """The ``[[qdiscs]]`` entry (without ``dev``) of one device's listings; ``addresses``
-    names hosts by IPv4 address, ``marks`` a virtual device's members by fw mark."""
-    return Importer(listing, addresses, marks).run()
+    names hosts by IPv4 address, ``marks`` a virtual device's members by fw mark;
+    ``header_delta`` is taken off the stab's overhead (what the export added for the
+    link's ``link_header`` against the device's header, :func:`export.header_delta`)."""
+    return Importer(listing, addresses, marks, header_delta).run()

@@ -38,7 +38,9 @@ from .export import (
     Export,
     TcObject,
     context_of,
+    counts_bytes,
     export_scenario,
+    header_delta,
 )
 from .import_ import ImportError_, Listing, import_tree
 from .units import duration_ns, parse_tc_size, rate_bps, size_bytes
@@ -388,7 +390,9 @@ def roundtrip(
                 listing = read_device(n, d.iface)
                 vdev = ctx.vdevs.get(d.dev)
                 marks = {i + 1: m for i, m in enumerate(vdev["members"])} if vdev else {}
-                imported = import_tree(listing, addresses, marks)
+                link = ctx.links.get(d.dev.partition(".")[2])
+                delta = header_delta(link) if d.tree and counts_bytes(d.tree) else 0
+                imported = import_tree(listing, addresses, marks, delta)
             except (ImportError_, RuntimeError) as e:
                 dr.import_error = str(e)
                 continue
@@ -441,14 +445,14 @@ def summary(res: ScenarioResult) -> dict[str, Any]:
         "commands": len(cmds),
         "parsed": sum(1 for c in cmds if c.status != "unparsed"),
         "applied": sum(1 for c in cmds if c.status == "applied"),
-        "no_module": sorted({_kind_of(c.argv) for c in cmds if c.status == "no module"}),
+        "no_module": sorted({kind_of(c.argv) for c in cmds if c.status == "no module"}),
         "trees_applied": sum(1 for d in tree_devs if d.applied),
         "trees_equal": sum(1 for d in tree_devs if d.equal),
         "interfaces_equal": sum(1 for d in res.devs if d.equal),
     }
 
 
-def _kind_of(argv: Sequence[str]) -> str:
+def kind_of(argv: Sequence[str]) -> str:
     """The qdisc or classifier kind a command names."""
     words = list(argv)
     if "tc" in words:
@@ -457,11 +461,14 @@ def _kind_of(argv: Sequence[str]) -> str:
         for k in ("u32", "fw", "flower", "basic"):
             if k in words:
                 return k
-    for i, w in enumerate(words):
-        if w == "handle" and i + 2 < len(words):
-            nxt = words[i + 2]
-            return words[i + 5] if nxt == "stab" and i + 5 < len(words) else nxt
-    return "?"
+    if "handle" not in words:
+        return "?"
+    j = words.index("handle") + 2
+    if j < len(words) and words[j] == "stab":
+        j += 1
+        while j < len(words) and words[j] in ("overhead", "linklayer", "mpu", "mtu", "tsize"):
+            j += 2
+    return words[j] if j < len(words) else "?"
 
 
 def summary_line(s: Mapping[str, Any]) -> str:
