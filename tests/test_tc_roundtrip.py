@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from airqueue import load_scenario, shipped
-from airqueue.tc.roundtrip import PREFIX, have_tools, kind_of, roundtrip, summary
+from airqueue.tc.roundtrip import PREFIX, have_tools, kind_of, namespace, roundtrip, summary
+from support import airqueue_cli
 
 WHY = have_tools()
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"tc round trip: {WHY or ''}")
@@ -105,3 +106,41 @@ def test_every_shipped_scenario_parses_and_what_this_kernel_has_round_trips() ->
     assert _our_namespaces() == []
     # docs/tc.md's table: 36 of the 47 exported trees apply whole here, all 36 equal.
     assert equal == applied == 36
+
+
+def test_the_batch_form_applies_with_tc_batch(tmp_path: Path) -> None:
+    """`--batch` is the input of `tc -batch` (tc(8)): every line applies."""
+    r = airqueue_cli("tc", "export", ROUND_TRIP, "--node", "r", "--only-trees", "--batch")
+    assert r.returncode == 0, r.stderr
+    batch = tmp_path / "tc.batch"
+    batch.write_text(r.stdout)
+    with namespace() as ns:
+        for dev in ("down", "side", "fast"):
+            subprocess.run(
+                [
+                    "ip",
+                    "-n",
+                    ns,
+                    "link",
+                    "add",
+                    "name",
+                    dev,
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    f"p{dev}",
+                ],
+                check=True,
+            )
+        p = subprocess.run(
+            ["ip", "netns", "exec", ns, "tc", "-batch", str(batch)],
+            capture_output=True,
+            text=True,
+        )
+        assert p.returncode == 0, p.stderr
+        shown = subprocess.run(
+            ["ip", "netns", "exec", ns, "tc", "qdisc", "show"], capture_output=True, text=True
+        ).stdout
+    assert "qdisc htb 1: dev down root" in shown and "qdisc tbf 1: dev side root" in shown
+    assert _our_namespaces() == []

@@ -303,13 +303,16 @@ def roundtrip_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per scenario.")] = False,
 ) -> None:
     """Export each scenario, apply it on veths in a fresh network namespace, read it back
-    with tc, import it and compare (needs root and iproute2; docs/tc.md)."""
+    with tc, import it and compare (needs root and iproute2; docs/tc.md). Exit 1 when tc
+    could not parse a command or a tree the kernel took came back different."""
     why = tc_roundtrip.have_tools()
     if why is not None:
         raise InputError("tc roundtrip", why)
+    failed = False
     for f in files:
         sc = load(f, None)
         res = tc_roundtrip.roundtrip(sc.resolved(), str(f))
+        failed |= any((d.applied and not d.equal) or not d.parsed for d in res.devs)
         summary = tc_roundtrip.summary(res)
         if as_json:
             sys.stdout.write(json.dumps(summary) + "\n")
@@ -326,3 +329,7 @@ def roundtrip_cmd(
                     sys.stdout.write(f"    {d.dev}: differs: {diff}\n")
                 if d.import_error:
                     sys.stdout.write(f"    {d.dev}: import: {d.import_error}\n")
+    if failed:
+        # tc could not parse an exported command, or a tree the kernel took came back
+        # different: the exporter's or importer's fault, not the input's.
+        raise typer.Exit(1)
