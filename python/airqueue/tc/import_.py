@@ -204,6 +204,16 @@ def _handle(h: str) -> str:
     return f"{major}:{minor}"
 
 
+def _rate(v: Any) -> int:
+    """A rate as a listing gives it: text as tc prints it (``12Mbit``) or, in JSON, bytes/s."""
+    return int(v) * 8 if isinstance(v, int) else parse_tc_rate(str(v))
+
+
+def _size(v: Any) -> int:
+    """A size as a listing gives it: text (``1597b``, ``10Kb/1``) or, in JSON, bytes."""
+    return int(v) if isinstance(v, int) else parse_tc_size(str(v))
+
+
 def _fraction(v: Any) -> float:
     """A netem probability as the kernel keeps it (a fraction of 2^32 - 1), rounded to
     the 1e-8 a scenario would write (0.24999999988 -> 0.25)."""
@@ -497,7 +507,7 @@ class Importer:
             c["_used"] = True
             e: dict[str, Any] = {"name": h}
             if "quantum" in c:
-                e["quantum"] = parse_tc_size(str(c["quantum"]))
+                e["quantum"] = _size(c["quantum"])
             child = self.child_of(h)
             if child is not None:
                 e["qdisc"] = self.qdisc(child)
@@ -527,13 +537,13 @@ class Importer:
                         ]
                     )
                 e["parent"] = _handle(parent)
-            e["rate"] = scenario_rate(parse_tc_rate(str(c["rate"])))
+            e["rate"] = scenario_rate(_rate(c["rate"]))
             if "ceil" in c:
-                e["ceil"] = scenario_rate(parse_tc_rate(str(c["ceil"])))
+                e["ceil"] = scenario_rate(_rate(c["ceil"]))
             if "burst" in c:
-                e["burst"] = parse_tc_size(str(c["burst"]))
+                e["burst"] = _size(c["burst"])
             if "cburst" in c:
-                e["cburst"] = parse_tc_size(str(c["cburst"]))
+                e["cburst"] = _size(c["cburst"])
             if "prio" in c:
                 e["prio"] = int(c["prio"])
             if "quantum" in c:
