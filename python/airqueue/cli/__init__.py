@@ -28,6 +28,7 @@ from .common import InputError, Interrupted, err, out, plural
 from .plot import draw
 from .progress import SweepProgress, runs_per_second
 from .run import RUN_OUTPUTS
+from .tc import tc_app
 
 #: Set to 1 to see tracebacks of internal errors.
 DEBUG_ENV = "AIRQUEUE_DEBUG"
@@ -56,6 +57,7 @@ app.command()(sweep.sweep)
 app.command()(plot.plot)
 app.command("report")(plot.report_cmd)
 app.command()(reproduce.reproduce)
+app.add_typer(tc_app, name="tc")
 
 # ---------------------------------------------------------------------------------------
 # Entry point and error handling
