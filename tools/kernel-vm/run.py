@@ -71,6 +71,10 @@ MODULE_DIRS = ["kernel/net/sched"]
 RESULTS_DISK_MB = 64
 DEFAULT_TIMEOUT = 300
 DEFAULT_CASE_TIMEOUT = 120
+# The guest's clock counts executed instructions (1 ns each at shift=0), not the host's wall
+# clock: a VM descheduled on a busy host does not see time jump (late timers, an idle
+# shaper), it only runs slower. `--icount none` gives real time (faster, noisier).
+DEFAULT_ICOUNT = "shift=0,sleep=off"
 
 
 class HarnessError(Exception):
@@ -491,12 +495,20 @@ def write_cpio(entries: list[Entry], path: Path) -> int:
 
 
 def qemu_command(
-    qemu: str, kernel: Kernel, initrd: Path, disk: Path, memory_mb: int, cpus: int
+    qemu: str,
+    kernel: Kernel,
+    initrd: Path,
+    disk: Path,
+    memory_mb: int,
+    cpus: int,
+    icount: str | None = DEFAULT_ICOUNT,
 ) -> list[str]:
+    clock = ["-icount", icount] if icount else []
     return [
         qemu,
         "-accel",
         "tcg",
+        *clock,
         "-m",
         str(memory_mb),
         "-smp",
@@ -529,6 +541,7 @@ def run_case(
     cpus: int = 1,
     offline: bool = False,
     command: str = "",
+    icount: str | None = DEFAULT_ICOUNT,
 ) -> list[Path]:
     """Boot the VM `repeat` times, running `case` in each; returns the run directories."""
     qemu = qemu_binary()
@@ -550,7 +563,7 @@ def run_case(
         disk = work / "results.img"
         with open(disk, "wb") as f:
             f.truncate(RESULTS_DISK_MB << 20)
-        cmd = qemu_command(qemu, kernel, initrd, disk, memory_mb, cpus)
+        cmd = qemu_command(qemu, kernel, initrd, disk, memory_mb, cpus, icount)
         t0 = time.monotonic()
         status = "ok"
         with open(run_dir / "console.log", "w") as log:
@@ -608,6 +621,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--case-timeout", type=int, default=DEFAULT_CASE_TIMEOUT)
     p.add_argument("--memory", type=int, default=1024, help="MB")
     p.add_argument("--cpus", type=int, default=1)
+    p.add_argument(
+        "--icount",
+        default=DEFAULT_ICOUNT,
+        help=f"qemu -icount (default {DEFAULT_ICOUNT}: guest time from instructions); 'none'",
+    )
     p.add_argument("--fetch", action="store_true", help="only fetch/unpack the kernel")
     p.add_argument("--install", action="store_true", help="apt-get install missing host tools")
     p.add_argument("--offline", action="store_true", help="never download: fail if not cached")
@@ -637,6 +655,7 @@ def main(argv: list[str] | None = None) -> int:
             memory_mb=a.memory,
             cpus=a.cpus,
             offline=a.offline,
+            icount=None if a.icount == "none" else a.icount,
             command=shlex.join(["python", "tools/kernel-vm/run.py", *(argv or sys.argv[1:])]),
         )
     except HarnessError as e:
