@@ -544,6 +544,8 @@ def run_case(
     icount: str | None = DEFAULT_ICOUNT,
 ) -> list[Path]:
     """Boot the VM `repeat` times, running `case` in each; returns the run directories."""
+    if not case.is_file():
+        raise HarnessError(f"case script {case} not found")
     qemu = qemu_binary()
     kernel = fetch(offline=offline)
     out.mkdir(parents=True, exist_ok=True)
@@ -577,12 +579,13 @@ def run_case(
         wall = time.monotonic() - t0
         if status == "ok" and proc.returncode != 0:
             status = f"qemu exit {proc.returncode}"
-        try:
-            with tarfile.open(disk) as tar:
+        with open(disk, "rb") as f:
+            wrote = f.read(512).strip(b"\0") != b""
+        if wrote:
+            with tarfile.open(disk, "r:") as tar:
                 tar.extractall(run_dir, filter="data")
-        except tarfile.ReadError:
-            if status == "ok":
-                status = "no results (the VM wrote no tar stream: see console.log)"
+        elif status == "ok":
+            status = "no results (the VM wrote no tar stream: see console.log)"
         rc = (run_dir / "case.rc").read_text().strip() if (run_dir / "case.rc").exists() else None
         if status == "ok" and rc != "0":
             status = f"case exit {rc}"

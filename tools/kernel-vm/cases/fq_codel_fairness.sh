@@ -27,8 +27,8 @@ on router tc qdisc show dev eth1 >qdisc_setup.txt
 on sender ping -c 20 -i 0.1 "$RECEIVER_IP" >ping_idle.txt
 on receiver iperf3 -s -D -1
 sleep 1
-total=$((SECONDS_RUN + OMIT))
-on sender iperf3 -c "$RECEIVER_IP" -P "$FLOWS" -t "$total" -O "$OMIT" -J >iperf3.json 2>iperf3.err &
+# iperf3 runs $OMIT s unmeasured, then $SECONDS_RUN s measured.
+on sender iperf3 -c "$RECEIVER_IP" -P "$FLOWS" -t "$SECONDS_RUN" -O "$OMIT" -J >iperf3.json 2>iperf3.err &
 client=$!
 sleep "$OMIT"
 on sender ping -i 0.1 -w "$SECONDS_RUN" "$RECEIVER_IP" >ping_load.txt &

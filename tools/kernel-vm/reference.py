@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""The behaviour table of docs/kernel-reference.md: each kernel case beside airqueue's run.
+
+    PYTHONPATH=python python tools/kernel-vm/reference.py [--repeat 3] [--case NAME ...]
+
+For each case: boots the kernel VM `--repeat` times (tools/kernel-vm/run.py; results in
+`--work`), reads each run's metrics, runs airqueue on the case's scenario
+(tools/kernel-vm/scenarios/NAME.toml), and writes tools/kernel-vm/results/NAME.json (the
+command, the kernel, the package versions, every run's metrics, airqueue's) and prints the
+markdown rows. `--analyze-only` re-reads existing run directories without booting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+import run as vm  # noqa: E402
+
+PING_SUMMARY = re.compile(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms")
+
+
+def ping_stats(path: Path) -> dict[str, float]:
+    text = path.read_text()
+    m = PING_SUMMARY.search(text)
+    if not m:
+        raise ValueError(f"{path}: no ping summary")
+    sent = re.search(r"(\d+) packets transmitted, (\d+) received", text)
+    return {
+        "min": float(m[1]),
+        "avg": float(m[2]),
+        "max": float(m[3]),
+        "mdev": float(m[4]),
+        "sent": int(sent[1]),
+        "received": int(sent[2]),
+    }
+
+
+def read_flows(out: Path) -> dict[str, dict[str, str]]:
+    with open(out / "flows.csv", newline="") as f:
+        return {r["flow"]: r for r in csv.DictReader(f)}
+
+
+def jain(xs: list[float]) -> float:
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def parse_tc_samples(path: Path, kind: str) -> list[dict[str, float]]:
+    """The `t UPTIME` + `tc -s qdisc show` samples: the `kind` qdisc's counters at each time."""
+    samples, t, in_kind = [], None, False
+    for line in path.read_text().splitlines():
+        if line.startswith("t "):
+            t = float(line.split()[1])
+        elif line.startswith("qdisc "):
+            in_kind = line.split()[1] == kind
+        elif in_kind and "dropped" in line:
+            m = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", line)
+            cur = {"t": t, "sent_bytes": int(m[1]), "sent_pkts": int(m[2]), "dropped": int(m[3])}
+        elif in_kind and line.strip().startswith("backlog"):
+            m = re.search(r"backlog (\d+)b (\d+)p", line)
+            cur.update(backlog_bytes=int(m[1]), backlog_pkts=int(m[2]))
+            samples.append(cur)
+            in_kind = False
+    return samples
+
+
+def mean_spread(values: list[float]) -> dict[str, float]:
+    """Mean, sample standard deviation and range over the repeats."""
+    return {
+        "mean": statistics.fmean(values),
+        "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
+        "min": min(values),
+        "max": max(values),
+        "n": len(values),
+    }
+
+
+# --- the cases ---------------------------------------------------------------------------
+
+
+def fq_codel_kernel(run: Path, rate_bps: float = 10e6) -> dict[str, float]:
+    ip = json.loads((run / "iperf3.json").read_text())
+    rx = [s["receiver"]["bits_per_second"] / 1e6 for s in ip["end"]["streams"]]
+    samples = parse_tc_samples(run / "qdisc.txt", "fq_codel")
+    backlog = statistics.fmean(s["backlog_bytes"] for s in samples)
+    span = samples[-1]["t"] - samples[0]["t"]
+    idle, load = ping_stats(run / "ping_idle.txt"), ping_stats(run / "ping_load.txt")
+    return {
+        "jain": jain(rx),
+        "goodput_total_mbit": sum(rx),
+        "goodput_min_flow_mbit": min(rx),
+        "goodput_max_flow_mbit": max(rx),
+        "backlog_mean_pkts": statistics.fmean(s["backlog_pkts"] for s in samples),
+        "backlog_mean_bytes": backlog,
+        "standing_delay_ms": backlog * 8 / rate_bps * 1e3,
+        "aqm_drops_per_s": (samples[-1]["dropped"] - samples[0]["dropped"]) / span,
+        "ping_queueing_ms": load["avg"] - idle["avg"],
+        "ping_rtt_ms": load["avg"],
+        "base_rtt_ms": idle["avg"],
+        "backlog_samples": len(samples),
+    }
+
+
+def fq_codel_airqueue(out: Path, rate_bps: float = 10e6) -> dict[str, float]:
+    import pandas as pd
+
+    flows = read_flows(out)
+    bulk = [float(r["goodput_bps"]) / 1e6 for k, r in flows.items() if k.startswith("bulk")]
+    q = pd.read_parquet(out / "queues.parquet").set_index("queue").loc["router.bottleneck"]
+    summary = json.loads((out / "summary.json").read_text())
+    measured = summary["sim_seconds"] - summary["warmup_seconds"]
+    ping = flows["ping"]
+    return {
+        "jain": jain(bulk),
+        "goodput_total_mbit": sum(bulk),
+        "goodput_min_flow_mbit": min(bulk),
+        "goodput_max_flow_mbit": max(bulk),
+        "backlog_mean_pkts": float(q["backlog_mean_packets"]),
+        "backlog_mean_bytes": float(q["backlog_mean_bytes"]),
+        "standing_delay_ms": float(q["backlog_mean_bytes"]) * 8 / rate_bps * 1e3,
+        "sojourn_mean_ms": float(q["sojourn_mean_ms"]),
+        "aqm_drops_per_s": float(q["drops_aqm"]) / measured,
+        # the scenario's base RTT is the ACK path's 10 ms of netem (the links add ~0)
+        "ping_queueing_ms": float(ping["rtt_mean_ms"]) - 10.0,
+        "ping_rtt_ms": float(ping["rtt_mean_ms"]),
+    }
+
+
+def netem_kernel(run: Path) -> dict[str, float]:
+    idle, net = ping_stats(run / "ping_idle.txt"), ping_stats(run / "ping_netem.txt")
+    return {
+        "rtt_mean_ms": net["avg"],
+        "rtt_min_ms": net["min"],
+        "rtt_max_ms": net["max"],
+        "rtt_mdev_ms": net["mdev"],
+        "base_rtt_ms": idle["avg"],
+        "added_mean_ms": net["avg"] - idle["avg"],
+        "added_min_ms": net["min"] - idle["avg"],
+        "added_max_ms": net["max"] - idle["avg"],
+        "pings": net["received"],
+    }
+
+
+def netem_airqueue(out: Path) -> dict[str, float]:
+    ping = read_flows(out)["ping"]
+    return {
+        "rtt_mean_ms": float(ping["rtt_mean_ms"]),
+        "rtt_min_ms": float(ping["rtt_min_ms"]),
+        "rtt_max_ms": float(ping["rtt_max_ms"]),
+        "added_mean_ms": float(ping["rtt_mean_ms"]),
+        "added_min_ms": float(ping["rtt_min_ms"]),
+        "added_max_ms": float(ping["rtt_max_ms"]),
+        "pings": int(ping["rtt_samples"]),
+    }
+
+
+CASES = {
+    "fq_codel_fairness": {
+        "script": "cases/fq_codel_fairness.sh",
+        "env": {"SECONDS_RUN": "20", "OMIT": "3", "FLOWS": "4", "RATE": "10mbit"},
+        "scenario": "scenarios/fq_codel_fairness.toml",
+        "kernel": fq_codel_kernel,
+        "airqueue": fq_codel_airqueue,
+    },
+    "netem_delay": {
+        "script": "cases/netem_delay.sh",
+        "env": {"DELAY": "20ms", "COUNT": "100"},
+        "scenario": "scenarios/netem_delay.toml",
+        "kernel": netem_kernel,
+        "airqueue": netem_airqueue,
+    },
+    "netem_jitter": {
+        "script": "cases/netem_delay.sh",
+        "env": {"DELAY": "20ms", "JITTER": "5ms", "COUNT": "200"},
+        "scenario": "scenarios/netem_jitter.toml",
+        "kernel": netem_kernel,
+        "airqueue": netem_airqueue,
+    },
+}
+
+
+def run_airqueue(scenario: Path) -> Path:
+    out = Path(tempfile.mkdtemp(prefix="aq-kernel-ref-")) / scenario.stem
+    cmd = [sys.executable, "-m", "airqueue", "run", str(scenario), "--out", str(out), "--quiet"]
+    subprocess.run(cmd, check=True)
+    return out
+
+
+def reference(name: str, repeat: int, work: Path, analyze_only: bool, argv: list[str]) -> dict:
+    case = CASES[name]
+    runs_dir = work / name
+    if not analyze_only:
+        vm.run_case(
+            HERE / case["script"],
+            runs_dir,
+            repeat=repeat,
+            env=case["env"],
+            timeout=600,
+            case_timeout=300,
+            command=shlex.join(["python", "tools/kernel-vm/reference.py", *argv]),
+        )
+    runs = sorted(runs_dir.glob("run-*"), key=lambda p: int(p.name.split("-")[1]))
+    metas = [json.loads((r / "meta.json").read_text()) for r in runs]
+    good = [r for r, m in zip(runs, metas, strict=True) if m["status"] == "ok"]
+    if not good:
+        raise SystemExit(f"{name}: no successful kernel run in {runs_dir}")
+    kernel_runs = [case["kernel"](r) for r in good]
+    keys = kernel_runs[0].keys()
+    kernel = {k: mean_spread([kr[k] for kr in kernel_runs]) for k in keys}
+    aq = case["airqueue"](run_airqueue(HERE / case["scenario"]))
+    aq_cmd = f"PYTHONPATH=python python -m airqueue run tools/kernel-vm/{case['scenario']}"
+    return {
+        "case": name,
+        "kernel_command": metas[0]["command"]
+        or shlex.join(["python", "tools/kernel-vm/run.py", case["script"]]),
+        "case_script": f"tools/kernel-vm/{case['script']}",
+        "case_env": case["env"],
+        "kernel": metas[0]["kernel_uname"],
+        "icount": next((q for q in metas[0]["qemu"] if q.startswith("shift=")), None),
+        "packages": metas[0]["packages"],
+        "date_utc": metas[-1]["date_utc"],
+        "runs_ok": len(good),
+        "runs_failed": [m["status"] for m in metas if m["status"] != "ok"],
+        "kernel_runs": kernel_runs,
+        "kernel_summary": kernel,
+        "airqueue_command": aq_cmd,
+        "airqueue": aq,
+    }
+
+
+def fmt(x: float) -> str:
+    if isinstance(x, int):
+        return str(x)
+    return f"{x:.4f}" if abs(x) < 10 else f"{x:.3f}"
+
+
+def rows(result: dict) -> list[str]:
+    out = []
+    ks, aq = result["kernel_summary"], result["airqueue"]
+    for key, s in ks.items():
+        if key not in aq or key == "pings":
+            continue
+        a = aq[key]
+        diff = a - s["mean"]
+        rel = diff / s["mean"] * 100 if s["mean"] else math.nan
+        out.append(
+            f"| {result['case']} | {key} | {fmt(s['mean'])} ± {fmt(s['sd'])} "
+            f"[{fmt(s['min'])}, {fmt(s['max'])}] | {fmt(a)} | {diff:+.4f} ({rel:+.1f} %) |"
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--case", action="append", choices=sorted(CASES))
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "aq-kernel-vm")
+    p.add_argument("--results", type=Path, default=HERE / "results")
+    p.add_argument("--analyze-only", action="store_true")
+    a = p.parse_args(argv)
+    a.results.mkdir(parents=True, exist_ok=True)
+    for name in a.case or sorted(CASES):
+        result = reference(name, a.repeat, a.work, a.analyze_only, argv)
+        (a.results / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+        print("\n".join(rows(result)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
