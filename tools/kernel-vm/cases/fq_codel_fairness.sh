@@ -1,14 +1,15 @@
-# fq_codel flow fairness and standing delay on a rate-limited router.
+# fq_codel flow fairness and standing delay on a rate-limited router (LEAF=sfq: the same
+# with an sfq leaf).
 #
-# The router's egress toward the receiver is HTB at $RATE (one default class) with an fq_codel
-# leaf; the receiver's egress (the ACK path) is netem delay $ACK_DELAY, so the base RTT is
+# The router's egress toward the receiver is HTB at $RATE (one default class) with a $LEAF
+# leaf (default fq_codel, Linux's defaults); the receiver's egress (the ACK path) is netem delay $ACK_DELAY, so the base RTT is
 # about that. $FLOWS greedy TCP flows (iperf3 -P, CUBIC, Linux's defaults) run $SECONDS_RUN s
 # after $OMIT s of warm-up; a ping every 0.1 s crosses the same queue (a sparse flow).
 # airqueue's side: tools/kernel-vm/scenarios/fq_codel_fairness.toml. Results:
 #   iperf3.json     per-stream bytes (Jain's index, total goodput)
 #   ping_idle.txt   RTT before the load (the testbed's own RTT)
 #   ping_load.txt   RTT of the sparse flow under load
-#   qdisc.txt       `tc -s qdisc show dev eth1` on the router every 0.5 s (fq_codel backlog)
+#   qdisc.txt       `tc -s qdisc show dev eth1` on the router every 0.5 s (the leaf's backlog)
 #   ss.txt          `ss -tin` on the sender every second (the bulk flows' srtt)
 #   qdisc_end.txt   the final counters (drops, ecn marks, new_flow_count)
 . /testbed/testbed.sh
@@ -18,11 +19,12 @@ SECONDS_RUN=${SECONDS_RUN:-20}
 OMIT=${OMIT:-3}
 ACK_DELAY=${ACK_DELAY:-10ms}
 BURST=${BURST:-}
+LEAF=${LEAF:-fq_codel}
 set -x
 on receiver tc qdisc add dev eth0 root netem delay "$ACK_DELAY" limit 10000
 on router tc qdisc add dev eth1 root handle 1: htb default 10
 on router tc class add dev eth1 parent 1: classid 1:10 htb rate "$RATE" ceil "$RATE" ${BURST:+burst $BURST cburst $BURST}
-on router tc qdisc add dev eth1 parent 1:10 handle 10: fq_codel
+on router tc qdisc add dev eth1 parent 1:10 handle 10: $LEAF
 on router tc qdisc show dev eth1 >qdisc_setup.txt
 on sender ping -c 20 -i 0.1 "$RECEIVER_IP" >ping_idle.txt
 on receiver iperf3 -s -D -1
