@@ -68,8 +68,10 @@ def parse_tc_samples(path: Path, kind: str) -> list[dict[str, float]]:
             m = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", line)
             cur = {"t": t, "sent_bytes": int(m[1]), "sent_pkts": int(m[2]), "dropped": int(m[3])}
         elif in_kind and line.strip().startswith("backlog"):
-            m = re.search(r"backlog (\d+)b (\d+)p", line)
-            cur.update(backlog_bytes=int(m[1]), backlog_pkts=int(m[2]))
+            # tc prints a size within 16 B of a whole KiB as "173Kb" (iproute2 sprint_size)
+            m = re.search(r"backlog (\d+)(b|Kb|Mb) (\d+)p", line)
+            unit = {"b": 1, "Kb": 1024, "Mb": 1024 * 1024}[m[2]]
+            cur.update(backlog_bytes=int(m[1]) * unit, backlog_pkts=int(m[3]))
             samples.append(cur)
             in_kind = False
     return samples

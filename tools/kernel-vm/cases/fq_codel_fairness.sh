@@ -4,7 +4,7 @@
 # The router's egress toward the receiver is HTB at $RATE (one default class) with a $LEAF
 # leaf (default fq_codel, Linux's defaults); the receiver's egress (the ACK path) is netem delay $ACK_DELAY, so the base RTT is
 # about that. $FLOWS greedy TCP flows (iperf3 -P, CUBIC, Linux's defaults) run $SECONDS_RUN s
-# after $OMIT s of warm-up; a ping every 0.1 s crosses the same queue (a sparse flow).
+# after $OMIT s of warm-up; a ping every $PING_INTERVAL s (0.1) crosses the same queue (a sparse flow).
 # airqueue's side: tools/kernel-vm/scenarios/fq_codel_fairness.toml. Results:
 #   iperf3.json     per-stream bytes (Jain's index, total goodput)
 #   ping_idle.txt   RTT before the load (the testbed's own RTT)
@@ -17,6 +17,7 @@ RATE=${RATE:-10mbit}
 FLOWS=${FLOWS:-4}
 SECONDS_RUN=${SECONDS_RUN:-20}
 OMIT=${OMIT:-3}
+PING_INTERVAL=${PING_INTERVAL:-0.1}
 ACK_DELAY=${ACK_DELAY:-10ms}
 BURST=${BURST:-}
 LEAF=${LEAF:-fq_codel}
@@ -33,7 +34,7 @@ sleep 1
 on sender iperf3 -c "$RECEIVER_IP" -P "$FLOWS" -t "$SECONDS_RUN" -O "$OMIT" -J >iperf3.json 2>iperf3.err &
 client=$!
 sleep "$OMIT"
-on sender ping -i 0.1 -w "$SECONDS_RUN" "$RECEIVER_IP" >ping_load.txt &
+on sender ping -i "$PING_INTERVAL" -w "$SECONDS_RUN" "$RECEIVER_IP" >ping_load.txt &
 pinger=$!
 end=$(($(date +%s) + SECONDS_RUN))
 n=0
