@@ -8,7 +8,8 @@
 # airqueue's side: tools/kernel-vm/scenarios/fq_codel_fairness.toml. Results:
 #   iperf3.json     per-stream bytes (Jain's index, total goodput)
 #   ping_idle.txt   RTT before the load (the testbed's own RTT)
-#   ping_load.txt   RTT of the sparse flow under load
+#   ping_load.txt   RTT of the sparse flow under load (a ping every $PING_INTERVAL s)
+#   ping_random.txt the same from single pings at random phases (0.05-0.5 s apart)
 #   qdisc.txt       `tc -s qdisc show dev eth1` on the router every 0.5 s (the leaf's backlog)
 #   ss.txt          `ss -tin` on the sender every second (the bulk flows' srtt)
 #   qdisc_end.txt   the final counters (drops, ecn marks, new_flow_count)
@@ -36,6 +37,12 @@ client=$!
 sleep "$OMIT"
 on sender ping -i "$PING_INTERVAL" -w "$SECONDS_RUN" "$RECEIVER_IP" >ping_load.txt &
 pinger=$!
+# Probes at random phases too: one ping at a time, 0.05-0.5 s apart at random. (The periodic
+# ping locks onto the shaper's departure cycle in this deterministic VM: see
+# docs/kernel-reference.md.) Each line of ping_random.txt is one probe's RTT summary.
+on sender bash -c "end=\$((SECONDS + $SECONDS_RUN)); while [ \$SECONDS -lt \$end ]; do
+  ping -n -q -c 1 -W 1 $RECEIVER_IP | grep rtt; sleep \$(printf 0.%03d \$((RANDOM % 450 + 50))); done" >ping_random.txt &
+prober=$!
 end=$(($(date +%s) + SECONDS_RUN))
 n=0
 while [ "$(date +%s)" -lt "$end" ]; do
@@ -49,6 +56,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
   sleep 0.5
 done
 wait "$pinger"
+wait "$prober"
 wait "$client"
 on router tc -s qdisc show dev eth1 >qdisc_end.txt
 on router tc -s class show dev eth1 >>qdisc_end.txt
