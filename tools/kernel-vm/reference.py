@@ -147,6 +147,26 @@ def fq_codel_airqueue(out: Path, rate_bps: float = 10e6) -> dict[str, float]:
     }
 
 
+def tbf_kernel(run: Path) -> dict[str, float]:
+    ip = json.loads((run / "iperf3.json").read_text())
+    return {"goodput_mbit": ip["end"]["streams"][0]["receiver"]["bits_per_second"] / 1e6}
+
+
+def tbf_airqueue(out: Path) -> dict[str, float]:
+    return {"goodput_mbit": float(read_flows(out)["bulk"]["goodput_bps"]) / 1e6}
+
+
+def loss_kernel(run: Path) -> dict[str, float]:
+    text = (run / "ping_loss.txt").read_text()
+    sent = re.search(r"(\d+) packets transmitted, (\d+) received", text)
+    return {"loss": 1 - int(sent[2]) / int(sent[1]), "pings": int(sent[1])}
+
+
+def loss_airqueue(out: Path) -> dict[str, float]:
+    ping = read_flows(out)["ping"]
+    return {"loss": 1 - int(ping["rtt_samples"]) / int(ping["tx_packets"])}
+
+
 def netem_kernel(run: Path) -> dict[str, float]:
     idle, net = ping_stats(run / "ping_idle.txt"), ping_stats(run / "ping_netem.txt")
     return {
@@ -233,6 +253,18 @@ JITTER_ROWS = [
     ("added_max_ms", "in [15, 25] ms", both_in(14.98, 25.02)),
 ]
 
+TBF_ROWS = [
+    ("goodput_mbit", "0.5 % (tbf.md: rate, charging skb->len)", within_rel(0.5)),
+]
+# 99.9 % binomial bounds around 5 %: 3.29·√(0.05·0.95/n), n = 3000 kernel, 5000 airqueue pings
+LOSS_ROWS = [
+    (
+        "loss",
+        "each within 99.9 % binomial bounds of 5 %: ±1.31 pp (kernel), ±1.01 pp (airqueue)",
+        lambda k, a: abs(k - 0.05) <= 0.0131 and abs(a - 0.05) <= 0.0101,
+    ),
+]
+
 CASES = {
     "fq_codel_fairness": {
         "script": "cases/fq_codel_fairness.sh",
@@ -249,6 +281,22 @@ CASES = {
         "kernel": lambda run: fq_codel_kernel(run, leaf="sfq"),
         "airqueue": fq_codel_airqueue,
         "rows": SFQ_ROWS,
+    },
+    "tbf_rate": {
+        "script": "cases/tbf_rate.sh",
+        "env": {"RATE": "5mbit", "BURST": "10kb", "LATENCY": "50ms", "SECONDS_RUN": "15"},
+        "scenario": "scenarios/tbf_rate.toml",
+        "kernel": tbf_kernel,
+        "airqueue": tbf_airqueue,
+        "rows": TBF_ROWS,
+    },
+    "netem_loss": {
+        "script": "cases/netem_loss.sh",
+        "env": {"LOSS": "5%", "COUNT": "1000", "INTERVAL": "0.01"},
+        "scenario": "scenarios/netem_loss.toml",
+        "kernel": loss_kernel,
+        "airqueue": loss_airqueue,
+        "rows": LOSS_ROWS,
     },
     "netem_delay": {
         "script": "cases/netem_delay.sh",
