@@ -156,6 +156,21 @@ def tbf_airqueue(out: Path) -> dict[str, float]:
     return {"goodput_mbit": float(read_flows(out)["bulk"]["goodput_bps"]) / 1e6}
 
 
+def htb_kernel(run: Path) -> dict[str, float]:
+    a, b = (
+        json.loads((run / f"iperf3_{x}.json").read_text())["end"]["streams"][0]["receiver"]
+        for x in "ab"
+    )
+    ga, gb = a["bits_per_second"] / 1e6, b["bits_per_second"] / 1e6
+    return {"goodput_a_mbit": ga, "goodput_b_mbit": gb, "share_a": ga / (ga + gb)}
+
+
+def htb_airqueue(out: Path) -> dict[str, float]:
+    flows = read_flows(out)
+    ga, gb = (float(flows[x]["goodput_bps"]) / 1e6 for x in "ab")
+    return {"goodput_a_mbit": ga, "goodput_b_mbit": gb, "share_a": ga / (ga + gb)}
+
+
 def loss_kernel(run: Path) -> dict[str, float]:
     text = (run / "ping_loss.txt").read_text()
     sent = re.search(r"(\d+) packets transmitted, (\d+) received", text)
@@ -256,6 +271,11 @@ JITTER_ROWS = [
 TBF_ROWS = [
     ("goodput_mbit", "0.5 % (tbf.md: rate, charging skb->len)", within_rel(0.5)),
 ]
+HTB_ROWS = [
+    ("goodput_a_mbit", "2 % (htb.md: equal prio, rates 2 and 6: 2.5 and 7.5 Mbit)", within_rel(2)),
+    ("goodput_b_mbit", "2 %", within_rel(2)),
+    ("share_a", "2 %", within_rel(2)),
+]
 # 99.9 % binomial bounds around 5 %: 3.29·√(0.05·0.95/n), n = 3000 kernel, 5000 airqueue pings
 LOSS_ROWS = [
     (
@@ -289,6 +309,14 @@ CASES = {
         "kernel": tbf_kernel,
         "airqueue": tbf_airqueue,
         "rows": TBF_ROWS,
+    },
+    "htb_borrow": {
+        "script": "cases/htb_borrow.sh",
+        "env": {"RATE_A": "2mbit", "RATE_B": "6mbit", "SECONDS_RUN": "20", "LIMIT": "100"},
+        "scenario": "scenarios/htb_borrow.toml",
+        "kernel": htb_kernel,
+        "airqueue": htb_airqueue,
+        "rows": HTB_ROWS,
     },
     "netem_loss": {
         "script": "cases/netem_loss.sh",
