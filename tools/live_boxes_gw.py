@@ -231,9 +231,10 @@ def table(box: Box, res: dict) -> list[str]:
         "",
         f"window {res['window_s'][0]:.0f}–{res['window_s'][1]:.0f} s; load average before "
         f"the live run {res['loadavg_live']}, before the twin {res['loadavg_twin']}; "
-        f"real packets: {rep['read']} read, {rep['injected']} injected = {rep['written']} "
-        f"written + {rep['dropped']} dropped + {rep['in_flight']} in flight; release timing "
-        f"p50 {rep['p50_ns'] / 1e3:.1f} µs, p99 {rep['p99_ns'] / 1e3:.1f} µs, max "
+        f"real packets: {rep['read']} read, {rep.get('answers', 0)} answers to emulated pings, "
+        f"{rep['injected']} injected = {rep['written']} written + {rep['dropped']} dropped + "
+        f"{rep['in_flight']} in flight; {rep.get('probes', 0)} emulated pings written; "
+        f"release timing p50 {rep['p50_ns'] / 1e3:.1f} µs, p99 {rep['p99_ns'] / 1e3:.1f} µs, max "
         f"{rep['max_ns'] / 1e3:.1f} µs, {rep['behind']} packets > 1 ms late; "
         f"exec exit codes {[e['exit_code'] for e in rep['exec']]}",
     ]
@@ -259,9 +260,10 @@ def main() -> None:
     for name, res in runs.items():
         text += [f"## {name} {' '.join(res['set'])}".rstrip(), "", *table(box, res), ""]
         rep = res["live_report"]
+        ended = rep["written"] + rep["dropped"] + rep.get("absorbed", 0) + rep["in_flight"]
         conserved = (
-            rep["read"] == rep["unsupported"] + rep["injected"]
-            and rep["injected"] == rep["written"] + rep["dropped"] + rep["in_flight"]
+            rep["read"] == rep["unsupported"] + rep["injected"] + rep.get("answers", 0)
+            and rep["injected"] == ended
         )
         if not (conserved and res["live_conservation_ok"] and res["twin_conservation_ok"]):
             bad.append(f"{name}: conservation failed")
