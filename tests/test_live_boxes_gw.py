@@ -34,6 +34,16 @@ def our_namespaces() -> list[str]:
     return [line.split()[0] for line in out.splitlines() if line.startswith("aq-")]
 
 
+def left_behind(before: set[str]) -> list[str]:
+    """Namespaces made since `before` whose run's process is gone (`aq-<pid>-<node>`): a
+    finished run's own would be these; other runs on this machine still have their pid."""
+    return [
+        n
+        for n in our_namespaces()
+        if n not in before and not Path(f"/proc/{n.split('-')[1]}").exists()
+    ]
+
+
 def run_box(box: str, out: Path) -> dict:
     before = set(our_namespaces())
     r = subprocess.run(
@@ -45,7 +55,7 @@ def run_box(box: str, out: Path) -> dict:
     )
     assert r.returncode == 0, r.stdout + r.stderr
     # The run's own namespaces are gone (others' runs on this machine may be under way).
-    assert not [n for n in our_namespaces() if n not in before]
+    assert left_behind(before) == []
     return json.loads((out / "results.json").read_text())
 
 
@@ -102,3 +112,24 @@ def test_nap_cawn_box(tmp_path: Path) -> None:
     res = run_box("nap-cawn", tmp_path)["box"]
     # A real download over the emulated Bluetooth piconet and one over the 802.11b cell.
     check(res, [("server", "btc1"), ("server", "wlc1")], ["btc2", "wlc2"])
+
+
+def test_pings_between_a_real_host_and_emulated_nodes(tmp_path: Path) -> None:
+    # The real snake pings the emulated gateway (answered with its own request's bytes,
+    # swapped), while the gateway's probes ping the real ms1 (its kernel answers).
+    before = set(our_namespaces())
+    r = subprocess.run(
+        [sys.executable, "-m", "airqueue", "live", str(ROOT / "scenarios/live/dfq-gateway.toml"),
+         "--duration", "4s", "--out", str(tmp_path),
+         "--exec", "snake=ping -c 3 -i 0.2 -W 1 10.0.0.1"],
+        capture_output=True, text=True, env=dict(os.environ), timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = (tmp_path / "exec-snake-0.log").read_text()
+    assert "3 packets transmitted, 3 received" in log, log
+    rep = json.loads((tmp_path / "summary.json").read_text())["live"]
+    # Every probe answered but perhaps one written as the run stopped.
+    assert rep["probes"] >= 3 and rep["answers"] >= rep["probes"] - 1, rep
+    assert rep["injected"] == rep["written"] + rep["dropped"] + rep["absorbed"] + rep["in_flight"]
+    assert rep["read"] == rep["unsupported"] + rep["injected"] + rep["answers"], rep
+    assert left_behind(before) == []
