@@ -370,7 +370,9 @@ fn live_hosts(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(String, Stri
 /// Runs a scenario in real time with its real hosts' TUN descriptors (`tuns`: node name,
 /// fd) until `run.duration` or Ctrl-C (KeyboardInterrupt ends the run; its results are
 /// returned). Returns what `run` returns, plus `live`: the real packets' conservation
-/// (`read`, `unsupported`, `injected`, `written`, `dropped`, `in_flight`), the release
+/// (`read`, `unsupported`, `injected`, `written`, `dropped`, `in_flight`, `answers`,
+/// `absorbed`, `probes`: `read = unsupported + injected + answers`, `injected = written +
+/// dropped + absorbed + in_flight`), the release
 /// timing (`packets`, `p50_ns`, `p99_ns`, `max_ns`, `behind`, `write_errors`), `stopped`,
 /// `ended_s` and `wall_s`. `spin_us` (default 200) is how close to an event the loop stops
 /// sleeping and spins.
@@ -450,6 +452,9 @@ fn live_run<'py>(
         ("written", c.written),
         ("dropped", c.dropped),
         ("in_flight", c.in_flight),
+        ("answers", c.answers),
+        ("absorbed", c.absorbed),
+        ("probes", c.probes),
     ] {
         l.set_item(k, v)?;
     }

@@ -120,11 +120,18 @@ def live(
 
 def print_live(info: dict[str, Any]) -> None:
     """The real packets' conservation and the release-timing table."""
+    answers, absorbed = info.get("answers", 0), info.get("absorbed", 0)
     out.print(
         f"real packets: {info['read']} read, {info['unsupported']} not carried (not IPv4 "
-        f"ICMP/TCP/UDP), {info['injected']} injected = {info['written']} written + "
-        f"{info['dropped']} dropped + {info['in_flight']} in flight"
+        f"ICMP/TCP/UDP)"
+        + (f", {answers} answers to emulated pings" if answers else "")
+        + f", {info['injected']} injected = {info['written']} written + "
+        f"{info['dropped']} dropped + "
+        + (f"{absorbed} ended at emulated nodes + " if absorbed else "")
+        + f"{info['in_flight']} in flight"
     )
+    if info.get("probes"):
+        out.print(f"emulated pings written to real hosts: {info['probes']} echo requests")
     if info["packets"]:
         out.print(
             f"release timing (write time - model release time), {info['packets']} packets: "

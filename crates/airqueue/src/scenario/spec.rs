@@ -269,8 +269,8 @@ pub struct NodeSpec {
     /// A real host for `airqueue live` (docs/live.md): a network namespace with a TUN
     /// interface holding the node's address (10.0.0.0/8 + node index + 1), whose programs'
     /// packets cross the emulated network. Its traffic comes from those programs, so no
-    /// `[[flows]]` entry may start or end at it. `airqueue run` treats it as an ordinary
-    /// host that sends nothing.
+    /// `[[flows]]` entry may start or end at it, but for an emulated node's ping to it (its
+    /// kernel answers). `airqueue run` treats it as an ordinary host that sends nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub real: bool,
 }

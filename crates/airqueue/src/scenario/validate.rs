@@ -264,7 +264,8 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
 /// `answers`: a UDP flow answering another UDP flow that arrives at its `from`.
 /// Real hosts (`nodes.*.real`, live mode): hosts whose traffic comes from the programs in
 /// their namespace, so no simulated flow may start or end at one (its transport would be
-/// simulated TCP or UDP inside a real kernel's host).
+/// simulated TCP or UDP inside a real kernel's host) — but an emulated node may ping one
+/// (its kernel answers the echo requests written to it, as DFQ's RTT detector needs).
 fn check_real_hosts(s: &Scenario, errs: &mut ScenarioError) {
     let real: HashSet<&str> = s
         .nodes
@@ -283,7 +284,11 @@ fn check_real_hosts(s: &Scenario, errs: &mut ScenarioError) {
     }
     for f in &s.flows {
         for (key, node) in [("from", &f.from), ("to", &f.to)] {
-            if real.contains(node.as_str()) {
+            // An emulated node may ping a real host: the echo requests are written to it
+            // as bytes and its kernel's replies come back to the ping (sim/live.rs).
+            let ping_to_real =
+                key == "to" && f.app.kind() == "ping" && !real.contains(f.from.as_str());
+            if real.contains(node.as_str()) && !ping_to_real {
                 errs.push(
                     format!("flows.{}.{key}", f.name),
                     format!(

@@ -443,6 +443,10 @@ impl Simulation {
             self.packets.free(pkt);
             return;
         }
+        if matches!(flow.endpoint, Endpoint::Real) {
+            // A real host's ICMP at an emulated node (live mode).
+            return self.answer_real_ping(pkt);
+        }
         flow.stats.on_receive(payload, now - created);
         // The reply copies the request's other fields (its size, data, creation time).
         let reply = Packet {

@@ -42,8 +42,9 @@ pub struct RealHosts {
     pub counts: RealCounts,
 }
 
-/// Real packets, counted: every packet read is `unsupported`, or `injected`, and every
-/// injected packet is written, dropped (with a reason, in the flows table) or in flight.
+/// Real packets, counted: every packet read is `unsupported`, `injected`, or an `answer`,
+/// and every injected packet is written, dropped (with a reason, in the flows table),
+/// `absorbed` or in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RealCounts {
     pub read: u64,
@@ -52,6 +53,14 @@ pub struct RealCounts {
     pub written: u64,
     pub dropped: u64,
     pub in_flight: u64,
+    /// Echo replies of real hosts to an emulated node's pings (`[[flows]]` with a ping
+    /// app to a real host): they enter as the ping flow's replies and count in its ledger.
+    pub answers: u64,
+    /// Real ICMP packets that ended at an emulated node (an echo reply or an error
+    /// addressed to it; an echo request is answered and its reply written).
+    pub absorbed: u64,
+    /// The emulator's own packets written to real hosts: its pings' echo requests.
+    pub probes: u64,
 }
 
 /// The receive path of a real host: holds each packet addressed to the node for the live
@@ -221,7 +230,7 @@ impl Simulation {
             .values()
             .map(|&f| self.flows[f as usize].stats.drops.iter().sum::<u64>())
             .sum();
-        c.in_flight = c.injected - c.written - c.dropped;
+        c.in_flight = c.injected - c.written - c.dropped - c.absorbed;
         c
     }
 
@@ -237,6 +246,14 @@ impl Simulation {
                 return Err(e);
             }
         };
+        if h.tuple.protocol == Protocol::Icmp && h.icmp_type == crate::packet::ICMP_ECHO_REPLY {
+            if let Some((seq, sent)) = real::probe_reply(bytes) {
+                if let Some(id) = self.inject_answer(from, &h, seq, sent) {
+                    return Ok(id);
+                }
+            }
+        }
+        let r = self.real.as_mut().expect("live");
         let dst = r.by_addr.get(&h.tuple.dst_addr).copied();
         let f = match r.flow_of.get(&h.tuple) {
             Some(&f) => f,
@@ -285,6 +302,99 @@ impl Simulation {
             let _ = self.forward(from, id);
         }
         Ok(id)
+    }
+
+    /// A real host's echo reply to an emulated node's ping (its data carries the request's
+    /// send time, [`real::echo_request`]): it enters as the reply the ping flow's simulated
+    /// host would have sent (`ping_receive`), so the pinger records the round trip and a
+    /// hook reading replies (DFQ's RTT detector) sees the request's send time. `None` when
+    /// no ping flow of this pinger, host and identifier exists (then it is a real packet).
+    fn inject_answer(
+        &mut self,
+        from: NodeId,
+        h: &RealHeader,
+        seq: u16,
+        sent: u64,
+    ) -> Option<PacketId> {
+        let t = h.tuple;
+        let f = self.flows.iter().position(|fl| {
+            matches!(fl.endpoint, Endpoint::Ping(_))
+                && fl.tuple.src_addr == t.dst_addr
+                && fl.tuple.dst_addr == t.src_addr
+                && fl.tuple.src_port == t.src_port
+        })?;
+        let now = self.now;
+        let flow = &self.flows[f];
+        let ft = flow.tuple;
+        let pkt = Packet {
+            flow: FlowId(f as u32),
+            flow_seq: u64::from(seq),
+            tuple: FiveTuple {
+                src_addr: ft.dst_addr,
+                dst_addr: ft.src_addr,
+                src_port: ft.dst_port,
+                dst_port: ft.src_port,
+                protocol: Protocol::Icmp,
+            },
+            dst_node: flow.src,
+            dscp: h.dscp,
+            ecn: h.ecn,
+            priority: flow.priority,
+            ttl: h.ttl,
+            size_bytes: h.size,
+            payload_bytes: h.payload,
+            icmp_type: crate::packet::ICMP_ECHO_REPLY,
+            created: SimTime(sent.min(now.0)),
+            enqueued: now,
+            ..Packet::default()
+        };
+        self.real.as_mut().expect("live").counts.answers += 1;
+        let id = self.packets.alloc(pkt, Location::Source(f as u32));
+        self.ledger.sent += 1;
+        let _ = self.forward(from, id);
+        Some(id)
+    }
+
+    /// A real host's ICMP packet reached an emulated node (`ping_receive` of a real flow):
+    /// an echo request is answered as a host answers it (RFC 792: the request's bytes with
+    /// the addresses swapped and type 0, so the real ping matches identifier, sequence and
+    /// data), any other ICMP message ends here (`absorbed`).
+    pub(super) fn answer_real_ping(&mut self, pkt: PacketId) {
+        let now = self.now;
+        let p = self.packets.get(pkt);
+        let (f, at, created, payload, kind) = (
+            p.flow.0 as usize,
+            p.dst_node,
+            p.created,
+            p.payload_bytes,
+            p.icmp_type,
+        );
+        self.flows[f].stats.on_receive(payload, now - created);
+        self.ledger.delivered += 1;
+        let r = self.real.as_mut().expect("a real flow runs live");
+        if kind != crate::packet::ICMP_ECHO_REQUEST {
+            r.counts.absorbed += 1;
+            self.packets.free(pkt);
+            return;
+        }
+        real::echo_to_reply(&mut r.bytes[pkt.0 as usize], super::apps::INITIAL_TTL);
+        let src = self.flows[f].src;
+        let p = self.packets.get_mut(pkt);
+        let t = p.tuple;
+        p.tuple = FiveTuple {
+            src_addr: t.dst_addr,
+            dst_addr: t.src_addr,
+            src_port: t.dst_port,
+            dst_port: t.src_port,
+            protocol: t.protocol,
+        };
+        p.dst_node = src;
+        p.ttl = super::apps::INITIAL_TTL;
+        p.icmp_type = crate::packet::ICMP_ECHO_REPLY;
+        p.created = now;
+        p.enqueued = now;
+        self.ledger.sent += 1;
+        let _ = self.forward(at, pkt);
     }
 
     /// The run-time flow of a real 5-tuple, named by it (`udp 10.0.0.1:5000>10.0.0.2:5201`).
@@ -356,15 +466,189 @@ impl Simulation {
                 let p = self.packets.get(id);
                 let (f, payload, created, ttl, ecn) =
                     (p.flow.0 as usize, p.payload_bytes, p.created, p.ttl, p.ecn);
+                let (t, size, seq, dscp, kind) =
+                    (p.tuple, p.size_bytes, p.flow_seq, p.dscp, p.icmp_type);
                 self.flows[f].stats.on_receive(payload, released - created);
                 self.ledger.delivered += 1;
                 self.packets.free(id);
-                let buf = &mut r.bytes[id.0 as usize];
-                real::write_back(buf, ttl, ecn);
-                write(*node, released, buf);
-                r.counts.written += 1;
+                if matches!(self.flows[f].endpoint, Endpoint::Real) {
+                    let buf = &mut r.bytes[id.0 as usize];
+                    real::write_back(buf, ttl, ecn);
+                    write(*node, released, buf);
+                    r.counts.written += 1;
+                } else if t.protocol == Protocol::Icmp && kind == crate::packet::ICMP_ECHO_REQUEST {
+                    // An emulated node's ping (the only simulated flow validation lets
+                    // reach a real host): its echo request, made as bytes.
+                    let mut buf = real::echo_request(
+                        t.src_addr,
+                        t.dst_addr,
+                        ttl,
+                        (dscp << 2) | ecn,
+                        t.src_port,
+                        seq as u16,
+                        created.0,
+                        size,
+                    );
+                    write(*node, released, &mut buf);
+                    r.counts.probes += 1;
+                }
             }
         }
         self.real = Some(r);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_toml_str;
+
+    /// An emulated gateway pings a real host across a 10 Mbit/s, 1 ms link, and the real
+    /// host pings the gateway.
+    fn sim() -> Simulation {
+        let s = load_toml_str(
+            r#"
+            [run]
+            duration = "5s"
+            [[nodes]]
+            name = "gw"
+            kind = "router"
+            [[nodes]]
+            name = "h"
+            real = true
+            [[links]]
+            name = "wire"
+            between = ["gw", "h"]
+            rate = "10Mbit"
+            delay = "1ms"
+            [[flows]]
+            name = "probe"
+            from = "gw"
+            to = "h"
+            app = { kind = "ping", interval = "1s" }
+            "#,
+        )
+        .unwrap();
+        Simulation::build_live(&s, BuildOptions::default()).unwrap()
+    }
+
+    fn delivered(sim: &mut Simulation) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        sim.take_delivered(|_, _, b| out.push(b.to_vec()));
+        out
+    }
+
+    /// Reference: RFC 792 (an echo reply returns the request's identifier, sequence and
+    /// data); the round trip is the two crossings of the link (84 B at 10 Mbit/s + 1 ms
+    /// each way, 2.134 ms), measured from the send time the request's data carried.
+    #[test]
+    fn an_emulated_ping_reaches_a_real_host_and_its_kernels_reply_comes_back() {
+        let mut sim = sim();
+        let (gw, h) = (sim.nodes[0].addr, sim.nodes[1].addr);
+        sim.run_until(SimTime::from_millis(10));
+        let out = delivered(&mut sim);
+        assert_eq!(out.len(), 1);
+        let req = real::parse(&out[0]).unwrap();
+        assert_eq!(req.icmp_type, crate::packet::ICMP_ECHO_REQUEST);
+        assert_eq!((req.tuple.src_addr, req.tuple.dst_addr), (gw, h));
+        // What the real kernel answers, read back 0.1 ms after the request was written.
+        let mut rep = out[0].clone();
+        real::echo_to_reply(&mut rep, 64);
+        sim.run_until(SimTime::from_micros(10_100));
+        sim.count_read();
+        sim.inject(NodeId(1), &rep).unwrap();
+        sim.run_until(SimTime::from_millis(30));
+        let rtt = &sim.flows[0].rtt;
+        assert_eq!(rtt.count(), 1);
+        // The send time the request carried (after the magic, RFC 792's data at byte 36);
+        // the reply arrived at 10.1 ms + 1.0672 ms.
+        let sent = u64::from_be_bytes(out[0][36..44].try_into().unwrap());
+        assert_eq!(&out[0][28..36], &real::PROBE_MAGIC);
+        let want = (10_100_000 + 1_067_200 - sent) as f64 / 1e9;
+        assert!(
+            (rtt.mean_s() - want).abs() < 1e-6,
+            "{} vs {want}",
+            rtt.mean_s()
+        );
+        let c = sim.real_counts();
+        assert_eq!((c.read, c.answers, c.injected, c.probes), (1, 1, 0, 1));
+        assert_eq!(c.in_flight, 0);
+    }
+
+    /// A real host's ping to an emulated node is answered with the request's own bytes,
+    /// addresses swapped and type 0 (what the host's ping matches), not stale bytes.
+    #[test]
+    fn a_real_ping_to_an_emulated_node_is_answered_with_its_own_bytes() {
+        let mut sim = sim();
+        let (gw, h) = (sim.nodes[0].addr, sim.nodes[1].addr);
+        sim.run_until(SimTime::from_millis(10));
+        let _ = delivered(&mut sim); // the gateway's own probe
+        let req = real::echo_request(h, gw, 64, 0, 4242, 3, 0, 84);
+        sim.count_read();
+        sim.inject(NodeId(1), &req).unwrap();
+        sim.run_until(SimTime::from_millis(20));
+        let out = delivered(&mut sim);
+        assert_eq!(out.len(), 1);
+        let mut want = req.clone();
+        real::echo_to_reply(&mut want, 64);
+        assert_eq!(out[0], want);
+        let c = sim.real_counts();
+        assert_eq!((c.read, c.injected, c.written, c.in_flight), (1, 1, 1, 0));
+    }
+
+    /// Only a ping from an emulated node may end at a real host; nothing may start there.
+    #[test]
+    fn only_an_emulated_nodes_ping_may_go_to_a_real_host() {
+        let base = r#"
+            [run]
+            duration = "1s"
+            [[nodes]]
+            name = "gw"
+            kind = "router"
+            [[nodes]]
+            name = "h"
+            real = true
+            [[nodes]]
+            name = "g"
+            real = true
+            [[links]]
+            name = "wire"
+            between = ["gw", "h"]
+            rate = "10Mbit"
+            delay = "1ms"
+            [[links]]
+            name = "wire2"
+            between = ["gw", "g"]
+            rate = "10Mbit"
+            delay = "1ms"
+            [[flows]]
+            "#;
+        let err = |flow: &str| {
+            load_toml_str(&format!("{base}{flow}"))
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            err(r#"name = "p"
+            from = "gw"
+            to = "h"
+            app = { kind = "ping" }"#),
+            Ok(())
+        );
+        let e = err(r#"name = "c"
+            from = "gw"
+            to = "h"
+            app = { kind = "cbr", size = 100, rate = "1Mbit" }"#)
+        .unwrap_err();
+        assert!(e.contains("flows.c.to"), "{e}");
+        let e = err(r#"name = "p"
+            from = "g"
+            to = "h"
+            app = { kind = "ping" }"#)
+        .unwrap_err();
+        assert!(
+            e.contains("flows.p.from") && e.contains("flows.p.to"),
+            "{e}"
+        );
     }
 }
