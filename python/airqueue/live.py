@@ -105,12 +105,30 @@ def stale_namespaces() -> list[str]:
     return stale
 
 
+def kill_namespace_processes(name: str) -> list[int]:
+    """SIGKILLs every process still inside namespace ``name`` (ours only: :data:`PREFIX`)
+    and returns their pids. ``ip netns del`` only removes the handle: a namespace lives on
+    while a process is in it, so the ``--exec`` programs of a run killed with ``kill -9``
+    (they run in their own sessions and survive their parent) would keep it, and their
+    traffic, alive."""
+    if not name.startswith(PREFIX):
+        return []
+    out = _ip("netns", "pids", name, check=False).stdout
+    pids = [int(p) for p in out.split() if p.isdigit() and int(p) != os.getpid()]
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return pids
+
+
 def remove_namespaces(names: list[str]) -> list[str]:
-    """Deletes the named namespaces (ours only: :data:`PREFIX`); returns those removed."""
+    """Deletes the named namespaces (ours only: :data:`PREFIX`), after killing any process
+    left inside; returns those removed."""
     removed = []
     for name in names:
         if not name.startswith(PREFIX):
             continue
+        kill_namespace_processes(name)
         if _ip("netns", "del", name, check=False).returncode == 0:
             removed.append(name)
     return removed
