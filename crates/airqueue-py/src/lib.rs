@@ -450,6 +450,7 @@ fn live_run<'py>(
         ("written", c.written),
         ("dropped", c.dropped),
         ("in_flight", c.in_flight),
+        ("max_written_bytes", c.max_written_bytes),
     ] {
         l.set_item(k, v)?;
     }
@@ -468,6 +469,61 @@ fn live_run<'py>(
     l.set_item("ended_s", report.ended_at.as_secs_f64())?;
     l.set_item("wall_s", report.wall_seconds)?;
     d.set_item("live", l)?;
+    Ok(d)
+}
+
+/// Runs the bare forwarder (`airqueue::live::bare`: no model, each packet read from a TUN
+/// written at once to the TUN owning its destination address) over `tuns` (IPv4 address,
+/// fd) for `duration_s` seconds or until Ctrl-C; the reference of `airqueue bench --live`.
+/// Returns `read`, `written`, `unrouted`, `write_errors`, `max_bytes`, `stopped`, `wall_s`.
+#[pyfunction]
+fn live_bare_forward<'py>(
+    py: Python<'py>,
+    tuns: Vec<(String, i32)>,
+    duration_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut fds = Vec::with_capacity(tuns.len());
+    for (addr, fd) in &tuns {
+        let a: std::net::Ipv4Addr = addr
+            .parse()
+            .map_err(|_| PyValueError::new_err(format!("{addr:?} is not an IPv4 address")))?;
+        fds.push((u32::from(a), *fd));
+    }
+    if !(duration_s.is_finite() && duration_s >= 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "duration_s must be a non-negative number of seconds, not {duration_s}"
+        )));
+    }
+    let mut interrupted: Option<PyErr> = None;
+    let report = py.detach(|| {
+        airqueue::live::bare::forward(
+            &fds,
+            Duration::from_secs_f64(duration_s),
+            Duration::from_millis(10),
+            || {
+                Python::attach(|py| match py.check_signals() {
+                    Ok(()) => true,
+                    Err(e) => {
+                        interrupted = Some(e);
+                        false
+                    }
+                })
+            },
+        )
+    });
+    let r = report.map_err(|e| PyOSError::new_err(format!("bare forwarder: {e}")))?;
+    let d = PyDict::new(py);
+    for (k, v) in [
+        ("read", r.read),
+        ("written", r.written),
+        ("unrouted", r.unrouted),
+        ("write_errors", r.write_errors),
+        ("max_bytes", r.max_bytes),
+    ] {
+        d.set_item(k, v)?;
+    }
+    d.set_item("stopped", r.stopped || interrupted.is_some())?;
+    d.set_item("wall_s", r.wall_seconds)?;
     Ok(d)
 }
 
@@ -704,6 +760,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_open_tun, m)?)?;
     m.add_function(wrap_pyfunction!(live_hosts, m)?)?;
     m.add_function(wrap_pyfunction!(live_run, m)?)?;
+    m.add_function(wrap_pyfunction!(live_bare_forward, m)?)?;
     m.add_function(wrap_pyfunction!(channel_per, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_tcp_rate, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_duration_ns, m)?)?;

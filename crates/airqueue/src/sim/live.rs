@@ -52,6 +52,9 @@ pub struct RealCounts {
     pub written: u64,
     pub dropped: u64,
     pub in_flight: u64,
+    /// The largest packet written to a real host, in bytes: evidence that what the model
+    /// scheduled was wire-sized (at most the TUN's MTU), never a GSO super-packet.
+    pub max_written_bytes: u64,
 }
 
 /// The receive path of a real host: holds each packet addressed to the node for the live
@@ -363,6 +366,7 @@ impl Simulation {
                 real::write_back(buf, ttl, ecn);
                 write(*node, released, buf);
                 r.counts.written += 1;
+                r.counts.max_written_bytes = r.counts.max_written_bytes.max(buf.len() as u64);
             }
         }
         self.real = Some(r);
