@@ -78,7 +78,7 @@ def test_bench_live_quick_writes_every_field(tmp_path: Path) -> None:
     assert our_namespaces(p.pid) == []
     report = json.loads(out.read_text())
     for key in ["tcp_1g", "udp_emulator", "udp_bare", "tcp_unshaped", "tcp_bare", "udp_ratio",
-                "targets", "loadavg_start", "loadavg_end", "cpus"]:  # fmt: skip
+                "udp_cpu_ratio", "targets", "loadavg_start", "loadavg_end", "cpus"]:  # fmt: skip
         assert key in report, key
     for key in ["tcp_1g", "tcp_unshaped", "tcp_bare"]:
         m = report[key]
@@ -89,11 +89,13 @@ def test_bench_live_quick_writes_every_field(tmp_path: Path) -> None:
         m = report[key]
         assert m["iperf_error"] is None, m
         assert m["pps"] > 0 and m["offered_pps"] > 0, m
+        assert m["cpu_us_per_packet"] > 0, m
+        assert m["pps_rounds"] == [m["pps"]], m  # --quick: one round
         assert m["tun_dropped"] >= 0, m
     ue = report["udp_emulator"]
     # Every packet the emulator read is accounted for (written, dropped with a reason, in
     # flight): its own loss is 0 whatever the rate.
-    assert ue["own_loss"] == 0, ue
+    assert ue["own_loss"] == 0 and ue["own_loss_rounds"] == [0], ue
     for key in ["tcp_1g", "udp_emulator", "tcp_unshaped"]:
         live = report[key]["live"]
         assert live["injected"] == live["written"] + live["dropped"] + live["in_flight"], live

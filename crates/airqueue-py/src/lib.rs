@@ -370,10 +370,11 @@ fn live_hosts(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(String, Stri
 /// Runs a scenario in real time with its real hosts' TUN descriptors (`tuns`: node name,
 /// fd) until `run.duration` or Ctrl-C (KeyboardInterrupt ends the run; its results are
 /// returned). Returns what `run` returns, plus `live`: the real packets' conservation
-/// (`read`, `unsupported`, `injected`, `written`, `dropped`, `in_flight`), the release
-/// timing (`packets`, `p50_ns`, `p99_ns`, `max_ns`, `behind`, `write_errors`), `stopped`,
-/// `ended_s` and `wall_s`. `spin_us` (default 200) is how close to an event the loop stops
-/// sleeping and spins.
+/// (`read`, `unsupported`, `injected`, `written`, `dropped`, `in_flight`,
+/// `max_written_bytes`), the release timing (`packets`, `p50_ns`, `p99_ns`, `max_ns`,
+/// `behind`, `write_errors`), `stopped`, `ended_s`, `wall_s` and `cpu_s` (the loop thread's
+/// CPU time). `spin_us` (default 200) is how close to an event the loop stops sleeping and
+/// spins.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, tuns, seed=None, spin_us=None))]
 fn live_run<'py>(
@@ -410,6 +411,7 @@ fn live_run<'py>(
             if let Some(us) = spin_us {
                 opts.spin = Duration::from_micros(us);
             }
+            let cpu_before = live::tunio::thread_cpu_seconds();
             let report = live::run(&mut sim, &fds, opts, || {
                 Python::attach(|py| match py.check_signals() {
                     Ok(()) => true,
@@ -419,16 +421,17 @@ fn live_run<'py>(
                     }
                 })
             });
+            let cpu = live::tunio::thread_cpu_seconds() - cpu_before;
             let warnings: Vec<(String, String)> = sim
                 .warnings()
                 .iter()
                 .map(|w| (w.path.clone(), w.message.clone()))
                 .collect();
             let resolved = scenario::to_resolved_json(&s);
-            Ok((report, resolved, sim.results(), warnings))
+            Ok((report, resolved, sim.results(), warnings, cpu))
         })
     });
-    let (report, resolved, results, warnings) = outcome?;
+    let (report, resolved, results, warnings, cpu) = outcome?;
     let report = report.map_err(|e| PyOSError::new_err(format!("live loop: {e}")))?;
     let d = PyDict::new(py);
     let (summary, tables) = results.into_tables();
@@ -468,6 +471,7 @@ fn live_run<'py>(
     l.set_item("stopped", report.stopped || interrupted.is_some())?;
     l.set_item("ended_s", report.ended_at.as_secs_f64())?;
     l.set_item("wall_s", report.wall_seconds)?;
+    l.set_item("cpu_s", cpu)?;
     d.set_item("live", l)?;
     Ok(d)
 }
@@ -475,7 +479,8 @@ fn live_run<'py>(
 /// Runs the bare forwarder (`airqueue::live::bare`: no model, each packet read from a TUN
 /// written at once to the TUN owning its destination address) over `tuns` (IPv4 address,
 /// fd) for `duration_s` seconds or until Ctrl-C; the reference of `airqueue bench --live`.
-/// Returns `read`, `written`, `unrouted`, `write_errors`, `max_bytes`, `stopped`, `wall_s`.
+/// Returns `read`, `written`, `unrouted`, `write_errors`, `max_bytes`, `stopped`, `wall_s`
+/// and `cpu_s` (the forwarding thread's CPU time).
 #[pyfunction]
 fn live_bare_forward<'py>(
     py: Python<'py>,
@@ -499,6 +504,7 @@ fn live_bare_forward<'py>(
         airqueue::live::bare::forward(
             &fds,
             Duration::from_secs_f64(duration_s),
+            airqueue::live::LiveOptions::default().spin,
             Duration::from_millis(10),
             || {
                 Python::attach(|py| match py.check_signals() {
@@ -524,6 +530,7 @@ fn live_bare_forward<'py>(
     }
     d.set_item("stopped", r.stopped || interrupted.is_some())?;
     d.set_item("wall_s", r.wall_seconds)?;
+    d.set_item("cpu_s", r.cpu_seconds)?;
     Ok(d)
 }
 

@@ -41,6 +41,10 @@ def live_bench_table(r: dict[str, Any]) -> Table:
     g, ue, ub = r["tcp_1g"], r["udp_emulator"], r["udp_bare"]
     un, tb = r["tcp_unshaped"], r["tcp_bare"]
 
+    def rounds(m: dict[str, Any]) -> str:
+        pps = m["pps_rounds"]
+        return "" if len(pps) < 2 else f" ({min(pps):,.0f} … {max(pps):,.0f})"
+
     def ge(v: float | None, target: float) -> bool | None:
         return None if v is None else v >= target
 
@@ -54,18 +58,25 @@ def live_bench_table(r: dict[str, Any]) -> Table:
         ("  release error p50 / p99 (µs)",
          f"{g['live']['p50_ns'] / 1e3:,.0f} / {g['live']['p99_ns'] / 1e3:,.0f}", "", None),
         ("UDP 64 B through the emulator (10 Gbit/s pfifo): packets/s",
-         _fmt(ue["pps"], ",.0f"), f"≥ {t['udp_pps']:,.0f}", ge(ue["pps"], t["udp_pps"])),
+         _fmt(ue["pps"], ",.0f") + rounds(ue), f"≥ {t['udp_pps']:,.0f}",
+         ge(ue["pps"], t["udp_pps"])),
         ("  offered by iperf3 (packets/s)", _fmt(ue["offered_pps"], ",.0f"), "", None),
-        ("  emulator's own loss (read - written - model drops - in flight)",
-         _fmt(ue["own_loss"], ","), "0", ue["own_loss"] == 0),
+        ("  loop CPU time per packet (µs)", _fmt(ue["cpu_us_per_packet"], ".2f"), "", None),
+        ("  emulator's own loss, every round (read - written - model drops - in flight)",
+         _fmt(max(ue["own_loss_rounds"]), ","), "0", max(ue["own_loss_rounds"]) == 0),
         ("  dropped by the model", _fmt(ue["model_drops"], ","), "", None),
         ("  dropped by the kernel at the TUNs (reader behind the sender)",
          _fmt(ue["tun_dropped"], ","), "", None),
-        ("UDP 64 B through the bare forwarder: packets/s", _fmt(ub["pps"], ",.0f"), "", None),
+        ("UDP 64 B through the bare forwarder: packets/s", _fmt(ub["pps"], ",.0f") + rounds(ub),
+         "", None),
         ("  offered by iperf3 (packets/s)", _fmt(ub["offered_pps"], ",.0f"), "", None),
+        ("  forwarder CPU time per packet (µs)", _fmt(ub["cpu_us_per_packet"], ".2f"), "",
+         None),
         ("  dropped by the kernel at the TUNs", _fmt(ub["tun_dropped"], ","), "", None),
-        ("emulator / bare forwarder (UDP packets/s)", _fmt(r["udp_ratio"], ".1%"),
+        ("emulator / bare forwarder (UDP packets/s, median rounds)", _fmt(r["udp_ratio"], ".1%"),
          f"≥ {t['udp_ratio']:.0%}", ge(r["udp_ratio"], t["udp_ratio"])),
+        ("  same, CPU time per packet (bare / emulator)", _fmt(r["udp_cpu_ratio"], ".1%"), "",
+         None),
         ("TCP through 10 Gbit/s pfifo, no rate limit: Mbit/s (highest sustained)",
          _fmt(un["mbps"], ",.0f"), "", None),
         ("  retransmits", _fmt(un["retransmits"], ","), "", None),
