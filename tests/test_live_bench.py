@@ -85,6 +85,7 @@ def test_bench_live_quick_writes_every_field(tmp_path: Path) -> None:
         assert m["iperf_error"] is None, m
         assert m["mbps"] is not None and m["mbps"] > 0, m
         assert m["retransmits"] is not None, m
+        assert m["tun_dropped"] >= 0, m
     for key in ["udp_emulator", "udp_bare"]:
         m = report[key]
         assert m["iperf_error"] is None, m

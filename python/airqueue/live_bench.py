@@ -76,6 +76,13 @@ def tun_counters(namespace: str) -> dict[str, int]:
     }
 
 
+def tun_dropped(tuns: dict[str, dict[str, int]]) -> int:
+    """Packets the kernel dropped at the TUNs, both hosts and ways: handed to a TUN whose
+    reader was behind (``tx_dropped``) or written and refused by the stack (``rx_dropped``).
+    Loss outside the emulator, beside its own."""
+    return sum(c.get("tx_dropped", 0) + c.get("rx_dropped", 0) for c in tuns.values())
+
+
 def iperf_result(log: Path) -> dict[str, Any]:
     """The iperf3 client's JSON report (``-J``), or ``{"error": ...}``."""
     try:
@@ -210,7 +217,12 @@ def run_bench(log_dir: Path, quick: bool = False, progress: Callable[[str], None
     live, client, tuns = through_emulator(
         log_dir / "tcp_1g", scenario("1Gbit", "1ms", fq, run_s), tcp
     )
-    report["tcp_1g"] = {**tcp_numbers(client), "live": live, "tuns": tuns}
+    report["tcp_1g"] = {
+        **tcp_numbers(client),
+        "tun_dropped": tun_dropped(tuns),
+        "live": live,
+        "tuns": tuns,
+    }
 
     # The emulator and the bare forwarder take turns (three rounds each, one with --quick)
     # so that both see the same machine; each is reported by its median round.
@@ -227,7 +239,7 @@ def run_bench(log_dir: Path, quick: bool = False, progress: Callable[[str], None
             "cpu_us_per_packet": cpu_per_packet(live["cpu_s"], live["written"]),
             "own_loss": own_loss(live),
             "model_drops": live["dropped"],
-            "tun_dropped": tuns["a"].get("tx_dropped", 0) + tuns["b"].get("rx_dropped", 0),
+            "tun_dropped": tun_dropped(tuns),
             "live": live,
             "tuns": tuns,
         })  # fmt: skip
@@ -237,7 +249,7 @@ def run_bench(log_dir: Path, quick: bool = False, progress: Callable[[str], None
             **udp_numbers(client, t),
             "pps": bare["written"] / t,
             "cpu_us_per_packet": cpu_per_packet(bare["cpu_s"], bare["written"]),
-            "tun_dropped": tuns["a"].get("tx_dropped", 0) + tuns["b"].get("rx_dropped", 0),
+            "tun_dropped": tun_dropped(tuns),
             "bare": bare,
             "tuns": tuns,
         })  # fmt: skip
@@ -259,11 +271,21 @@ def run_bench(log_dir: Path, quick: bool = False, progress: Callable[[str], None
     live, client, tuns = through_emulator(
         log_dir / "tcp_unshaped", scenario("10Gbit", "0ms", fast, run_s), tcp
     )
-    report["tcp_unshaped"] = {**tcp_numbers(client), "live": live, "tuns": tuns}
+    report["tcp_unshaped"] = {
+        **tcp_numbers(client),
+        "tun_dropped": tun_dropped(tuns),
+        "live": live,
+        "tuns": tuns,
+    }
 
     progress("tcp through the bare forwarder")
     bare, client, tuns = through_bare(log_dir / "tcp_bare", run_s, tcp)
-    report["tcp_bare"] = {**tcp_numbers(client), "bare": bare, "tuns": tuns}
+    report["tcp_bare"] = {
+        **tcp_numbers(client),
+        "tun_dropped": tun_dropped(tuns),
+        "bare": bare,
+        "tuns": tuns,
+    }
 
     report["loadavg_end"] = load_average()
     return report

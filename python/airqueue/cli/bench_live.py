@@ -53,6 +53,7 @@ def live_bench_table(r: dict[str, Any]) -> Table:
         ("TCP a→b, 1 Gbit/s 1 ms fq_codel: Mbit/s at the receiver",
          _fmt(g["mbps"], ",.0f"), f"≥ {t['tcp_1g_mbps']:,.0f}", ge(g["mbps"], t["tcp_1g_mbps"])),
         ("  retransmits", _fmt(g["retransmits"], ","), "", None),
+        ("  dropped by the kernel at the TUNs", _fmt(g["tun_dropped"], ","), "", None),
         ("  largest packet written (bytes)", _fmt(size, ","), f"≤ {t['max_packet_bytes']}",
          None if size is None else size <= t["max_packet_bytes"]),
         ("  release error p50 / p99 (µs)",
@@ -80,8 +81,10 @@ def live_bench_table(r: dict[str, Any]) -> Table:
         ("TCP through 10 Gbit/s pfifo, no rate limit: Mbit/s (highest sustained)",
          _fmt(un["mbps"], ",.0f"), "", None),
         ("  retransmits", _fmt(un["retransmits"], ","), "", None),
+        ("  dropped by the kernel at the TUNs", _fmt(un["tun_dropped"], ","), "", None),
         ("TCP through the bare forwarder: Mbit/s", _fmt(tb["mbps"], ",.0f"), "", None),
         ("  retransmits", _fmt(tb["retransmits"], ","), "", None),
+        ("  dropped by the kernel at the TUNs", _fmt(tb["tun_dropped"], ","), "", None),
     ]  # fmt: skip
     for name, value, target, ok in rows:
         table.add_row(name, value, target, _mark(ok))
