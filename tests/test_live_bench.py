@@ -33,6 +33,12 @@ def test_the_bare_forwarder_carries_a_ping_and_loses_nothing(tmp_path: Path) -> 
     hosts = [("a", "10.0.0.1"), ("b", "10.0.0.2")]
     with livemod.real_hosts(hosts) as made:
         by_node = {h.node: h for h in made}
+        # The TUN's ring is sized so that a loop descheduled for a while loses nothing.
+        link = subprocess.run(
+            ["ip", "-j", "-n", by_node["a"].namespace, "link", "show", "aq0"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert json.loads(link.stdout)[0]["txqlen"] == livemod.TUN_TXQUEUELEN
         ping = livemod.start_exec(
             by_node["a"], "ping -c 10 -i 0.05 -W 1 10.0.0.2", tmp_path / "ping.log"
         )
