@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,8 @@ def run_bench(log_dir: Path, quick: bool = False, progress: Callable[[str], None
     """Runs every measurement (``quick``: 1 s of traffic each instead of 5 s) and returns the
     report: each measurement's numbers, the targets, and the load average before and after."""
     livemod.check_can_run()
+    if shutil.which("iperf3") is None:
+        raise livemod.LiveError("iperf3 is not installed (it runs in the namespaces)")
     livemod.remove_namespaces(livemod.stale_namespaces())
     t = 1.0 if quick else 5.0
     rounds = 1 if quick else 3

@@ -94,17 +94,16 @@ def live_bench_table(r: dict[str, Any]) -> Table:
 def bench_live(quick: bool, out_path: Path | None, as_json: bool = False) -> None:
     """Runs the live throughput measurements, prints the table (or, ``as_json``, the JSON)
     and writes the JSON to ``out_path``."""
+
+    def progress(what: str) -> None:
+        err.print(Text(f"measuring: {what} …", style="dim"))
+
     try:
-        livemod.check_can_run()
+        with tempfile.TemporaryDirectory(prefix="airqueue-bench-live-") as tmp:
+            report = live_bench.run_bench(Path(tmp), quick=quick, progress=progress)
     except livemod.LiveError as e:
         err.print(Text(f"bench --live: {e}", style="red"))
         raise typer.Exit(1) from None
-    with tempfile.TemporaryDirectory(prefix="airqueue-bench-live-") as tmp:
-
-        def progress(what: str) -> None:
-            err.print(Text(f"measuring: {what} …", style="dim"))
-
-        report = live_bench.run_bench(Path(tmp), quick=quick, progress=progress)
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:

@@ -10,8 +10,8 @@
 //! the packets' bytes live in [`RealHosts`], a side table indexed by arena slot that only a
 //! live simulation allocates (a simulated run carries `None`).
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::{BuildOptions, Endpoint, FlowRt, Simulation};
@@ -31,10 +31,13 @@ type Outbox = Rc<RefCell<Vec<(PacketId, SimTime)>>>;
 pub struct RealHosts {
     /// Real nodes, in scenario order, with their addresses.
     pub nodes: Vec<(NodeId, String, u32)>,
-    /// Every node's address (real or emulated): where a real packet is going.
-    by_addr: HashMap<u32, NodeId>,
+    /// Every node's address (real or emulated): where a real packet is going. Both maps are
+    /// looked up for every packet read and use FxHash, as the event queue does: their keys
+    /// come from the run's own real hosts, so SipHash's resistance to chosen keys buys
+    /// nothing here and costs a share of a small packet (docs/live.md#throughput).
+    by_addr: FxHashMap<u32, NodeId>,
     /// The flow of each real 5-tuple seen so far.
-    flow_of: HashMap<FiveTuple, u32>,
+    flow_of: FxHashMap<FiveTuple, u32>,
     /// A real packet's bytes, by arena slot (buffers reused as slots are).
     bytes: Vec<Vec<u8>>,
     outboxes: Vec<(NodeId, Outbox)>,
@@ -141,7 +144,7 @@ impl Simulation {
         sim.real = Some(Box::new(RealHosts {
             nodes,
             by_addr,
-            flow_of: HashMap::new(),
+            flow_of: FxHashMap::default(),
             bytes: Vec::new(),
             outboxes: boxes,
             counts: RealCounts::default(),
