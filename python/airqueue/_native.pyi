@@ -67,9 +67,16 @@ def live_run(
     """Runs in real time with the real hosts' TUN descriptors until ``run.duration`` or
     Ctrl-C; what ``run`` returns plus ``live`` (conservation of real packets and the
     release timing: ``read``, ``unsupported``, ``injected``, ``written``, ``dropped``,
-    ``in_flight``, ``packets``, ``p50_ns``, ``p99_ns``, ``max_ns``, ``behind``,
-    ``write_errors``, ``stopped``, ``ended_s``, ``wall_s``). ``spin_us``: how close to an
-    event the loop stops sleeping and spins (default 200)."""
+    ``in_flight``, ``max_written_bytes``, ``packets``, ``p50_ns``, ``p99_ns``, ``max_ns``,
+    ``behind``, ``write_errors``, ``stopped``, ``ended_s``, ``wall_s``, ``cpu_s``: the loop
+    thread's CPU time). ``spin_us``: how close to an event the loop stops sleeping and
+    spins (default 200)."""
+
+def live_bare_forward(tuns: list[tuple[str, int]], duration_s: float) -> dict[str, Any]:
+    """The bare forwarder (no model: each packet read from a TUN is written to the TUN owning
+    its destination address) over (IPv4 address, fd) pairs for ``duration_s`` or until
+    Ctrl-C: ``read``, ``written``, ``unrouted``, ``write_errors``, ``max_bytes``,
+    ``stopped``, ``wall_s``, ``cpu_s`` (the forwarding thread's CPU time). Raises OSError."""
 
 def channel_per(ber: float, bits: float) -> float: ...
 def wifi_tcp_rate(

@@ -35,6 +35,13 @@ TUN_NAME = "aq0"
 NETNS_DIR = Path("/run/netns")
 #: The scenario's address plan: one /8 (``topology::Node::addr``).
 PLAN_PREFIX_LEN = 8
+#: The TUN's transmit ring, in packets (the kernel's default is 500). A TUN drops what its
+#: ring cannot hold without slowing the sender (``tun_net_xmit``), so with 500 a loop
+#: descheduled for a millisecond or two made kernel TCP lose packets outside the model
+#: (thousands of retransmits per 5 s across 1 Gbit/s at load 6, each one a ``tx_dropped``
+#: on ``aq0``); with 5000 none (docs/live.md#throughput). The ring only fills while the
+#: loop is behind, which the run reports.
+TUN_TXQUEUELEN = 5000
 
 _NAME = re.compile(rf"^{re.escape(PREFIX)}(\d+)-(.+)$")
 
@@ -168,7 +175,7 @@ def real_hosts(hosts: list[tuple[str, str]]) -> Iterator[list[RealHost]]:
             ns = ["-n", h.namespace]
             _ip(*ns, "link", "set", "lo", "up")
             _ip(*ns, "addr", "add", f"{address}/{PLAN_PREFIX_LEN}", "dev", TUN_NAME)
-            _ip(*ns, "link", "set", TUN_NAME, "up")
+            _ip(*ns, "link", "set", TUN_NAME, "txqueuelen", str(TUN_TXQUEUELEN), "up")
             # Inside our own namespace only: no IPv6 chatter (router solicitations) on aq0.
             subprocess.run(
                 ["ip", "netns", "exec", h.namespace, "sysctl", "-qw",

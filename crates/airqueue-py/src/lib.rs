@@ -372,10 +372,10 @@ fn live_hosts(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(String, Stri
 /// returned). Returns what `run` returns, plus `live`: the real packets' conservation
 /// (`read`, `unsupported`, `injected`, `written`, `dropped`, `in_flight`, `answers`,
 /// `absorbed`, `probes`: `read = unsupported + injected + answers`, `injected = written +
-/// dropped + absorbed + in_flight`), the release
-/// timing (`packets`, `p50_ns`, `p99_ns`, `max_ns`, `behind`, `write_errors`), `stopped`,
-/// `ended_s` and `wall_s`. `spin_us` (default 200) is how close to an event the loop stops
-/// sleeping and spins.
+/// dropped + absorbed + in_flight`; and `max_written_bytes`), the release timing
+/// (`packets`, `p50_ns`, `p99_ns`, `max_ns`, `behind`, `write_errors`), `stopped`,
+/// `ended_s`, `wall_s` and `cpu_s` (the loop thread's CPU time). `spin_us` (default 200) is
+/// how close to an event the loop stops sleeping and spins.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, tuns, seed=None, spin_us=None))]
 fn live_run<'py>(
@@ -412,6 +412,7 @@ fn live_run<'py>(
             if let Some(us) = spin_us {
                 opts.spin = Duration::from_micros(us);
             }
+            let cpu_before = live::tunio::thread_cpu_seconds();
             let report = live::run(&mut sim, &fds, opts, || {
                 Python::attach(|py| match py.check_signals() {
                     Ok(()) => true,
@@ -421,16 +422,17 @@ fn live_run<'py>(
                     }
                 })
             });
+            let cpu = live::tunio::thread_cpu_seconds() - cpu_before;
             let warnings: Vec<(String, String)> = sim
                 .warnings()
                 .iter()
                 .map(|w| (w.path.clone(), w.message.clone()))
                 .collect();
             let resolved = scenario::to_resolved_json(&s);
-            Ok((report, resolved, sim.results(), warnings))
+            Ok((report, resolved, sim.results(), warnings, cpu))
         })
     });
-    let (report, resolved, results, warnings) = outcome?;
+    let (report, resolved, results, warnings, cpu) = outcome?;
     let report = report.map_err(|e| PyOSError::new_err(format!("live loop: {e}")))?;
     let d = PyDict::new(py);
     let (summary, tables) = results.into_tables();
@@ -455,6 +457,7 @@ fn live_run<'py>(
         ("answers", c.answers),
         ("absorbed", c.absorbed),
         ("probes", c.probes),
+        ("max_written_bytes", c.max_written_bytes),
     ] {
         l.set_item(k, v)?;
     }
@@ -472,7 +475,66 @@ fn live_run<'py>(
     l.set_item("stopped", report.stopped || interrupted.is_some())?;
     l.set_item("ended_s", report.ended_at.as_secs_f64())?;
     l.set_item("wall_s", report.wall_seconds)?;
+    l.set_item("cpu_s", cpu)?;
     d.set_item("live", l)?;
+    Ok(d)
+}
+
+/// Runs the bare forwarder (`airqueue::live::bare`: no model, each packet read from a TUN
+/// written at once to the TUN owning its destination address) over `tuns` (IPv4 address,
+/// fd) for `duration_s` seconds or until Ctrl-C; the reference of `airqueue bench --live`.
+/// Returns `read`, `written`, `unrouted`, `write_errors`, `max_bytes`, `stopped`, `wall_s`
+/// and `cpu_s` (the forwarding thread's CPU time).
+#[pyfunction]
+fn live_bare_forward<'py>(
+    py: Python<'py>,
+    tuns: Vec<(String, i32)>,
+    duration_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut fds = Vec::with_capacity(tuns.len());
+    for (addr, fd) in &tuns {
+        let a: std::net::Ipv4Addr = addr
+            .parse()
+            .map_err(|_| PyValueError::new_err(format!("{addr:?} is not an IPv4 address")))?;
+        fds.push((u32::from(a), *fd));
+    }
+    if !(duration_s.is_finite() && duration_s >= 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "duration_s must be a non-negative number of seconds, not {duration_s}"
+        )));
+    }
+    let mut interrupted: Option<PyErr> = None;
+    let report = py.detach(|| {
+        airqueue::live::bare::forward(
+            &fds,
+            Duration::from_secs_f64(duration_s),
+            airqueue::live::LiveOptions::default().spin,
+            Duration::from_millis(10),
+            || {
+                Python::attach(|py| match py.check_signals() {
+                    Ok(()) => true,
+                    Err(e) => {
+                        interrupted = Some(e);
+                        false
+                    }
+                })
+            },
+        )
+    });
+    let r = report.map_err(|e| PyOSError::new_err(format!("bare forwarder: {e}")))?;
+    let d = PyDict::new(py);
+    for (k, v) in [
+        ("read", r.read),
+        ("written", r.written),
+        ("unrouted", r.unrouted),
+        ("write_errors", r.write_errors),
+        ("max_bytes", r.max_bytes),
+    ] {
+        d.set_item(k, v)?;
+    }
+    d.set_item("stopped", r.stopped || interrupted.is_some())?;
+    d.set_item("wall_s", r.wall_seconds)?;
+    d.set_item("cpu_s", r.cpu_seconds)?;
     Ok(d)
 }
 
@@ -709,6 +771,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_open_tun, m)?)?;
     m.add_function(wrap_pyfunction!(live_hosts, m)?)?;
     m.add_function(wrap_pyfunction!(live_run, m)?)?;
+    m.add_function(wrap_pyfunction!(live_bare_forward, m)?)?;
     m.add_function(wrap_pyfunction!(channel_per, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_tcp_rate, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_duration_ns, m)?)?;

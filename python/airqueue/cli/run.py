@@ -17,6 +17,7 @@ import airqueue
 from . import publish
 from .common import (
     FileArg,
+    InputError,
     Interrupted,
     MemoryOpt,
     SeedOpt,
@@ -210,7 +211,10 @@ def bench_report(
 
 
 def bench(
-    file: FileArg,
+    file: Annotated[
+        Path | None,
+        typer.Argument(metavar="FILE", help="A scenario TOML file.", show_default=False),
+    ] = None,
     repeat: Annotated[
         int, typer.Option("--repeat", "-n", min=1, help="How many runs to time.")
     ] = 5,
@@ -219,12 +223,46 @@ def bench(
     ] = False,
     seed: SeedOpt = None,
     sets: SetOpt = None,
+    live: Annotated[
+        bool,
+        typer.Option(
+            "--live",
+            help="Instead of a scenario, measure live mode's throughput here (root): iperf3 "
+            "TCP across 1 Gbit/s fq_codel, 64-byte UDP through the emulator and through a "
+            "bare forwarder, TCP with no rate limit; each beside its target.",
+        ),
+    ] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="With --live: 1 s of traffic per measurement.")
+    ] = False,
+    json_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="FILE",
+            help="With --live: also write the numbers as JSON to FILE.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario several times and report the median wall time and events per second.
 
     Memory is the peak RSS of the whole process (Python included), not of one run. With
     802.11 cells and a warm-up of 0, also the frames attempted and events per frame.
+    With --live (no FILE), measure live mode's throughput instead (docs/live.md).
     """
+    if live:
+        if file is not None:
+            raise InputError("FILE", "bench --live measures built-in scenarios; give no FILE")
+        from .bench_live import bench_live
+
+        bench_live(quick, json_out, as_json)
+        return
+    if quick or json_out is not None:
+        raise InputError("--quick/--out", "only with --live")
+    if file is None:
+        raise InputError("FILE", "a scenario file is needed (or --live)")
     scenario = load(file, sets)
     first = airqueue.run(scenario, seed=seed)
     frames = cell_frames(first)

@@ -4,15 +4,18 @@
 //!
 //! This module is the real-time side: the clock mapping ([`clock`]), the TUN devices
 //! opened inside a namespace ([`tun`]), and the loop that drives a [`Simulation`] built
-//! with [`Simulation::build_live`] through its stepping API ([`run`]). The namespaces
+//! with [`Simulation::build_live`] through its stepping API ([`run`]), and the bare
+//! forwarder its throughput is measured against ([`bare`]). The namespaces
 //! themselves are made and removed by the Python front (`airqueue live`).
 //!
 //! [`Simulation`]: crate::sim::Simulation
 //! [`Simulation::build_live`]: crate::sim::Simulation::build_live
 
+pub mod bare;
 pub mod clock;
 pub mod run;
 pub mod tun;
+pub mod tunio;
 
 pub use clock::Clock;
 pub use run::{run, LiveOptions, LiveReport, Timing};

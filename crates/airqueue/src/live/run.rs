@@ -9,6 +9,7 @@ use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
 use super::clock::Clock;
+use super::tunio;
 use crate::engine::SimTime;
 use crate::packet::NodeId;
 use crate::sim::{RealCounts, Simulation};
@@ -78,7 +79,7 @@ pub fn run(
     let started = Instant::now();
     let clock = Clock::at(started);
     let stop = sim.stop_time();
-    let mut buf = vec![0u8; 65_536];
+    let mut buf = vec![0u8; tunio::BUF_BYTES];
     let mut pfds: Vec<libc::pollfd> = tuns
         .iter()
         .map(|&(_, fd)| libc::pollfd {
@@ -98,19 +99,14 @@ pub fn run(
         sim.run_until(now);
         if now < stop {
             for &(node, fd) in tuns {
-                loop {
-                    // SAFETY: reading into our buffer from a descriptor the caller owns.
-                    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-                    if n < 0 {
-                        let e = io::Error::last_os_error();
-                        match e.kind() {
-                            io::ErrorKind::WouldBlock => break,
-                            io::ErrorKind::Interrupted => continue,
-                            _ => return Err(e),
-                        }
-                    }
+                // At most READ_BATCH per TUN and pass: a sender faster than the loop
+                // must not keep the events that release packets from running.
+                for _ in 0..tunio::READ_BATCH {
+                    let Some(n) = tunio::read_packet(fd, &mut buf)? else {
+                        break;
+                    };
                     sim.count_read();
-                    let _ = sim.inject(node, &buf[..n as usize]);
+                    let _ = sim.inject(node, &buf[..n]);
                 }
             }
         }
@@ -120,9 +116,7 @@ pub fn run(
             // receiving kernel's stack (tun_get_user → netif_receive_skb; an echo request's
             // reply is made inside it), which is the real host's time, not the emulator's.
             let late = clock.now().0.saturating_sub(released.0);
-            // SAFETY: writing our buffer to a descriptor the caller owns.
-            let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-            if n < 0 {
+            if !tunio::write_packet(fd, bytes) {
                 write_errors += 1;
             }
             errors.push(late);

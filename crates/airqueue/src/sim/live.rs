@@ -10,8 +10,8 @@
 //! the packets' bytes live in [`RealHosts`], a side table indexed by arena slot that only a
 //! live simulation allocates (a simulated run carries `None`).
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::{BuildOptions, Endpoint, FlowRt, Simulation};
@@ -31,10 +31,13 @@ type Outbox = Rc<RefCell<Vec<(PacketId, SimTime)>>>;
 pub struct RealHosts {
     /// Real nodes, in scenario order, with their addresses.
     pub nodes: Vec<(NodeId, String, u32)>,
-    /// Every node's address (real or emulated): where a real packet is going.
-    by_addr: HashMap<u32, NodeId>,
+    /// Every node's address (real or emulated): where a real packet is going. Both maps are
+    /// looked up for every packet read and use FxHash, as the event queue does: their keys
+    /// come from the run's own real hosts, so SipHash's resistance to chosen keys buys
+    /// nothing here and costs a share of a small packet (docs/live.md#throughput).
+    by_addr: FxHashMap<u32, NodeId>,
     /// The flow of each real 5-tuple seen so far.
-    flow_of: HashMap<FiveTuple, u32>,
+    flow_of: FxHashMap<FiveTuple, u32>,
     /// A real packet's bytes, by arena slot (buffers reused as slots are).
     bytes: Vec<Vec<u8>>,
     outboxes: Vec<(NodeId, Outbox)>,
@@ -61,6 +64,9 @@ pub struct RealCounts {
     pub absorbed: u64,
     /// The emulator's own packets written to real hosts: its pings' echo requests.
     pub probes: u64,
+    /// The largest packet written to a real host, in bytes: evidence that what the model
+    /// scheduled was wire-sized (at most the TUN's MTU), never a GSO super-packet.
+    pub max_written_bytes: u64,
 }
 
 /// The receive path of a real host: holds each packet addressed to the node for the live
@@ -147,7 +153,7 @@ impl Simulation {
         sim.real = Some(Box::new(RealHosts {
             nodes,
             by_addr,
-            flow_of: HashMap::new(),
+            flow_of: FxHashMap::default(),
             bytes: Vec::new(),
             outboxes: boxes,
             counts: RealCounts::default(),
@@ -476,6 +482,7 @@ impl Simulation {
                     real::write_back(buf, ttl, ecn);
                     write(*node, released, buf);
                     r.counts.written += 1;
+                    r.counts.max_written_bytes = r.counts.max_written_bytes.max(buf.len() as u64);
                 } else if t.protocol == Protocol::Icmp && kind == crate::packet::ICMP_ECHO_REQUEST {
                     // An emulated node's ping (the only simulated flow validation lets
                     // reach a real host): its echo request, made as bytes.
