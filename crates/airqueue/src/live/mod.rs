@@ -3,16 +3,21 @@
 //! cross the same qdiscs and media as simulated ones.
 //!
 //! This module is the real-time side: the clock mapping ([`clock`]), the TUN devices
-//! opened inside a namespace ([`tun`]), and the loop that drives a [`Simulation`] built
-//! with [`Simulation::build_live`] through its stepping API ([`run`]). The namespaces
+//! opened inside a namespace ([`tun`]), the loop that drives a [`Simulation`] built
+//! with [`Simulation::build_live`] through its stepping API ([`run`]), the loop thread's
+//! scheduling ([`sched`]), its record of its own timing ([`timing`]) and the real hosts'
+//! captures ([`pcap`]). The namespaces
 //! themselves are made and removed by the Python front (`airqueue live`).
 //!
 //! [`Simulation`]: crate::sim::Simulation
 //! [`Simulation::build_live`]: crate::sim::Simulation::build_live
 
 pub mod clock;
+pub mod pcap;
 pub mod run;
+pub mod sched;
+pub mod timing;
 pub mod tun;
 
 pub use clock::Clock;
-pub use run::{run, LiveOptions, LiveReport, Timing};
+pub use run::{run, HostCounts, LiveOptions, LiveReport, Timing};
