@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -47,25 +49,174 @@ def conserved(live: dict) -> bool:
     )
 
 
+def read_pcap(path: Path) -> list[tuple[int, bytes]]:
+    """(timestamp ns, bytes) of each record of a nanosecond, little-endian, LINKTYPE_RAW
+    pcap (pcap-savefile(5)): a reader independent of the writer's library."""
+    data = path.read_bytes()
+    magic, major, minor, _, _, snaplen, linktype = struct.unpack_from("<IHHiIII", data, 0)
+    assert (magic, major, minor, linktype) == (0xA1B23C4D, 2, 4, 101), (magic, linktype)
+    out, off = [], 24
+    while off < len(data):
+        sec, nsec, incl, orig = struct.unpack_from("<IIII", data, off)
+        assert incl == orig <= snaplen
+        out.append((sec * 1_000_000_000 + nsec, data[off + 16 : off + 16 + incl]))
+        off += 16 + incl
+    assert off == len(data)
+    return out
+
+
+def icmp_echo(pkt: bytes) -> tuple[int, int, int, bytes] | None:
+    """(type, id, seq, data) of an IPv4 ICMP echo request or reply, else None."""
+    ihl = (pkt[0] & 0x0F) * 4
+    if pkt[0] >> 4 != 4 or pkt[9] != 1 or pkt[ihl] not in (0, 8):
+        return None
+    typ, _, _, ident, seq = struct.unpack_from("!BBHHH", pkt, ihl)
+    return typ, ident, seq, pkt[ihl + 8 :]
+
+
+def nearest_rank(values: list[int], p: float) -> int:
+    v = sorted(values)
+    return v[min(max(math.ceil(p * len(v)), 1), len(v)) - 1]
+
+
+def check_timing_table(run: Path, live: dict) -> None:
+    """timing.parquet against summary.json: one row per packet written, none written
+    before its release, and the summary's quantiles, max and `behind` recomputed from the
+    rows (nearest rank, exact)."""
+    import pandas as pd
+
+    t = pd.read_parquet(run / "timing.parquet")
+    assert list(t.columns) == ["node", "flow", "bytes", "released_ns", "written_ns"]
+    assert len(t) == live["packets"] == live["written"], (len(t), live)
+    assert live["timing_rows_dropped"] == 0
+    late = (t["written_ns"] - t["released_ns"]).astype("int64")
+    assert (late >= 0).all(), t[late < 0]
+    assert (t["bytes"] >= 20).all()
+    if len(t):
+        lv = late.tolist()
+        assert nearest_rank(lv, 0.5) == live["p50_ns"]
+        assert nearest_rank(lv, 0.99) == live["p99_ns"]
+        assert max(lv) == live["max_ns"]
+    assert int((late > 1_000_000).sum()) == live["behind"]
+    hosts = live["hosts"]
+    for node, n in t["node"].astype(str).value_counts().items():
+        assert n == hosts[node]["written"], (node, n, hosts)
+
+
+def check_behind_fields(live: dict, stderr: str) -> None:
+    """events_behind, max_event_late_ns and episodes are consistent with each other and
+    with the stderr reports (one line at the start of each of the first 10 episodes)."""
+    assert live["events_behind"] >= 0 and live["max_event_late_ns"] >= 0
+    if live["events_behind"]:
+        assert live["max_event_late_ns"] > 1_000_000, live
+    if live["max_event_late_ns"] > 1_000_000:
+        assert live["events_behind"] > 0, live
+    late = live["events_behind"] + live["behind"]
+    assert (live["episodes"] > 0) == (late > 0), live
+    assert stderr.count("airqueue live: behind real time at") == min(live["episodes"], 10)
+
+
 def test_ping_rtt_is_twice_the_delay_plus_serialisation(tmp_path: Path) -> None:
-    r = live(tmp_path, "--duration", "3s", "--exec", "a=ping -c 20 -i 0.05 10.0.0.2")
+    r = live(tmp_path, "--duration", "3s", "--pcap", "--exec", "a=ping -c 20 -i 0.05 10.0.0.2")
     assert r.returncode == 0, r.stderr + r.stdout
     text = (tmp_path / "exec-a-0.log").read_text()
     rtts = [float(x) for x in re.findall(r"time=([\d.]+) ms", text)]
     assert len(rtts) == 20, text
     summary = json.loads((tmp_path / "summary.json").read_text())
+    info = summary["live"]
     assert summary["conservation_ok"]
-    assert conserved(summary["live"]), summary["live"]
-    assert summary["live"]["written"] >= 40
+    assert conserved(info), info
+    assert info["written"] >= 40
     assert our_namespaces() == []
-    if summary["live"]["behind"]:
-        # The run itself says this machine could not keep real time (a packet handed
-        # over more than 1 ms late: descheduled by other jobs); timing is not judged then.
-        pytest.skip(f"fell behind real time: {summary['live']} (RTTs {rtts})")
     # Closed form: the request and the reply each cross the 20 ms wire after an 84-byte
-    # serialisation at 10 Mbit/s (67.2 us): 2 * (20 ms + 0.0672 ms) = 40.134 ms.
+    # serialisation at 10 Mbit/s (67.2 us): 2 * (20 ms + 0.0672 ms) = 40.134 ms. The
+    # emulator can be late but never early (a packet enters the model after ping sent it
+    # and leaves after the model released it), so every RTT is at least that; ping prints
+    # 0.1 ms steps above 10 ms (truncated), so 40.134 shows as 40.1: the floor is 40.084.
     expected = 2 * (20 + 84 * 8 / 10e6 * 1e3)
-    assert abs(statistics.median(rtts) - expected) < 0.3, (rtts, summary["live"])
+    assert min(rtts) >= expected - 0.05, (rtts, info)
+    # The median within 5 ms: generous enough for a loaded machine (its precision is
+    # measured in docs/live.md), tight enough to catch a wrong delay or a stretched clock.
+    assert abs(statistics.median(rtts) - expected) < 5, (rtts, info)
+    check_timing_table(tmp_path, info)
+    check_behind_fields(info, r.stderr)
+
+
+def test_the_pcap_holds_what_each_host_wrote_and_received(tmp_path: Path) -> None:
+    r = live(tmp_path, "--duration", "3s", "--pcap", "--exec", "a=ping -c 10 -i 0.05 10.0.0.2")
+    assert r.returncode == 0, r.stderr + r.stdout
+    info = json.loads((tmp_path / "summary.json").read_text())["live"]
+    assert {p["node"]: p["file"] for p in info["pcap"]} == {"a": "a.pcap", "b": "b.pcap"}
+    assert isinstance(info["origin_unix_ns"], int) and info["origin_unix_ns"] > 1.6e18
+    recs = {}
+    for p in info["pcap"]:
+        recs[p["node"]] = read_pcap(tmp_path / p["file"])
+        h = info["hosts"][p["node"]]
+        # Every packet read from the host (carried or not) and every one written to it.
+        assert len(recs[p["node"]]) == p["packets"] == h["read"] + h["written"], (p, h)
+    # Timestamps are model time (ns since the start), in order, within the run.
+    for node, rs in recs.items():
+        ts = [t for t, _ in rs]
+        assert ts == sorted(ts) and ts[-1] <= info["wall_s"] * 1e9, node
+    # a's capture: the 10 echo requests ping sent (one id, icmp_seq 1..10, the data
+    # iputils fills after its 16-byte timestamp: byte i = i) and the 10 replies, with the
+    # id of the flow the flows table names.
+    echoes_a = [e for _, pkt in recs["a"] if (e := icmp_echo(pkt))]
+    requests = [e for e in echoes_a if e[0] == 8]
+    replies = [e for e in echoes_a if e[0] == 0]
+    assert [e[2] for e in requests] == list(range(1, 11)), requests
+    assert [e[2] for e in replies] == list(range(1, 11)), replies
+    ids = {e[1] for e in requests + replies}
+    assert len(ids) == 1, ids
+    for e in requests:
+        assert e[3][16:] == bytes(range(16, 56)), e
+    import pandas as pd
+
+    flows = pd.read_parquet(tmp_path / "flows.parquet")["flow"].astype(str).tolist()
+    assert f"icmp 10.0.0.1>10.0.0.2 id {ids.pop()}" in flows, flows
+    # b received exactly the requests a sent (same ICMP bytes), and wrote the replies a got.
+    sent_a = [pkt for _, pkt in recs["a"] if pkt[12:16] == bytes([10, 0, 0, 1])]
+    got_b = [pkt for _, pkt in recs["b"] if pkt[16:20] == bytes([10, 0, 0, 2])]
+    icmp = lambda ps: [p[(p[0] & 0x0F) * 4 :] for p in ps if p[0] >> 4 == 4 and p[9] == 1]  # noqa: E731
+    assert icmp(got_b) == icmp(sent_a)
+    sent_b = [pkt for _, pkt in recs["b"] if pkt[12:16] == bytes([10, 0, 0, 2])]
+    got_a = [pkt for _, pkt in recs["a"] if pkt[16:20] == bytes([10, 0, 0, 1])]
+    assert icmp(got_a) == icmp(sent_b)
+    # Without --pcap there is no capture.
+    r = live(tmp_path / "nopcap", "--duration", "1s")
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert not list((tmp_path / "nopcap").glob("*.pcap"))
+
+
+def test_the_loop_runs_real_time_and_the_hosts_programs_do_not(tmp_path: Path) -> None:
+    # `ip netns exec` execs sh, whose parent is the airqueue process: its main thread runs
+    # the loop. chrt (util-linux) reports both from inside the run.
+    cmd = "a=sleep 1; chrt -p $$; chrt -p $PPID"
+    r = live(tmp_path, "--duration", "2s", "--exec", cmd)
+    assert r.returncode == 0, r.stderr + r.stdout
+    info = json.loads((tmp_path / "summary.json").read_text())["live"]
+    lines = (tmp_path / "exec-a-0.log").read_text().splitlines()
+    policies = [ln for ln in lines if "scheduling policy" in ln]
+    assert len(policies) == 2, lines
+    assert policies[0].endswith("SCHED_OTHER"), policies
+    if info["priority"]:
+        assert info["scheduling"] == "SCHED_FIFO 50", info
+        assert "SCHED_FIFO" in policies[1], policies
+        assert "SCHED_FIFO 50" in r.stdout
+    else:  # the kernel refused (no CAP_SYS_NICE, no RT budget in this cgroup): it says so
+        assert info["scheduling"].startswith("normal (SCHED_FIFO 50 refused"), info
+        assert "refused SCHED_FIFO" in r.stderr
+    r = live(tmp_path / "p0", "--duration", "2s", "--priority", "0", "--exec", cmd)
+    assert r.returncode == 0, r.stderr + r.stdout
+    info = json.loads((tmp_path / "p0" / "summary.json").read_text())["live"]
+    assert (info["priority"], info["scheduling"]) == (0, "normal")
+    policies = [
+        ln for ln in (tmp_path / "p0" / "exec-a-0.log").read_text().splitlines() if "policy" in ln
+    ]
+    assert all(p.endswith("SCHED_OTHER") for p in policies) and len(policies) == 2, policies
+    r = live(tmp_path / "bad", "--priority", "100")
+    assert r.returncode == 2, r.stderr + r.stdout
+    assert "--priority" in r.stderr
 
 
 def test_udp_flood_is_cut_to_the_link_rate_with_drops_counted(tmp_path: Path) -> None:
@@ -99,6 +250,8 @@ def test_udp_flood_is_cut_to_the_link_rate_with_drops_counted(tmp_path: Path) ->
     ]["value"]
     expected = 10e6 * 1200 / 1228
     assert abs(tput.median() - expected) < 0.015 * expected, tput.describe()
+    check_timing_table(tmp_path, summary["live"])
+    check_behind_fields(summary["live"], r.stderr)
     drops = row["drops_qdisc_overflow"]
     assert drops > 1000, row
     # The sender stops a second before the end: nothing is left in flight.

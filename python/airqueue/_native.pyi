@@ -63,14 +63,23 @@ def live_run(
     tuns: list[tuple[str, int]],
     seed: int | None = None,
     spin_us: int | None = None,
+    priority: int | None = None,
+    pcap_dir: str | None = None,
 ) -> dict[str, Any]:
     """Runs in real time with the real hosts' TUN descriptors until ``run.duration`` or
-    Ctrl-C; what ``run`` returns plus ``live`` (conservation of real packets and the
-    release timing: ``read``, ``unsupported``, ``injected``, ``written``, ``dropped``,
-    ``in_flight``, ``max_written_bytes``, ``packets``, ``p50_ns``, ``p99_ns``, ``max_ns``,
-    ``behind``, ``write_errors``, ``stopped``, ``ended_s``, ``wall_s``, ``cpu_s``: the loop
-    thread's CPU time). ``spin_us``: how close to an event the loop stops sleeping and
-    spins (default 200)."""
+    Ctrl-C; what ``run`` returns (with a ``timing`` table: ``node``, ``flow``, ``bytes``,
+    ``released_ns``, ``written_ns`` per packet written to a real host; ``pcap``: (node,
+    path, packets)) plus ``live``: the conservation of real packets (``read``,
+    ``unsupported``, ``injected``, ``written``, ``dropped``, ``in_flight``, ``answers``,
+    ``absorbed``, ``probes``; ``hosts``: node → ``read``, ``written``;
+    ``max_written_bytes``), the release timing (``packets``, ``p50_ns``, ``p99_ns``,
+    ``max_ns``, ``behind``, ``write_errors``, ``timing_rows_dropped``), what ran behind
+    real time (``events_behind``, ``max_event_late_ns``, ``episodes``), ``priority``,
+    ``scheduling``, ``origin_unix_ns``, ``stopped``, ``ended_s``, ``wall_s``, ``cpu_s`` (the
+    loop thread's CPU time). ``spin_us``: how close to an event the loop stops sleeping and
+    spins (default 50); ``priority``: the loop thread's SCHED_FIFO priority (default 50; 0 =
+    normal scheduling; ValueError above 99); ``pcap_dir``: write ``<pcap_dir>/<node>.pcap``
+    per real host."""
 
 def live_bare_forward(tuns: list[tuple[str, int]], duration_s: float) -> dict[str, Any]:
     """The bare forwarder (no model: each packet read from a TUN is written to the TUN owning

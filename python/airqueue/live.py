@@ -237,10 +237,17 @@ def run_live(
     log_dir: Path,
     seed: int | None = None,
     spin_us: int | None = None,
+    priority: int | None = None,
+    pcap_dir: Path | None = None,
 ) -> tuple[dict[str, Any], list[tuple[Exec, int | None]]]:
     """Runs a scenario live: makes the real hosts, starts the ``--exec`` commands, runs the
     core's real-time loop until ``run.duration`` or Ctrl-C/SIGTERM, stops the commands and
-    removes the namespaces. Returns the core's raw results and each command's exit code."""
+    removes the namespaces. Returns the core's raw results and each command's exit code.
+
+    The commands are started before the loop moves its own thread to SCHED_FIFO
+    (``priority``, default 50; 0 = normal), and that thread's policy is set with
+    ``SCHED_RESET_ON_FORK``: the real hosts' programs run with normal scheduling, as they
+    would on a real host. ``pcap_dir`` asks for ``<pcap_dir>/<node>.pcap`` per real host."""
     check_can_run()
     remove_namespaces(stale_namespaces())
     hosts = call_native(_native.live_hosts, scenario_json)
@@ -257,7 +264,15 @@ def run_live(
                 for i, command in enumerate(commands):
                     ran.append(start_exec(by_node[node], command, log_dir / f"exec-{node}-{i}.log"))
             tuns = [(h.node, h.fd) for h in made]
-            raw = call_native(_native.live_run, scenario_json, tuns, seed, spin_us)
+            raw = call_native(
+                _native.live_run,
+                scenario_json,
+                tuns,
+                seed,
+                spin_us,
+                priority,
+                None if pcap_dir is None else str(pcap_dir),
+            )
         finally:
             codes = [(e, stop_exec(e)) for e in ran]
     return raw, codes

@@ -369,25 +369,47 @@ fn live_hosts(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(String, Stri
 
 /// Runs a scenario in real time with its real hosts' TUN descriptors (`tuns`: node name,
 /// fd) until `run.duration` or Ctrl-C (KeyboardInterrupt ends the run; its results are
-/// returned). Returns what `run` returns, plus `live`: the real packets' conservation
-/// (`read`, `unsupported`, `injected`, `written`, `dropped`, `in_flight`, `answers`,
-/// `absorbed`, `probes`: `read = unsupported + injected + answers`, `injected = written +
-/// dropped + absorbed + in_flight`; and `max_written_bytes`), the release timing
-/// (`packets`, `p50_ns`, `p99_ns`, `max_ns`, `behind`, `write_errors`), `stopped`,
-/// `ended_s`, `wall_s` and `cpu_s` (the loop thread's CPU time). `spin_us` (default 200) is
-/// how close to an event the loop stops sleeping and spins.
+/// returned). Returns what `run` returns (its tables then `timing`, one row per packet
+/// written to a real host; `pcap`: (node, path, packets) per capture file), plus `live`:
+/// the real packets' conservation (`read`, `unsupported`, `injected`, `written`,
+/// `dropped`, `in_flight`, `answers`, `absorbed`, `probes`: `read = unsupported + injected
+/// + answers`, `injected = written + dropped + absorbed + in_flight`; per host in `hosts`;
+/// `max_written_bytes`), the release timing (`packets`, `p50_ns`, `p99_ns`, `max_ns`,
+/// `behind`, `write_errors`, `timing_rows_dropped`), what ran behind real time
+/// (`events_behind`, `max_event_late_ns`, `episodes`), `scheduling` and `priority`,
+/// `origin_unix_ns`, `stopped`, `ended_s`, `wall_s` and `cpu_s` (the loop thread's CPU
+/// time). `spin_us` (default 50) is how close to an event the loop stops sleeping and
+/// spins; `priority` (default 50, 0 = normal) the loop thread's SCHED_FIFO priority;
+/// `pcap_dir` asks for `<pcap_dir>/<node>.pcap` per real host.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, tuns, seed=None, spin_us=None))]
+#[pyo3(signature = (scenario_json, tuns, seed=None, spin_us=None, priority=None, pcap_dir=None))]
+#[allow(clippy::too_many_arguments)]
 fn live_run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     tuns: Vec<(String, i32)>,
     seed: Option<u64>,
     spin_us: Option<u64>,
+    priority: Option<u8>,
+    pcap_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use airqueue::live::{self, LiveOptions};
     let text = scenario_json.to_owned();
     let mut interrupted: Option<PyErr> = None;
+    let mut opts = LiveOptions::default();
+    if let Some(us) = spin_us {
+        opts.spin = Duration::from_micros(us);
+    }
+    if let Some(p) = priority {
+        if p > 99 {
+            return Err(PyValueError::new_err(format!(
+                "priority {p}: SCHED_FIFO priorities are 1 to 99 (0: normal scheduling)"
+            )));
+        }
+        opts.priority = p;
+    }
+    opts.pcap_dir = pcap_dir;
+    let asked = opts.priority;
     let outcome = py.detach(|| {
         guarded(|| {
             let mut s = scenario::load_json_str(&text)?;
@@ -408,11 +430,6 @@ fn live_run<'py>(
                 };
                 fds.push((*node, *fd));
             }
-            let mut opts = LiveOptions::default();
-            if let Some(us) = spin_us {
-                opts.spin = Duration::from_micros(us);
-            }
-            let cpu_before = live::tunio::thread_cpu_seconds();
             let report = live::run(&mut sim, &fds, opts, || {
                 Python::attach(|py| match py.check_signals() {
                     Ok(()) => true,
@@ -422,17 +439,23 @@ fn live_run<'py>(
                     }
                 })
             });
-            let cpu = live::tunio::thread_cpu_seconds() - cpu_before;
+            let timing = report.as_ref().ok().map(|r| {
+                r.records.table(
+                    |n| sim.nodes[n.0 as usize].name.clone(),
+                    |f| sim.flows[f.0 as usize].name.clone(),
+                )
+            });
+            let names: Vec<String> = sim.nodes.iter().map(|n| n.name.clone()).collect();
             let warnings: Vec<(String, String)> = sim
                 .warnings()
                 .iter()
                 .map(|w| (w.path.clone(), w.message.clone()))
                 .collect();
             let resolved = scenario::to_resolved_json(&s);
-            Ok((report, resolved, sim.results(), warnings, cpu))
+            Ok((report, timing, names, resolved, sim.results(), warnings))
         })
     });
-    let (report, resolved, results, warnings, cpu) = outcome?;
+    let (report, timing, names, resolved, results, warnings) = outcome?;
     let report = report.map_err(|e| PyOSError::new_err(format!("live loop: {e}")))?;
     let d = PyDict::new(py);
     let (summary, tables) = results.into_tables();
@@ -443,8 +466,16 @@ fn live_run<'py>(
     for (name, t) in tables {
         named.append((name, table_to_py(py, t)?))?;
     }
+    if let Some(t) = timing {
+        named.append(("timing", table_to_py(py, t)?))?;
+    }
     d.set_item("tables", named)?;
-    d.set_item("pcap", PyList::empty(py))?;
+    let pcap: Vec<(String, std::path::PathBuf, u64)> = report
+        .pcap
+        .iter()
+        .map(|p| (p.node.clone(), p.path.clone(), p.packets))
+        .collect();
+    d.set_item("pcap", pcap)?;
     let l = PyDict::new(py);
     let c = report.counts;
     for (k, v) in [
@@ -461,6 +492,14 @@ fn live_run<'py>(
     ] {
         l.set_item(k, v)?;
     }
+    let hosts = PyDict::new(py);
+    for h in &report.hosts {
+        let e = PyDict::new(py);
+        e.set_item("read", h.read)?;
+        e.set_item("written", h.written)?;
+        hosts.set_item(&names[h.node.0 as usize], e)?;
+    }
+    l.set_item("hosts", hosts)?;
     let t = report.timing;
     for (k, v) in [
         ("packets", t.packets),
@@ -469,13 +508,23 @@ fn live_run<'py>(
         ("max_ns", t.max_ns),
         ("behind", t.behind),
         ("write_errors", t.write_errors),
+        ("timing_rows_dropped", t.rows_dropped),
+        ("events_behind", report.events_behind),
+        ("max_event_late_ns", report.max_event_late_ns),
+        ("episodes", report.episodes),
+        ("origin_unix_ns", report.origin_unix_ns),
     ] {
         l.set_item(k, v)?;
     }
+    l.set_item("loop_cpu_s", report.usage.cpu_s)?;
+    l.set_item("loop_switches", report.usage.voluntary)?;
+    l.set_item("loop_preempted", report.usage.involuntary)?;
+    l.set_item("priority", report.scheduling.priority)?;
+    l.set_item("scheduling", report.scheduling.describe(asked))?;
     l.set_item("stopped", report.stopped || interrupted.is_some())?;
     l.set_item("ended_s", report.ended_at.as_secs_f64())?;
     l.set_item("wall_s", report.wall_seconds)?;
-    l.set_item("cpu_s", cpu)?;
+    l.set_item("cpu_s", report.usage.cpu_s)?;
     d.set_item("live", l)?;
     Ok(d)
 }

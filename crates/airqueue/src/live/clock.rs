@@ -17,6 +17,24 @@ impl Clock {
         Clock::at(Instant::now())
     }
 
+    /// A clock whose time 0 is now, and the wall-clock time (CLOCK_REALTIME, ns since the
+    /// Unix epoch) of that origin: read between two monotonic reads, the origin being their
+    /// midpoint, so the pair is off by at most half the (sub-microsecond) gap. Model times
+    /// (a pcap's timestamps) plus this give wall-clock times.
+    pub fn start_with_wall() -> (Self, u64) {
+        let a = Instant::now();
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        let b = Instant::now();
+        (Clock::at(a + (b - a) / 2), wall)
+    }
+
+    /// The instant of time 0.
+    pub fn origin(&self) -> Instant {
+        self.origin
+    }
+
     /// A clock whose time 0 is `origin`.
     pub fn at(origin: Instant) -> Self {
         Clock { origin }
@@ -62,6 +80,20 @@ mod tests {
     fn an_instant_before_the_origin_is_time_zero() {
         let o = Instant::now() + Duration::from_millis(5);
         assert_eq!(Clock::at(o).sim(Instant::now()), SimTime::ZERO);
+    }
+
+    #[test]
+    fn the_wall_origin_is_now() {
+        let before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        let (c, wall) = Clock::start_with_wall();
+        assert!(
+            wall >= before && wall - before < 1_000_000_000,
+            "{before} {wall}"
+        );
+        assert!(c.now().0 < 1_000_000_000);
     }
 
     #[test]

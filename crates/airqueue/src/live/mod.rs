@@ -3,9 +3,11 @@
 //! cross the same qdiscs and media as simulated ones.
 //!
 //! This module is the real-time side: the clock mapping ([`clock`]), the TUN devices
-//! opened inside a namespace ([`tun`]), and the loop that drives a [`Simulation`] built
-//! with [`Simulation::build_live`] through its stepping API ([`run`]), and the bare
-//! forwarder its throughput is measured against ([`bare`]). The namespaces
+//! opened inside a namespace ([`tun`]) and read and written ([`tunio`]), the loop that
+//! drives a [`Simulation`] built with [`Simulation::build_live`] through its stepping API
+//! ([`run`]), the loop thread's scheduling ([`sched`]), its record of its own timing
+//! ([`timing`]), the real hosts' captures ([`pcap`]), and the bare forwarder its throughput
+//! is measured against ([`bare`]). The namespaces
 //! themselves are made and removed by the Python front (`airqueue live`).
 //!
 //! [`Simulation`]: crate::sim::Simulation
@@ -13,9 +15,12 @@
 
 pub mod bare;
 pub mod clock;
+pub mod pcap;
 pub mod run;
+pub mod sched;
+pub mod timing;
 pub mod tun;
 pub mod tunio;
 
 pub use clock::Clock;
-pub use run::{run, LiveOptions, LiveReport, Timing};
+pub use run::{run, HostCounts, LiveOptions, LiveReport, Timing};

@@ -3,58 +3,93 @@
 //! next event — in `ppoll(2)` on the TUN descriptors until shortly before it is due, then
 //! spinning, since a sleep's wake-up is late by tens of microseconds (timer slack and
 //! scheduling) and a spin is late by a clock read.
+//!
+//! The loop thread runs under SCHED_FIFO while it loops (`live::sched`); it records every
+//! packet it writes (`live::timing`: the timing table, the release-error quantiles) and
+//! every event or packet that ran behind real time, and can capture each real host's
+//! packets (`live::pcap`).
 
 use std::io;
 use std::os::fd::RawFd;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::clock::Clock;
+use super::pcap::{HostPcaps, PcapFile};
+use super::sched::{RealTime, Scheduling, ThreadUsage};
+pub use super::timing::Timing;
+use super::timing::{self, Lateness, Record, Records};
 use super::tunio;
 use crate::engine::SimTime;
 use crate::packet::NodeId;
 use crate::sim::{RealCounts, Simulation};
 
-/// How the loop waits.
-#[derive(Clone, Copy, Debug)]
+/// How the loop waits, how it is scheduled and what it records.
+#[derive(Clone, Debug)]
 pub struct LiveOptions {
-    /// Spin (instead of sleeping) when the next event is this close.
+    /// Spin (instead of sleeping) when the next event is this close. 50 µs covers the
+    /// wake-up latency of a SCHED_FIFO thread from `ppoll` here (p50 ≈ 20 µs, p99 ≈ 60 µs at
+    /// load average 8 on the 2-core VM); a longer spin buys little and, at 100 Mbit/s,
+    /// where events are ~60 µs apart, keeps the thread from ever sleeping: at 200 µs it took
+    /// ~95 % of its core and the kernel's fair-server throttling (CFS tasks are owed 50 ms
+    /// of each second) stopped it for 50 ms once a second (docs/live.md, Measured).
     pub spin: Duration,
-    /// A packet written this long after the emulated network released it means the run
+    /// An event run, or a packet written, this long after its due time means the run
     /// fell behind real time.
     pub behind: Duration,
+    /// An episode of running behind ends after this long with nothing late.
+    pub quiet: Duration,
     /// How often `poll` (Ctrl-C, the caller's checks) is called.
     pub poll_every: Duration,
+    /// SCHED_FIFO priority of the loop thread while it runs (1–99; 0: normal scheduling).
+    pub priority: u8,
+    /// Write `<dir>/<node>.pcap` for each real host (`live::pcap`); `None`: no capture.
+    pub pcap_dir: Option<PathBuf>,
 }
 
 impl Default for LiveOptions {
     fn default() -> Self {
         LiveOptions {
-            spin: Duration::from_micros(200),
+            spin: Duration::from_micros(50),
             behind: Duration::from_millis(1),
+            quiet: Duration::from_millis(100),
             poll_every: Duration::from_millis(10),
+            priority: 50,
+            pcap_dir: None,
         }
     }
 }
 
-/// Release error of the packets written to real hosts: the time each was handed to its TUN
-/// (`write(2)` called) minus the time the emulated network released it (its model time).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Timing {
-    pub packets: u64,
-    pub p50_ns: u64,
-    pub p99_ns: u64,
-    pub max_ns: u64,
-    /// Packets written more than [`LiveOptions::behind`] late.
-    pub behind: u64,
-    /// Writes the kernel refused (counted, not retried).
-    pub write_errors: u64,
+/// One real host's packets: read from its TUN, and written to it successfully.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostCounts {
+    pub node: NodeId,
+    pub read: u64,
+    pub written: u64,
 }
 
 /// What a live run did.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct LiveReport {
+    /// The release error of the packets written (write time − model release time).
     pub timing: Timing,
+    /// One row per packet handed to a real host (the timing table).
+    pub records: Records,
+    /// Events run more than [`LiveOptions::behind`] after their due time.
+    pub events_behind: u64,
+    /// The largest lateness of any event (ns).
+    pub max_event_late_ns: u64,
+    /// Episodes of running behind (events or packets late; see `timing::Lateness`).
+    pub episodes: u64,
     pub counts: RealCounts,
+    /// Per real host, in the order of the TUNs given.
+    pub hosts: Vec<HostCounts>,
+    pub pcap: Vec<PcapFile>,
+    pub scheduling: Scheduling,
+    /// The loop thread's CPU time and context switches while it looped.
+    pub usage: ThreadUsage,
+    /// Wall-clock time (ns since the Unix epoch) of model time 0.
+    pub origin_unix_ns: u64,
     /// Ended by `poll` (Ctrl-C) before the duration.
     pub stopped: bool,
     /// The simulated (and real) time the run ended at.
@@ -64,72 +99,47 @@ pub struct LiveReport {
 
 /// Runs `sim` (built with [`Simulation::build_live`]) in real time until its stop time or
 /// until `poll` returns `false`; `tuns` are the real hosts' TUN descriptors (non-blocking),
-/// by node. Warns once on stderr when the run falls behind real time.
+/// by node. Says on stderr when the run falls behind real time and when it is back on
+/// time (`timing::Lateness`), and when the kernel refuses real-time scheduling.
 pub fn run(
     sim: &mut Simulation,
     tuns: &[(NodeId, RawFd)],
     opts: LiveOptions,
     mut poll: impl FnMut() -> bool,
 ) -> io::Result<LiveReport> {
-    // The default timer slack (50 µs) lets the kernel wake a sleep that much late; ask
-    // for 1 ns while the loop runs (prctl(2), this thread only), and restore it after.
-    // SAFETY: PR_GET/PR_SET_TIMERSLACK take and return plain integers.
-    let slack = unsafe { libc::prctl(libc::PR_GET_TIMERSLACK) }.max(1) as libc::c_ulong;
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-    let started = Instant::now();
-    let clock = Clock::at(started);
+    let pcap = match &opts.pcap_dir {
+        Some(dir) => {
+            let names: Vec<String> = tuns
+                .iter()
+                .map(|&(n, _)| sim.nodes[n.0 as usize].name.clone())
+                .collect();
+            Some(HostPcaps::create(dir, &names)?)
+        }
+        None => None,
+    };
+    let (rt, scheduling) = RealTime::enter(opts.priority);
+    if let Some(e) = &scheduling.refused {
+        eprintln!(
+            "airqueue live: the kernel refused SCHED_FIFO priority {} ({e}); the loop runs \
+             with normal scheduling and may fall behind under load (--priority 0 asks for \
+             normal scheduling)",
+            opts.priority
+        );
+    }
+    let usage = ThreadUsage::now();
+    let (clock, origin_unix_ns) = Clock::start_with_wall();
+    let mut lp = Loop::new(clock, tuns, &opts, pcap);
     let stop = sim.stop_time();
-    let mut buf = vec![0u8; tunio::BUF_BYTES];
-    let mut pfds: Vec<libc::pollfd> = tuns
-        .iter()
-        .map(|&(_, fd)| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    let mut errors: Vec<u64> = Vec::new();
-    let mut write_errors = 0u64;
-    let mut warned = false;
-    let behind = opts.behind.as_nanos() as u64;
-    let mut last_poll = started;
+    let mut last_poll = clock.origin();
     let mut stopped = false;
     loop {
-        let now = clock.now().min(stop);
-        sim.run_until(now);
+        let now = lp.clock.now().min(stop);
+        lp.run_due(sim, now);
         if now < stop {
-            for &(node, fd) in tuns {
-                // At most READ_BATCH per TUN and pass: a sender faster than the loop
-                // must not keep the events that release packets from running.
-                for _ in 0..tunio::READ_BATCH {
-                    let Some(n) = tunio::read_packet(fd, &mut buf)? else {
-                        break;
-                    };
-                    sim.count_read();
-                    let _ = sim.inject(node, &buf[..n]);
-                }
-            }
+            lp.read_all(sim)?;
         }
-        sim.take_delivered(|node, released, bytes| {
-            let fd = tuns.iter().find(|t| t.0 == node).map_or(-1, |t| t.1);
-            // The packet is handed over when write(2) is called: the call itself runs the
-            // receiving kernel's stack (tun_get_user → netif_receive_skb; an echo request's
-            // reply is made inside it), which is the real host's time, not the emulator's.
-            let late = clock.now().0.saturating_sub(released.0);
-            if !tunio::write_packet(fd, bytes) {
-                write_errors += 1;
-            }
-            errors.push(late);
-            if late > behind && !warned {
-                warned = true;
-                eprintln!(
-                    "airqueue live: behind real time: a packet released at {:.6} s was \
-                     written {:.3} ms late",
-                    released.as_secs_f64(),
-                    late as f64 / 1e6
-                );
-            }
-        });
+        lp.write_delivered(sim);
+        lp.late.tick(now.0, false);
         if now >= stop {
             break;
         }
@@ -138,25 +148,181 @@ pub fn run(
             last_poll = t;
             if !poll() {
                 stopped = true;
-                let end = clock.now().min(stop);
-                sim.run_until(end);
+                let end = lp.clock.now().min(stop);
+                lp.run_due(sim, end);
                 break;
             }
         }
-        // Wait for the next event (or the next poll), or a packet.
         let next = sim
             .next_event_time()
             .unwrap_or(stop)
             .min(stop)
-            .min(clock.sim(last_poll + opts.poll_every));
-        let due = clock.instant(next);
+            .min(lp.clock.sim(last_poll + opts.poll_every));
+        lp.wait(lp.clock.instant(next), opts.spin);
+    }
+    let usage = ThreadUsage::now().since(usage);
+    drop(rt);
+    let wall_seconds = clock.origin().elapsed().as_secs_f64();
+    lp.late.tick(lp.clock.now().0, true);
+    sim.finish_live(wall_seconds);
+    let pcap = match lp.pcap.take() {
+        Some(p) => p.finish()?,
+        None => Vec::new(),
+    };
+    Ok(LiveReport {
+        timing: timing::summarize(
+            &lp.records,
+            lp.max_late,
+            lp.late.packets_behind,
+            lp.write_errors,
+        ),
+        records: lp.records,
+        events_behind: lp.late.events_behind,
+        max_event_late_ns: lp.late.max_event_late_ns,
+        episodes: lp.late.episodes,
+        counts: sim.real_counts(),
+        hosts: lp.hosts,
+        pcap,
+        scheduling,
+        usage,
+        origin_unix_ns,
+        stopped,
+        ended_at: sim.now(),
+        wall_seconds,
+    })
+}
+
+/// The loop's state between its steps.
+struct Loop<'a> {
+    clock: Clock,
+    tuns: &'a [(NodeId, RawFd)],
+    buf: Vec<u8>,
+    pfds: Vec<libc::pollfd>,
+    records: Records,
+    late: Lateness,
+    /// The largest release error of any packet (ns).
+    max_late: u64,
+    write_errors: u64,
+    hosts: Vec<HostCounts>,
+    pcap: Option<HostPcaps>,
+}
+
+impl<'a> Loop<'a> {
+    fn new(
+        clock: Clock,
+        tuns: &'a [(NodeId, RawFd)],
+        opts: &LiveOptions,
+        pcap: Option<HostPcaps>,
+    ) -> Self {
+        Loop {
+            clock,
+            tuns,
+            buf: vec![0u8; tunio::BUF_BYTES],
+            pfds: tuns
+                .iter()
+                .map(|&(_, fd)| libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                })
+                .collect(),
+            records: Records::new(),
+            late: Lateness::new(opts.behind.as_nanos() as u64, opts.quiet.as_nanos() as u64),
+            max_late: 0,
+            write_errors: 0,
+            hosts: tuns
+                .iter()
+                .map(|&(node, _)| HostCounts {
+                    node,
+                    ..HostCounts::default()
+                })
+                .collect(),
+            pcap,
+        }
+    }
+
+    /// Runs the events due by `now`, counting those that run more than the threshold late.
+    fn run_due(&mut self, sim: &mut Simulation, now: SimTime) {
+        let late_before = SimTime(now.0.saturating_sub(self.late.threshold()));
+        let ran = sim.run_due(now, late_before);
+        if let Some(first) = ran.earliest {
+            self.late
+                .events(now.0, ran.late, now.0.saturating_sub(first.0));
+        }
+    }
+
+    /// Reads every packet the real hosts have written and puts it into the network.
+    fn read_all(&mut self, sim: &mut Simulation) -> io::Result<()> {
+        for (i, &(node, fd)) in self.tuns.iter().enumerate() {
+            // At most READ_BATCH per TUN and pass: a sender faster than the loop must not
+            // keep the events that release packets from running.
+            for _ in 0..tunio::READ_BATCH {
+                let Some(n) = tunio::read_packet(fd, &mut self.buf)? else {
+                    break;
+                };
+                let bytes = &self.buf[..n];
+                sim.count_read();
+                self.hosts[i].read += 1;
+                if let Some(p) = &mut self.pcap {
+                    p.record(i, self.clock.now(), bytes);
+                }
+                let _ = sim.inject(node, bytes);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every packet the network delivered to a real host, recording its timing.
+    fn write_delivered(&mut self, sim: &mut Simulation) {
+        let Loop {
+            clock,
+            tuns,
+            records,
+            late,
+            max_late,
+            write_errors,
+            hosts,
+            pcap,
+            ..
+        } = self;
+        sim.take_delivered_flows(|node, flow, released, bytes| {
+            let i = tuns.iter().position(|t| t.0 == node).expect("a real host");
+            // The packet is handed over when write(2) is called: the call itself runs the
+            // receiving kernel's stack (tun_get_user → netif_receive_skb; an echo request's
+            // reply is made inside it), which is the real host's time, not the emulator's.
+            let now = clock.now().0;
+            let ok = tunio::write_packet(tuns[i].1, bytes);
+            let error = now.saturating_sub(released.0);
+            records.push(Record {
+                released: released.0,
+                written: now,
+                flow: flow.0,
+                node: node.0,
+                bytes: bytes.len() as u32,
+            });
+            *max_late = (*max_late).max(error);
+            late.packet(now, error);
+            if !ok {
+                *write_errors += 1;
+                return;
+            }
+            hosts[i].written += 1;
+            if let Some(p) = pcap {
+                p.record(i, SimTime(now), bytes);
+            }
+        });
+    }
+
+    /// Waits until `due` or until a real host has written a packet: sleeping in `ppoll`
+    /// until `spin` before it, then spinning.
+    fn wait(&mut self, due: Instant, spin: Duration) {
         let now = Instant::now();
         if due <= now {
-            continue;
+            return;
         }
         let wait = due - now;
-        if wait > opts.spin {
-            let sleep = wait - opts.spin;
+        if wait > spin {
+            let sleep = wait - spin;
             let ts = libc::timespec {
                 tv_sec: sleep.as_secs() as libc::time_t,
                 tv_nsec: sleep.subsec_nanos() as libc::c_long,
@@ -164,8 +330,8 @@ pub fn run(
             // SAFETY: `pfds` is a live array of pollfd of the given length.
             unsafe {
                 libc::ppoll(
-                    pfds.as_mut_ptr(),
-                    pfds.len() as libc::nfds_t,
+                    self.pfds.as_mut_ptr(),
+                    self.pfds.len() as libc::nfds_t,
                     &ts,
                     std::ptr::null(),
                 )
@@ -179,8 +345,8 @@ pub fn run(
                 // SAFETY: as above; a zero timeout only checks for readable TUNs.
                 let ready = unsafe {
                     libc::ppoll(
-                        pfds.as_mut_ptr(),
-                        pfds.len() as libc::nfds_t,
+                        self.pfds.as_mut_ptr(),
+                        self.pfds.len() as libc::nfds_t,
                         &zero,
                         std::ptr::null(),
                     )
@@ -191,51 +357,5 @@ pub fn run(
                 std::hint::spin_loop();
             }
         }
-    }
-    // SAFETY: PR_SET_TIMERSLACK takes a value and changes only this thread.
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, slack) };
-    sim.finish_live(started.elapsed().as_secs_f64());
-    Ok(LiveReport {
-        timing: timing(&mut errors, behind, write_errors),
-        counts: sim.real_counts(),
-        stopped,
-        ended_at: sim.now(),
-        wall_seconds: started.elapsed().as_secs_f64(),
-    })
-}
-
-/// The release-error quantiles (nearest rank) of the written packets.
-fn timing(errors: &mut [u64], behind: u64, write_errors: u64) -> Timing {
-    if errors.is_empty() {
-        return Timing {
-            write_errors,
-            ..Timing::default()
-        };
-    }
-    errors.sort_unstable();
-    let q = |p: f64| errors[((p * errors.len() as f64).ceil() as usize).clamp(1, errors.len()) - 1];
-    Timing {
-        packets: errors.len() as u64,
-        p50_ns: q(0.5),
-        p99_ns: q(0.99),
-        max_ns: *errors.last().expect("not empty"),
-        behind: errors.iter().filter(|&&e| e > behind).count() as u64,
-        write_errors,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quantiles_are_nearest_rank() {
-        let mut e: Vec<u64> = (1..=100).rev().collect();
-        let t = timing(&mut e, 98, 0);
-        assert_eq!(
-            (t.packets, t.p50_ns, t.p99_ns, t.max_ns, t.behind),
-            (100, 50, 99, 100, 2)
-        );
-        assert_eq!(timing(&mut [], 1, 3).write_errors, 3);
     }
 }

@@ -24,6 +24,17 @@ use crate::packet::{DropReason, FiveTuple, FlowId, Location, NodeId, Packet, Pac
 use crate::scenario::Scenario;
 use crate::topology::IfaceId;
 
+/// What [`Simulation::run_due`] ran.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ran {
+    /// Events run (as counted in `summary.json`'s `events`).
+    pub events: u64,
+    /// Events and timers run whose due time was before the `late_before` asked.
+    pub late: u64,
+    /// The earliest due time of any event or timer run (they run in time order).
+    pub earliest: Option<SimTime>,
+}
+
 /// Packets held for one real host: (handle, the time the emulated network released it).
 type Outbox = Rc<RefCell<Vec<(PacketId, SimTime)>>>;
 
@@ -181,10 +192,22 @@ impl Simulation {
     /// Runs every event at or before `t` (and before the stop time), in the order of
     /// [`run_with`](Self::run_with); then the clock reads `t`. Returns the events run.
     pub fn run_until(&mut self, t: SimTime) -> u64 {
+        self.run_due(t, SimTime::ZERO).events
+    }
+
+    /// [`run_until`](Self::run_until) `t`, also counting the events due before
+    /// `late_before` (those the real-time loop runs late) and the earliest due time of any
+    /// event run: the loop's measure of how far behind real time it ran them.
+    pub fn run_due(&mut self, t: SimTime, late_before: SimTime) -> Ran {
         let t = t.min(self.stop);
         let limit = SimTime(t.0.saturating_add(1)).min(self.stop);
         let before = self.events_processed();
+        let mut ran = Ran::default();
         while let Some((at, next)) = self.timers.pop_before(&mut self.events, limit) {
+            if ran.earliest.is_none() {
+                ran.earliest = Some(at);
+            }
+            ran.late += u64::from(at < late_before);
             self.now = at;
             match next {
                 Next::Event(ev) => self.handle(ev),
@@ -192,7 +215,8 @@ impl Simulation {
             }
         }
         self.now = self.now.max(t);
-        self.events_processed() - before
+        ran.events = self.events_processed() - before;
+        ran
     }
 
     /// Ends a live run at the current time (the duration, or earlier on Ctrl-C) after
@@ -463,6 +487,15 @@ impl Simulation {
     /// its node and the time the emulated network released it, its header carrying the
     /// TTL and ECN field it arrived with; the packet then counts as delivered.
     pub fn take_delivered(&mut self, mut write: impl FnMut(NodeId, SimTime, &mut [u8])) {
+        self.take_delivered_flows(|node, _, released, bytes| write(node, released, bytes));
+    }
+
+    /// [`take_delivered`](Self::take_delivered), also naming each packet's flow (the
+    /// index of its row in the flows table) for the timing table.
+    pub fn take_delivered_flows(
+        &mut self,
+        mut write: impl FnMut(NodeId, FlowId, SimTime, &mut [u8]),
+    ) {
         let Some(mut r) = self.real.take() else {
             return;
         };
@@ -480,7 +513,7 @@ impl Simulation {
                 if matches!(self.flows[f].endpoint, Endpoint::Real) {
                     let buf = &mut r.bytes[id.0 as usize];
                     real::write_back(buf, ttl, ecn);
-                    write(*node, released, buf);
+                    write(*node, FlowId(f as u32), released, buf);
                     r.counts.written += 1;
                     r.counts.max_written_bytes = r.counts.max_written_bytes.max(buf.len() as u64);
                 } else if t.protocol == Protocol::Icmp && kind == crate::packet::ICMP_ECHO_REQUEST {
@@ -496,7 +529,7 @@ impl Simulation {
                         created.0,
                         size,
                     );
-                    write(*node, released, &mut buf);
+                    write(*node, FlowId(f as u32), released, &mut buf);
                     r.counts.probes += 1;
                 }
             }

@@ -31,7 +31,7 @@ pub use crate::event::{Event, RootId, TimerOwner};
 pub use build::{load_and_build, BuildOptions, MediumFactory};
 pub use capture::{CaptureFile, CaptureSpec};
 pub use conservation::{Conservation, Ledger};
-pub use live::{RealCounts, RealHosts};
+pub use live::{Ran, RealCounts, RealHosts};
 pub use results::{RunResults, Summary};
 pub use root_queue::RootQueue;
 pub use tcp_flow::TCP_WIRE_HEADER_BYTES;
