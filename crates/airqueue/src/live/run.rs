@@ -193,6 +193,13 @@ pub fn run(
 }
 
 /// The loop's state between its steps.
+/// The loop spins at most [`SPIN_SHARE`] of every [`SPIN_WINDOW`]; past that it sleeps in
+/// `ppoll` until the next event (a wake-up tens of microseconds late) until the window ends.
+/// At 100 Mbit/s of TCP the spin takes about 30 % of the wall time; a flood of small
+/// packets, which would make it spin all the time, is held to half.
+const SPIN_WINDOW: Duration = Duration::from_millis(10);
+const SPIN_SHARE: f64 = 0.5;
+
 struct Loop<'a> {
     clock: Clock,
     tuns: &'a [(NodeId, RawFd)],
@@ -205,6 +212,10 @@ struct Loop<'a> {
     write_errors: u64,
     hosts: Vec<HostCounts>,
     pcap: Option<HostPcaps>,
+    /// The spin's budget ([`SPIN_SHARE`] of [`SPIN_WINDOW`]): when the window began and
+    /// how long the loop has spun in it.
+    window_start: Instant,
+    spun: Duration,
 }
 
 impl<'a> Loop<'a> {
@@ -218,6 +229,8 @@ impl<'a> Loop<'a> {
             clock,
             tuns,
             buf: vec![0u8; tunio::BUF_BYTES],
+            window_start: Instant::now(),
+            spun: Duration::ZERO,
             pfds: tuns
                 .iter()
                 .map(|&(_, fd)| libc::pollfd {
@@ -321,6 +334,20 @@ impl<'a> Loop<'a> {
             return;
         }
         let wait = due - now;
+        // Spin at most SPIN_SHARE of each SPIN_WINDOW: a loop kept busy without pause (a
+        // flood of small packets puts an event every few microseconds) would otherwise spin
+        // before every event and, under SCHED_FIFO, never give its core back to the hosts'
+        // programs and the kernel's receive work, which then starve (iperf3 -u -l 64: 68 k
+        // packets/s carried with a 50 µs spin, 234 k sleeping instead, on this 2-core VM).
+        if now.duration_since(self.window_start) >= SPIN_WINDOW {
+            self.window_start = now;
+            self.spun = Duration::ZERO;
+        }
+        let spin = if self.spun >= SPIN_WINDOW.mul_f64(SPIN_SHARE) {
+            Duration::ZERO
+        } else {
+            spin
+        };
         if wait > spin {
             let sleep = wait - spin;
             let ts = libc::timespec {
@@ -341,6 +368,7 @@ impl<'a> Loop<'a> {
                 tv_sec: 0,
                 tv_nsec: 0,
             };
+            let spin_start = Instant::now();
             while Instant::now() < due {
                 // SAFETY: as above; a zero timeout only checks for readable TUNs.
                 let ready = unsafe {
@@ -356,6 +384,7 @@ impl<'a> Loop<'a> {
                 }
                 std::hint::spin_loop();
             }
+            self.spun += spin_start.elapsed();
         }
     }
 }
