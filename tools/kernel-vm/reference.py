@@ -171,6 +171,58 @@ def htb_airqueue(out: Path) -> dict[str, float]:
     return {"goodput_a_mbit": ga, "goodput_b_mbit": gb, "share_a": ga / (ga + gb)}
 
 
+def udp_received_mbit(run: Path, name: str) -> float:
+    """What the iperf3 UDP server received while both clients sent, in Mbit/s: its
+    1-second intervals after the omitted ones, the first SECONDS_RUN of them. (Its end.sum
+    counts the queue draining after the clients stop, and takes lost_packets from the
+    client's count: not a rate of anything.)"""
+    meta = json.loads((run / "meta.json").read_text())
+    n = int(meta["env"].get("SECONDS_RUN", 15))
+    s = json.loads((run / f"server_{name}.json").read_text())
+    kept = [i["sum"] for i in s["intervals"] if not i["sum"].get("omitted")][:n]
+    return sum(i["bytes"] for i in kept) * 8 / sum(i["seconds"] for i in kept) / 1e6
+
+
+def prio_kernel(run: Path) -> dict[str, float]:
+    hi, lo = udp_received_mbit(run, "hi"), udp_received_mbit(run, "lo")
+    return {"band0_mbit": hi, "band1_mbit": lo, "total_mbit": hi + lo}
+
+
+def prio_airqueue(out: Path) -> dict[str, float]:
+    flows = read_flows(out)
+    hi, lo = (float(flows[x]["goodput_bps"]) / 1e6 for x in ("hi", "lo"))
+    return {"band0_mbit": hi, "band1_mbit": lo, "total_mbit": hi + lo}
+
+
+def _cake_hosts(a: list[float], b: list[float]) -> dict[str, float]:
+    return {
+        "host_a_mbit": sum(a),
+        "host_b_mbit": sum(b),
+        "host_share_a": sum(a) / (sum(a) + sum(b)),
+        "jain_hosts": jain([sum(a), sum(b)]),
+        "jain_host_b_flows": jain(b),
+        "goodput_total_mbit": sum(a) + sum(b),
+    }
+
+
+def cake_hosts_kernel(run: Path) -> dict[str, float]:
+    a, b = (
+        [
+            s["receiver"]["bits_per_second"] / 1e6
+            for s in json.loads((run / f"iperf3_{x}.json").read_text())["end"]["streams"]
+        ]
+        for x in "ab"
+    )
+    return _cake_hosts(a, b)
+
+
+def cake_hosts_airqueue(out: Path) -> dict[str, float]:
+    flows = read_flows(out)
+    a = [float(r["goodput_bps"]) / 1e6 for k, r in flows.items() if k.startswith("a")]
+    b = [float(r["goodput_bps"]) / 1e6 for k, r in flows.items() if k.startswith("b")]
+    return _cake_hosts(a, b)
+
+
 def loss_kernel(run: Path) -> dict[str, float]:
     text = (run / "ping_loss.txt").read_text()
     sent = re.search(r"(\d+) packets transmitted, (\d+) received", text)
@@ -285,6 +337,43 @@ LOSS_ROWS = [
     ),
 ]
 
+# 1448 B payloads are 1490 B at the HTB (IP 20 + UDP 8 + Ethernet 14): 10 Mbit/s carries
+# 9.718 Mbit/s of payload; band 0 offers 6, band 1 gets the remaining 3.718.
+PRIO_ROWS = [
+    ("band0_mbit", "1 % (prio.md: band 0 not saturated gets its offered rate)", within_rel(1)),
+    (
+        "band1_mbit",
+        "1 % (prio.md: band 1 gets the rest; pfifo_fast.md kernel row 1 %)",
+        within_rel(1),
+    ),
+    ("total_mbit", "1 % (htb rate)", within_rel(1)),
+]
+PRIO_STARVE_ROWS = [
+    ("band0_mbit", "1 % (the whole link: 9.718 Mbit/s of payload)", within_rel(1)),
+    (
+        "band1_mbit",
+        "< 0.1 % of the link, 0.0097 Mbit/s (prio.md: band 1 starves)",
+        both_below(0.0097),
+    ),
+]
+
+CAKE_HOST_ROWS = [
+    ("host_a_mbit", "none stated (cake.md: host fairness by Jain)", None),
+    ("host_b_mbit", "none stated", None),
+    ("host_share_a", "none stated; 2 % (our choice, as htb's share)", within_rel(2)),
+    (
+        "jain_hosts",
+        "Jain ≥ 0.99 (cake.md: dual-srchost Jain 1.000 in the unit tests)",
+        both_at_least(0.99),
+    ),
+    ("jain_host_b_flows", "Jain ≥ 0.99 (fq_codel.md, sfq.md)", both_at_least(0.99)),
+    (
+        "goodput_total_mbit",
+        "1 % (cake.md: the shaper within 0.01 %; TCP's window 1 %)",
+        within_rel(1),
+    ),
+]
+
 CASES = {
     "fq_codel_fairness": {
         "script": "cases/fq_codel_fairness.sh",
@@ -317,6 +406,30 @@ CASES = {
         "kernel": htb_kernel,
         "airqueue": htb_airqueue,
         "rows": HTB_ROWS,
+    },
+    "prio_bands": {
+        "script": "cases/prio_bands.sh",
+        "env": {"RATE_HI": "6M", "RATE_LO": "10M", "SECONDS_RUN": "15", "OMIT": "3"},
+        "scenario": "scenarios/prio_bands.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": PRIO_ROWS,
+    },
+    "prio_starve": {
+        "script": "cases/prio_bands.sh",
+        "env": {"RATE_HI": "12M", "RATE_LO": "2M", "SECONDS_RUN": "15", "OMIT": "3"},
+        "scenario": "scenarios/prio_starve.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": PRIO_STARVE_ROWS,
+    },
+    "cake_hosts": {
+        "script": "cases/cake_hosts.sh",
+        "env": {"RATE": "10mbit", "FLOWS_A": "1", "FLOWS_B": "3", "SECONDS_RUN": "15"},
+        "scenario": "scenarios/cake_hosts.toml",
+        "kernel": cake_hosts_kernel,
+        "airqueue": cake_hosts_airqueue,
+        "rows": CAKE_HOST_ROWS,
     },
     "netem_loss": {
         "script": "cases/netem_loss.sh",
