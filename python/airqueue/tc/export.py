@@ -830,8 +830,9 @@ def netem_params(
         if imp.get("reorder_correlation") is not None:
             v += f" {tc_percent(probability(imp['reorder_correlation']))}"
         p.append(("reorder", v))
-        if imp.get("gap") is not None:
-            p.append(("gap", str(int(imp["gap"]))))
+        # tc writes gap 1 when reorder comes without one (q_netem.c), and prints it back;
+        # airqueue's default is the same (any packet may go at once).
+        p.append(("gap", str(int(imp.get("gap") or 1))))
     if imp.get("rate") is not None:
         v = tc_rate(rate_bps(imp["rate"]))
         extra = [imp.get("packet_overhead"), imp.get("cell_size"), imp.get("cell_overhead")]
@@ -1042,6 +1043,15 @@ def export_scenario(
             else:
                 te.handles.used.discard(1)
                 te.qdisc(tree, root_parent, where, 1)
+                # Linux takes a stab only on the root qdisc ("STAB not supported on a non
+                # root", as the kernel VM showed): the netem in front carries the tree's.
+                top = next(o for o in te.objects if o.parent == root_parent)
+                if top.stab:
+                    te.objects[0].stab, top.stab = top.stab, []
+                    de.notes.append(
+                        "the tree's stab is on the netem in front (Linux takes a stab only at "
+                        "the root); it sizes packets for netem's rate too"
+                    )
         elif not imp:
             te.qdisc({"kind": "pfifo", "limit": 1000}, "root", d, 1)
             de.notes.append(f"{d} has no [[qdiscs]] entry: airqueue's default, pfifo limit 1000")

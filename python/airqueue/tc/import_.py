@@ -360,8 +360,13 @@ class Importer:
                 )
         if self.errors:
             raise ImportError_(self.errors)
-        if tree is not None and tree_q is not None and tree_q.get("stab"):
-            stab = self.stab(tree_q["stab"])
+        # A tree behind a root netem has its stab on the netem (Linux takes one only at the
+        # root): it is the tree's.
+        stab_of = tree_q.get("stab") if tree_q is not None else None
+        if stab_of is None and imp is not None:
+            stab_of = root.get("stab")
+        if tree is not None and stab_of:
+            stab = self.stab(stab_of)
             # The export's length correction (airqueue's link_header against the device's
             # header, export.header_delta) is taken back out.
             stab["overhead"] -= self.header_delta
