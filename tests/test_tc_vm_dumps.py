@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,3 +85,18 @@ def test_every_linux_kind_airqueue_exports_is_covered() -> None:
     kinds = {row["kind"] for row in tool.kind_table(tool.compare_from_data(DATA))}
     linux = {"sfq", "fq_codel", "codel", "cake", "prio", "drr", "red", "netem", "tbf", "htb"}
     assert linux | {"u32", "fw"} <= kinds, sorted(linux | {"u32", "fw"} - kinds)
+
+
+def test_cli_import_takes_the_filter_listing_of_a_qdisc_below_the_root() -> None:
+    """nap-imq-htb's prio (20:) inside an HTB class: its voice filter is only in
+    `tc -j filter show … parent 20:`, given as a second filter file."""
+    from support import airqueue_cli
+
+    d = DATA / "examples__nap-imq-htb"
+    files = [d / f"v0d6.{x}" for x in ("qdisc.json", "class.txt", "filter.json", "filter-20.json")]
+    r = airqueue_cli("tc", "import", *map(str, files))
+    assert r.returncode == 0, r.stderr
+    tree = tomllib.loads(r.stdout)["qdiscs"][0]
+    wlan = next(c for c in tree["classes"] if c["name"] == "1:2")
+    voice = next(c for c in wlan["qdisc"]["classes"] if c["name"] == "20:1")
+    assert voice["match"] == {"dscp": [46]}
