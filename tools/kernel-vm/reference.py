@@ -216,6 +216,22 @@ def cake_hosts_kernel(run: Path) -> dict[str, float]:
     return _cake_hosts(a, b)
 
 
+def cake_hosts_udp_kernel(run: Path) -> dict[str, float]:
+    """Per stream, what each UDP server received over the first SECONDS_RUN 1-second
+    intervals after the omitted ones (as udp_received_mbit)."""
+    n = int(json.loads((run / "meta.json").read_text())["env"].get("SECONDS_RUN", 15))
+    per_host = []
+    for x in "ab":
+        s = json.loads((run / f"server_{x}.json").read_text())
+        kept = [i for i in s["intervals"] if not i["sum"].get("omitted")][:n]
+        secs = sum(i["sum"]["seconds"] for i in kept)
+        streams = len(kept[0]["streams"])
+        per_host.append(
+            [sum(i["streams"][k]["bytes"] for i in kept) * 8 / secs / 1e6 for k in range(streams)]
+        )
+    return _cake_hosts(*per_host)
+
+
 def cake_hosts_airqueue(out: Path) -> dict[str, float]:
     flows = read_flows(out)
     a = [float(r["goodput_bps"]) / 1e6 for k, r in flows.items() if k.startswith("a")]
@@ -374,6 +390,16 @@ CAKE_HOST_ROWS = [
     ),
 ]
 
+# Saturating UDP: each host's half is 9.718/2 = 4.859 Mbit/s of payload (1448 B in 1490 B).
+CAKE_UDP_ROWS = [
+    ("host_a_mbit", "1 % (our choice: htb/tbf rate)", within_rel(1)),
+    ("host_b_mbit", "1 %", within_rel(1)),
+    ("host_share_a", "1 %", within_rel(1)),
+    ("jain_hosts", "Jain ≥ 0.99 (cake.md)", both_at_least(0.99)),
+    ("jain_host_b_flows", "Jain ≥ 0.99 (cake.md, fq_codel.md)", both_at_least(0.99)),
+    ("goodput_total_mbit", "1 %", within_rel(1)),
+]
+
 CASES = {
     "fq_codel_fairness": {
         "script": "cases/fq_codel_fairness.sh",
@@ -430,6 +456,21 @@ CASES = {
         "kernel": cake_hosts_kernel,
         "airqueue": cake_hosts_airqueue,
         "rows": CAKE_HOST_ROWS,
+    },
+    "cake_hosts_udp": {
+        "script": "cases/cake_hosts.sh",
+        "env": {
+            "RATE": "10mbit",
+            "FLOWS_A": "1",
+            "FLOWS_B": "3",
+            "UDP_RATE_A": "8M",
+            "UDP_RATE_B": "3M",
+            "SECONDS_RUN": "15",
+        },
+        "scenario": "scenarios/cake_hosts_udp.toml",
+        "kernel": cake_hosts_udp_kernel,
+        "airqueue": cake_hosts_airqueue,
+        "rows": CAKE_UDP_ROWS,
     },
     "netem_loss": {
         "script": "cases/netem_loss.sh",
