@@ -239,6 +239,31 @@ def cake_hosts_airqueue(out: Path) -> dict[str, float]:
     return _cake_hosts(a, b)
 
 
+def red_kernel(run: Path) -> dict[str, float]:
+    samples = parse_tc_samples(run / "qdisc.txt", "red")
+    first, last = samples[0], samples[-1]
+    dropped = last["dropped"] - first["dropped"]
+    sent = last["sent_pkts"] - first["sent_pkts"]
+    return {
+        "goodput_mbit": udp_received_mbit(run, "udp"),
+        "drop_fraction": dropped / (dropped + sent),
+        "backlog_mean_bytes": statistics.fmean(x["backlog_bytes"] for x in samples),
+        "backlog_samples": len(samples),
+    }
+
+
+def red_airqueue(out: Path) -> dict[str, float]:
+    import pandas as pd
+
+    q = pd.read_parquet(out / "queues.parquet").set_index("queue").loc["router.bottleneck"]
+    drops = float(q["drops"])
+    return {
+        "goodput_mbit": float(read_flows(out)["udp"]["goodput_bps"]) / 1e6,
+        "drop_fraction": drops / (drops + float(q["dequeued_packets"])),
+        "backlog_mean_bytes": float(q["backlog_mean_bytes"]),
+    }
+
+
 def loss_kernel(run: Path) -> dict[str, float]:
     text = (run / "ping_loss.txt").read_text()
     sent = re.search(r"(\d+) packets transmitted, (\d+) received", text)
@@ -248,6 +273,35 @@ def loss_kernel(run: Path) -> dict[str, float]:
 def loss_airqueue(out: Path) -> dict[str, float]:
     ping = read_flows(out)["ping"]
     return {"loss": 1 - int(ping["rtt_samples"]) / int(ping["tx_packets"])}
+
+
+def netem_ping_kernel(run: Path, delay_ms: float = 10.0) -> dict[str, float]:
+    """Duplicates (ping's `+N duplicates`) per request sent, and the share of replies
+    faster than half the delay (requests `reorder` sent at once), from every reply line."""
+    text = (run / "ping_netem.txt").read_text()
+    sent = re.search(r"(\d+) packets transmitted, (\d+) received(?:, \+(\d+) duplicates)?", text)
+    n, dups = int(sent[1]), int(sent[3] or 0)
+    rtts = [float(m[1]) for m in re.finditer(r"time=([\d.]+) ms(?! \(DUP!\))", text)]
+    fast = sum(1 for r in rtts if r < delay_ms / 2)
+    return {
+        "duplicate": dups / n,
+        "reorder_fast": fast / len(rtts),
+        "reorder_from_mean": 1 - (statistics.fmean(rtts) - 0.02) / delay_ms,
+        "pings": n,
+    }
+
+
+def netem_ping_airqueue(out: Path, delay_ms: float = 10.0) -> dict[str, float]:
+    """airqueue keeps each flow's mean RTT, not each reply: the share sent at once is
+    1 - mean / delay (the testbed adds ~0)."""
+    ping = read_flows(out)["ping"]
+    tx, rx = int(ping["tx_packets"]), int(ping["rx_packets"])
+    mean = float(ping["rtt_mean_ms"]) if ping["rtt_mean_ms"] != "nan" else 0.0
+    return {
+        "duplicate": (rx - tx) / tx,
+        "reorder_from_mean": 1 - mean / delay_ms,
+        "pings": tx,
+    }
 
 
 def netem_kernel(run: Path) -> dict[str, float]:
@@ -400,6 +454,47 @@ CAKE_UDP_ROWS = [
     ("goodput_total_mbit", "1 %", within_rel(1)),
 ]
 
+
+# 99.9 % binomial bounds of the mean: 3.29 sqrt(p(1-p)/n), n = 3000 kernel and 5000 airqueue
+# pings (3 boots, 5 seeds of 1000).
+def _binomial(p: float, n: int) -> float:
+    return 3.29 * (p * (1 - p) / n) ** 0.5
+
+
+DUPLICATE_ROWS = [
+    (
+        "duplicate",
+        f"each within 99.9 % binomial bounds of 10 %: ±{_binomial(0.1, 3000) * 100:.2f} pp "
+        f"(kernel), ±{_binomial(0.1, 5000) * 100:.2f} pp (airqueue)",
+        lambda k, a: abs(k - 0.1) <= _binomial(0.1, 3000) and abs(a - 0.1) <= _binomial(0.1, 5000),
+    ),
+]
+REORDER_ROWS = [
+    (
+        "reorder_from_mean",
+        f"each within 99.9 % binomial bounds of 25 %: ±{_binomial(0.25, 3000) * 100:.2f} pp "
+        f"(kernel), ±{_binomial(0.25, 5000) * 100:.2f} pp (airqueue)",
+        lambda k, a: (
+            abs(k - 0.25) <= _binomial(0.25, 3000) and abs(a - 0.25) <= _binomial(0.25, 5000)
+        ),
+    ),
+    ("reorder_fast", "(kernel only: replies under 5 ms, counted)", None),
+]
+
+# 11 Mbit/s of 1448 B payloads is 11.32 Mbit/s at the HTB (1490 B): 1 - 10/11.32 = 0.1166
+# of the packets must go; 2 p_b/(1 + p_b) = 0.1166 gives p_b = 0.0619, an average of
+# 30000 + 0.619 * 60000 = 67 140 B.
+RED_ROWS = [
+    ("goodput_mbit", "1 % (htb rate)", within_rel(1)),
+    ("drop_fraction", "3 % (red.md: drop fraction at a steady average)", within_rel(3)),
+    (
+        "backlog_mean_bytes",
+        "5 % (our choice: the average the drop fraction sets, 67 140 B; the kernel's from "
+        "0.5 s samples of the instantaneous queue)",
+        within_rel(5),
+    ),
+]
+
 CASES = {
     "fq_codel_fairness": {
         "script": "cases/fq_codel_fairness.sh",
@@ -471,6 +566,30 @@ CASES = {
         "kernel": cake_hosts_udp_kernel,
         "airqueue": cake_hosts_airqueue,
         "rows": CAKE_UDP_ROWS,
+    },
+    "netem_duplicate": {
+        "script": "cases/netem_ping.sh",
+        "env": {"NETEM": "duplicate 10%", "COUNT": "1000", "INTERVAL": "0.01"},
+        "scenario": "scenarios/netem_duplicate.toml",
+        "kernel": netem_ping_kernel,
+        "airqueue": netem_ping_airqueue,
+        "rows": DUPLICATE_ROWS,
+    },
+    "netem_reorder": {
+        "script": "cases/netem_ping.sh",
+        "env": {"NETEM": "delay 10ms reorder 25%", "COUNT": "1000", "INTERVAL": "0.01"},
+        "scenario": "scenarios/netem_reorder.toml",
+        "kernel": netem_ping_kernel,
+        "airqueue": netem_ping_airqueue,
+        "rows": REORDER_ROWS,
+    },
+    "red_udp": {
+        "script": "cases/red_udp.sh",
+        "env": {"OFFER": "11M", "SECONDS_RUN": "15", "OMIT": "3"},
+        "scenario": "scenarios/red_udp.toml",
+        "kernel": red_kernel,
+        "airqueue": red_airqueue,
+        "rows": RED_ROWS,
     },
     "netem_loss": {
         "script": "cases/netem_loss.sh",
