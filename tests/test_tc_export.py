@@ -180,8 +180,8 @@ def test_netem_carries_the_link_impairment() -> None:
     text = render(export_scenario(res, "t", node="b"))
     assert (
         "tc qdisc replace dev down root handle 1: netem limit 1000 delay 10ms 2ms "
-        "loss random 1% duplicate 0.5% rate 5Mbit slot 1ms 3ms packets 4" in text
-    )
+        "loss random 1% duplicate 0.5% rate 5Mbit -14 0 0 slot 1ms 3ms packets 4" in text
+    )  # netem charges skb->len (with the 14 B header), airqueue the datagram: -14
     # With a tree, netem is the root and the tree its child; the tree's stab goes on the
     # netem (Linux 6.1: "STAB not supported on a non root", seen in the kernel VM).
     r = export_scenario(res, "t", node="r")

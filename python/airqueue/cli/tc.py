@@ -195,7 +195,7 @@ def import_cmd(
             "--device-header",
             metavar="BYTES",
             help="As for export: with --into, the stab overhead the export adds for the link's "
-            "link_header is taken back out.",
+            "link_header is taken back out; netem's rate packet overhead gets it back.",
         ),
     ] = 14,
 ) -> None:
@@ -258,7 +258,7 @@ def import_cmd(
     else:
         delta = 0
     try:
-        imported = import_tree(listing, addresses, marks, delta)
+        imported = import_tree(listing, addresses, marks, delta, device_header)
     except ImportError_ as e:
         _problems(e.problems)
     for where, what in imported.unrepresented:

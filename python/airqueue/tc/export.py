@@ -786,9 +786,11 @@ def stab_words(stab: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def netem_params(
-    imp: Mapping[str, Any], where: str
+    imp: Mapping[str, Any], where: str, device_header: int = 14
 ) -> tuple[list[tuple[str, str | None]], list[tuple[str, str]]]:
-    """netem's words for a link's ``impairment`` (tc-netem(8)); what netem lacks is refused."""
+    """netem's words for a link's ``impairment`` (tc-netem(8)); what netem lacks is refused.
+    netem's ``rate`` charges skb->len, which includes the device's header; airqueue's the
+    datagram + ``packet_overhead``: the packet overhead written is less the header."""
     p: list[tuple[str, str | None]] = []
     problems: list[tuple[str, str]] = []
     p.append(("limit", str(int(imp.get("limit") or 1000))))
@@ -835,9 +837,13 @@ def netem_params(
         p.append(("gap", str(int(imp.get("gap") or 1))))
     if imp.get("rate") is not None:
         v = tc_rate(rate_bps(imp["rate"]))
-        extra = [imp.get("packet_overhead"), imp.get("cell_size"), imp.get("cell_overhead")]
-        if any(x is not None for x in extra):
-            v += " " + " ".join(str(int(x or 0)) for x in extra)
+        extra = [
+            int(imp.get("packet_overhead") or 0) - device_header,
+            int(imp.get("cell_size") or 0),
+            int(imp.get("cell_overhead") or 0),
+        ]
+        if any(extra):
+            v += " " + " ".join(str(x) for x in extra)
         p.append(("rate", v))
     slot = imp.get("slot")
     if slot:
@@ -1013,7 +1019,7 @@ def export_scenario(
         te = TreeExporter(ctx, info, where)
         root_parent = "root"
         if imp:
-            params, probs = netem_params(imp, f"links.{link_name}.impairment")
+            params, probs = netem_params(imp, f"links.{link_name}.impairment", device_header)
             te.problems += probs
             major = te.handles.take(0xFFF0 if tree else 1)
             te.objects.append(TcObject("qdisc", iface, "root", f"{_hex(major)}:", "netem", params))

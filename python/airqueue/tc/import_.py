@@ -273,9 +273,11 @@ class Importer:
         addresses: Mapping[int, str] | None = None,
         marks: Mapping[int, str] | None = None,
         header_delta: int = 0,
+        netem_header: int = 0,
     ) -> None:
         self.l = listing
         self.header_delta = header_delta
+        self.netem_header = netem_header
         self.addresses = dict(addresses or {})
         self.marks = dict(marks or {})
         self.unrepresented: list[tuple[str, str]] = []
@@ -672,11 +674,12 @@ class Importer:
         if isinstance(o.get("rate"), dict):
             r = o["rate"]
             imp["rate"] = scenario_rate(int(r["rate"]) * 8)
-            for k, name in (
-                ("packetoverhead", "packet_overhead"),
-                ("cellsize", "cell_size"),
-                ("celloverhead", "cell_overhead"),
-            ):
+            # netem charges skb->len (with the device's header), airqueue the datagram:
+            # the header goes back into packet_overhead (the export took it out).
+            po = int(r.get("packetoverhead") or 0) + self.netem_header
+            if po:
+                imp["packet_overhead"] = po
+            for k, name in (("cellsize", "cell_size"), ("celloverhead", "cell_overhead")):
                 if r.get(k):
                     imp[name] = int(r[k])
         slot = o.get("slot")
@@ -946,9 +949,12 @@ def import_tree(
     addresses: Mapping[int, str] | None = None,
     marks: Mapping[int, str] | None = None,
     header_delta: int = 0,
+    netem_header: int = 0,
 ) -> Imported:
     """The ``[[qdiscs]]`` entry (without ``dev``) of one device's listings; ``addresses``
     names hosts by IPv4 address, ``marks`` a virtual device's members by fw mark;
     ``header_delta`` is taken off the stab's overhead (what the export added for the
-    link's ``link_header`` against the device's header, :func:`export.header_delta`)."""
-    return Importer(listing, addresses, marks, header_delta).run()
+    link's ``link_header`` against the device's header, :func:`export.header_delta`);
+    ``netem_header`` (the device's header) is added back to netem's rate packet overhead
+    (the export takes it out: netem charges skb->len, airqueue the datagram)."""
+    return Importer(listing, addresses, marks, header_delta, netem_header).run()

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .export import (
+    ETHERNET_HEADER,
     DevExport,
     Export,
     TcObject,
@@ -477,7 +478,7 @@ def compare_device(
         marks = {i + 1: m for i, m in enumerate(vdev["members"])} if vdev else {}
         link = ctx.links.get(d.dev.partition(".")[2])
         delta = header_delta(link) if d.tree and counts_bytes(d.tree) else 0
-        imported = import_tree(listing, addresses, marks, delta)
+        imported = import_tree(listing, addresses, marks, delta, ETHERNET_HEADER)
     except ImportError_ as e:
         dr.import_error = str(e)
         return
