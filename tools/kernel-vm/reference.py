@@ -264,6 +264,14 @@ def red_airqueue(out: Path) -> dict[str, float]:
     }
 
 
+def netem_rate_kernel(run: Path) -> dict[str, float]:
+    return {"goodput_mbit": udp_received_mbit(run, "udp")}
+
+
+def netem_rate_airqueue(out: Path) -> dict[str, float]:
+    return {"goodput_mbit": float(read_flows(out)["udp"]["goodput_bps"]) / 1e6}
+
+
 def loss_kernel(run: Path) -> dict[str, float]:
     text = (run / "ping_loss.txt").read_text()
     sent = re.search(r"(\d+) packets transmitted, (\d+) received", text)
@@ -495,6 +503,11 @@ RED_ROWS = [
     ),
 ]
 
+# netem rate 5 Mbit/s charging 1490 B for 1448 B of payload: 4.859 Mbit/s.
+NETEM_RATE_ROWS = [
+    ("goodput_mbit", "0.5 % (our choice, as tbf.md's rate)", within_rel(0.5)),
+]
+
 CASES = {
     "fq_codel_fairness": {
         "script": "cases/fq_codel_fairness.sh",
@@ -590,6 +603,14 @@ CASES = {
         "kernel": red_kernel,
         "airqueue": red_airqueue,
         "rows": RED_ROWS,
+    },
+    "netem_rate": {
+        "script": "cases/netem_rate.sh",
+        "env": {"RATE": "5mbit", "OFFER": "8M", "SECONDS_RUN": "15", "OMIT": "3"},
+        "scenario": "scenarios/netem_rate.toml",
+        "kernel": netem_rate_kernel,
+        "airqueue": netem_rate_airqueue,
+        "rows": NETEM_RATE_ROWS,
     },
     "netem_loss": {
         "script": "cases/netem_loss.sh",
