@@ -292,6 +292,7 @@ def netem_ping_kernel(run: Path, delay_ms: float = 10.0) -> dict[str, float]:
     rtts = [float(m[1]) for m in re.finditer(r"time=([\d.]+) ms(?! \(DUP!\))", text)]
     fast = sum(1 for r in rtts if r < delay_ms / 2)
     return {
+        "loss": 1 - int(sent[2]) / n,
         "duplicate": dups / n,
         "reorder_fast": fast / len(rtts),
         "reorder_from_mean": 1 - (statistics.fmean(rtts) - 0.02) / delay_ms,
@@ -306,6 +307,7 @@ def netem_ping_airqueue(out: Path, delay_ms: float = 10.0) -> dict[str, float]:
     tx, rx = int(ping["tx_packets"]), int(ping["rx_packets"])
     mean = float(ping["rtt_mean_ms"]) if ping["rtt_mean_ms"] != "nan" else 0.0
     return {
+        "loss": 1 - int(ping["rtt_samples"]) / tx,
         "duplicate": (rx - tx) / tx,
         "reorder_from_mean": 1 - mean / delay_ms,
         "pings": tx,
@@ -426,6 +428,11 @@ PRIO_ROWS = [
     ),
     ("total_mbit", "1 % (htb rate)", within_rel(1)),
 ]
+PFIFO_FAST_ROWS = [
+    ("band0_mbit", "1 % (pfifo_fast.md: band 0 keeps its rate, 1 %)", within_rel(1)),
+    ("band1_mbit", "1 % (pfifo_fast.md: band 2 gets the rest) [band 2 here]", within_rel(1)),
+    ("total_mbit", "1 % (htb rate)", within_rel(1)),
+]
 PRIO_STARVE_ROWS = [
     ("band0_mbit", "1 % (the whole link: 9.718 Mbit/s of payload)", within_rel(1)),
     (
@@ -475,6 +482,16 @@ DUPLICATE_ROWS = [
         f"each within 99.9 % binomial bounds of 10 %: ±{_binomial(0.1, 3000) * 100:.2f} pp "
         f"(kernel), ±{_binomial(0.1, 5000) * 100:.2f} pp (airqueue)",
         lambda k, a: abs(k - 0.1) <= _binomial(0.1, 3000) and abs(a - 0.1) <= _binomial(0.1, 5000),
+    ),
+]
+# netem loss 20% 25%: the kernel's get_crandom mixes each draw with the last (an AR(1)
+# around 0.5), so the loss is P(mix < 0.2) = 10.2 % (4e5 draws of its arithmetic), not 20.
+CORRELATED_LOSS_ROWS = [
+    (
+        "loss",
+        "each within 2.5 pp of 10.2 % (our choice: 99.9 % binomial bounds of a 3000- and "
+        "5000-ping mean, 1.8 and 1.4 pp, widened for the losses' own correlation)",
+        lambda k, a: abs(k - 0.102) <= 0.025 and abs(a - 0.102) <= 0.025,
     ),
 ]
 REORDER_ROWS = [
@@ -549,6 +566,22 @@ CASES = {
         "airqueue": prio_airqueue,
         "rows": PRIO_ROWS,
     },
+    "pfifo_fast_bands": {
+        "script": "cases/prio_bands.sh",
+        "env": {
+            "LEAF": "pfifo_fast",
+            "TOS_HI": "0x10",
+            "TOS_LO": "0x08",
+            "RATE_HI": "6M",
+            "RATE_LO": "10M",
+            "SECONDS_RUN": "15",
+            "OMIT": "3",
+        },
+        "scenario": "scenarios/pfifo_fast_bands.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": PFIFO_FAST_ROWS,
+    },
     "prio_starve": {
         "script": "cases/prio_bands.sh",
         "env": {"RATE_HI": "12M", "RATE_LO": "2M", "SECONDS_RUN": "15", "OMIT": "3"},
@@ -587,6 +620,14 @@ CASES = {
         "kernel": netem_ping_kernel,
         "airqueue": netem_ping_airqueue,
         "rows": DUPLICATE_ROWS,
+    },
+    "netem_loss_correlated": {
+        "script": "cases/netem_ping.sh",
+        "env": {"NETEM": "loss 20% 25%", "COUNT": "1000", "INTERVAL": "0.01"},
+        "scenario": "scenarios/netem_loss_correlated.toml",
+        "kernel": netem_ping_kernel,
+        "airqueue": netem_ping_airqueue,
+        "rows": CORRELATED_LOSS_ROWS,
     },
     "netem_reorder": {
         "script": "cases/netem_ping.sh",
