@@ -433,6 +433,13 @@ PFIFO_FAST_ROWS = [
     ("band1_mbit", "1 % (pfifo_fast.md: band 2 gets the rest) [band 2 here]", within_rel(1)),
     ("total_mbit", "1 % (htb rate)", within_rel(1)),
 ]
+# htb ceil: rates 2 and 2, ceil 4 and 10, under 10. Not 4 and 6 as equal quanta would give:
+# leaf a borrows only about 0.5 Mbit/s in both (see kernel-reference.md).
+HTB_CEIL_ROWS = [
+    ("band0_mbit", "2 % (htb.md) [leaf a, rate 2 ceil 4]", within_rel(2)),
+    ("band1_mbit", "2 % (htb.md) [leaf b, rate 2 ceil 10]", within_rel(2)),
+    ("total_mbit", "1 % (htb rate)", within_rel(1)),
+]
 PRIO_STARVE_ROWS = [
     ("band0_mbit", "1 % (the whole link: 9.718 Mbit/s of payload)", within_rel(1)),
     (
@@ -581,6 +588,14 @@ CASES = {
         "kernel": prio_kernel,
         "airqueue": prio_airqueue,
         "rows": PFIFO_FAST_ROWS,
+    },
+    "htb_ceil": {
+        "script": "cases/htb_ceil.sh",
+        "env": {"RATE_A": "2mbit", "CEIL_A": "4mbit", "RATE_B": "2mbit", "OFFER": "8M"},
+        "scenario": "scenarios/htb_ceil.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": HTB_CEIL_ROWS,
     },
     "prio_starve": {
         "script": "cases/prio_bands.sh",
