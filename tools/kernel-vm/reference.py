@@ -384,6 +384,20 @@ SFQ_ROWS = [
     ("ping_queueing_ms", "none stated", None),
     ("ping_random_queueing_ms", "none stated", None),
 ]
+CAKE_FAIR_ROWS = [
+    ("jain", "Jain ≥ 0.99 (cake.md: per-flow fair with one source)", both_at_least(0.99)),
+    ("goodput_total_mbit", "1 % (htb rate)", within_rel(1)),
+    ("goodput_min_flow_mbit", "1 %", within_rel(1)),
+    (
+        "standing_delay_ms",
+        "±2.5 ms (our choice: fq_codel.md's, COBALT's target is the same 5 ms)",
+        within_abs(2.5),
+    ),
+    ("sojourn_mean_ms", "(airqueue's own mean sojourn)", None),
+    ("qdisc_drops_per_s", "none stated", None),
+    ("ping_queueing_ms", "< 1 ms (our choice: fq_codel.md's sparse-flow bound)", both_below(1.0)),
+    ("ping_random_queueing_ms", "< 1 ms", both_below(1.0)),
+]
 # 200 pings, uniform jitter ±5 ms: standard error 5/√3/√200 = 0.204 ms
 NETEM_ROWS = [
     ("added_mean_ms", "20 µs (airqueue: exact, validation.md; kernel: timers)", within_abs(0.02)),
@@ -548,6 +562,14 @@ CASES = {
         "kernel": lambda run: fq_codel_kernel(run, leaf="sfq"),
         "airqueue": fq_codel_airqueue,
         "rows": SFQ_ROWS,
+    },
+    "cake_fairness": {
+        "script": "cases/fq_codel_fairness.sh",
+        "env": {"SECONDS_RUN": "20", "OMIT": "3", "FLOWS": "4", "RATE": "10mbit", "LEAF": "cake"},
+        "scenario": "scenarios/cake_fairness.toml",
+        "kernel": lambda run: fq_codel_kernel(run, leaf="cake"),
+        "airqueue": fq_codel_airqueue,
+        "rows": CAKE_FAIR_ROWS,
     },
     "tbf_rate": {
         "script": "cases/tbf_rate.sh",
