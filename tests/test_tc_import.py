@@ -278,3 +278,56 @@ def test_kinds_this_kernel_lacks_import_from_tc_6_1s_json() -> None:
         "headdrop": True,
     }
     assert b2 == {"name": "1:3"}
+
+
+def test_6_1s_fw_filter_json_with_text_options_and_a_prio_inside_htb() -> None:
+    """What Linux 6.1 really printed in the kernel VM (tests/data/tc/vm-6.1): fw's options
+    as text inside the JSON (``{handle 0x1 classid 1:2 }``: iproute2 6.1's fw_print_opt
+    uses fprintf), a prio inside an HTB class with a filter of its own at its handle
+    (listed only by ``tc filter show … parent 20:``), and the catch-all u32 key the export
+    writes for ``match = {}`` (mask 0)."""
+    qdiscs = [
+        {"kind": "htb", "handle": "1:", "root": True, "options": {"r2q": 10, "default": "0"}},
+        {
+            "kind": "prio",
+            "handle": "20:",
+            "parent": "1:2",
+            "options": {"bands": 2, "priomap": [1] * 16, "multiqueue": False},
+        },
+        {"kind": "pfifo", "handle": "10:", "parent": "20:1", "options": {"limit": 1000}},
+        {"kind": "pfifo", "handle": "11:", "parent": "20:2", "options": {"limit": 100}},
+        {"kind": "pfifo", "handle": "30:", "parent": "1:3", "options": {"limit": 30}},
+    ]
+    classes = (
+        "class htb 1:1 root rate 12Mbit ceil 12Mbit burst 1599b cburst 1599b\n"
+        "class htb 1:2 parent 1:1 leaf 20: prio 0 rate 11Mbit ceil 12Mbit burst 1599b "
+        "cburst 1599b\n"
+        "class htb 1:3 parent 1:1 leaf 30: prio 0 rate 1Mbit ceil 12Mbit burst 1600b "
+        "cburst 1600b\n"
+        "class prio 20:1 parent 20: leaf 10:\nclass prio 20:2 parent 20: leaf 11:\n"
+    )
+    filters = (
+        '[{"parent":"1:","protocol":"ip","pref":1,"kind":"fw","chain":0},'
+        '{"parent":"1:","protocol":"ip","pref":1,"kind":"fw","chain":0,'
+        '"options":{handle 0x1 classid 1:2 }},'
+        '{"parent":"1:","protocol":"ip","pref":2,"kind":"fw","chain":0},'
+        '{"parent":"1:","protocol":"ip","pref":2,"kind":"fw","chain":0,'
+        '"options":{handle 0x2 classid 1:3 }},'
+        '{"protocol":"ip","pref":1,"kind":"u32","chain":0,"options":'
+        '{"fh":"800::800","order":2048,"key_ht":"800","bkt":"0","flowid":"20:1",'
+        '"match":{"value":"b80000","mask":"fc0000","offmask":"","off":0}}},'
+        '{"protocol":"ip","pref":2,"kind":"u32","chain":0,"options":'
+        '{"fh":"801::800","order":2048,"key_ht":"801","bkt":"0","flowid":"20:2",'
+        '"match":{"value":"0","mask":"0","offmask":"","off":0}}}]'
+    )
+    t = import_tree(
+        Listing(qdiscs=json.dumps(qdiscs), classes=classes, filters=filters),
+        marks={1: "nap.wlan", 2: "nap.bt"},
+    )
+    assert t.unrepresented == []
+    cls = {c["name"]: c for c in t.tree["classes"]}
+    assert cls["1:2"]["match"] == {"dev": ["nap.wlan"]}
+    assert cls["1:3"]["match"] == {"dev": ["nap.bt"]}
+    bands = {c["name"]: c for c in cls["1:2"]["qdisc"]["classes"]}
+    assert bands["20:1"]["match"] == {"dscp": [46]}
+    assert bands["20:2"]["match"] == {}

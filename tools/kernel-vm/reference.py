@@ -171,6 +171,107 @@ def htb_airqueue(out: Path) -> dict[str, float]:
     return {"goodput_a_mbit": ga, "goodput_b_mbit": gb, "share_a": ga / (ga + gb)}
 
 
+def udp_received_mbit(run: Path, name: str) -> float:
+    """What the iperf3 UDP server received while both clients sent, in Mbit/s: its
+    1-second intervals after the omitted ones, the first SECONDS_RUN of them. (Its end.sum
+    counts the queue draining after the clients stop, and takes lost_packets from the
+    client's count: not a rate of anything.)"""
+    meta = json.loads((run / "meta.json").read_text())
+    n = int(meta["env"].get("SECONDS_RUN", 15))
+    s = json.loads((run / f"server_{name}.json").read_text())
+    kept = [i["sum"] for i in s["intervals"] if not i["sum"].get("omitted")][:n]
+    return sum(i["bytes"] for i in kept) * 8 / sum(i["seconds"] for i in kept) / 1e6
+
+
+def prio_kernel(run: Path) -> dict[str, float]:
+    hi, lo = udp_received_mbit(run, "hi"), udp_received_mbit(run, "lo")
+    return {"band0_mbit": hi, "band1_mbit": lo, "total_mbit": hi + lo}
+
+
+def prio_airqueue(out: Path) -> dict[str, float]:
+    flows = read_flows(out)
+    hi, lo = (float(flows[x]["goodput_bps"]) / 1e6 for x in ("hi", "lo"))
+    return {"band0_mbit": hi, "band1_mbit": lo, "total_mbit": hi + lo}
+
+
+def _cake_hosts(a: list[float], b: list[float]) -> dict[str, float]:
+    return {
+        "host_a_mbit": sum(a),
+        "host_b_mbit": sum(b),
+        "host_share_a": sum(a) / (sum(a) + sum(b)),
+        "jain_hosts": jain([sum(a), sum(b)]),
+        "jain_host_b_flows": jain(b),
+        "goodput_total_mbit": sum(a) + sum(b),
+    }
+
+
+def cake_hosts_kernel(run: Path) -> dict[str, float]:
+    a, b = (
+        [
+            s["receiver"]["bits_per_second"] / 1e6
+            for s in json.loads((run / f"iperf3_{x}.json").read_text())["end"]["streams"]
+        ]
+        for x in "ab"
+    )
+    return _cake_hosts(a, b)
+
+
+def cake_hosts_udp_kernel(run: Path) -> dict[str, float]:
+    """Per stream, what each UDP server received over the first SECONDS_RUN 1-second
+    intervals after the omitted ones (as udp_received_mbit)."""
+    n = int(json.loads((run / "meta.json").read_text())["env"].get("SECONDS_RUN", 15))
+    per_host = []
+    for x in "ab":
+        s = json.loads((run / f"server_{x}.json").read_text())
+        kept = [i for i in s["intervals"] if not i["sum"].get("omitted")][:n]
+        secs = sum(i["sum"]["seconds"] for i in kept)
+        streams = len(kept[0]["streams"])
+        per_host.append(
+            [sum(i["streams"][k]["bytes"] for i in kept) * 8 / secs / 1e6 for k in range(streams)]
+        )
+    return _cake_hosts(*per_host)
+
+
+def cake_hosts_airqueue(out: Path) -> dict[str, float]:
+    flows = read_flows(out)
+    a = [float(r["goodput_bps"]) / 1e6 for k, r in flows.items() if k.startswith("a")]
+    b = [float(r["goodput_bps"]) / 1e6 for k, r in flows.items() if k.startswith("b")]
+    return _cake_hosts(a, b)
+
+
+def red_kernel(run: Path) -> dict[str, float]:
+    samples = parse_tc_samples(run / "qdisc.txt", "red")
+    first, last = samples[0], samples[-1]
+    dropped = last["dropped"] - first["dropped"]
+    sent = last["sent_pkts"] - first["sent_pkts"]
+    return {
+        "goodput_mbit": udp_received_mbit(run, "udp"),
+        "drop_fraction": dropped / (dropped + sent),
+        "backlog_mean_bytes": statistics.fmean(x["backlog_bytes"] for x in samples),
+        "backlog_samples": len(samples),
+    }
+
+
+def red_airqueue(out: Path) -> dict[str, float]:
+    import pandas as pd
+
+    q = pd.read_parquet(out / "queues.parquet").set_index("queue").loc["router.bottleneck"]
+    drops = float(q["drops"])
+    return {
+        "goodput_mbit": float(read_flows(out)["udp"]["goodput_bps"]) / 1e6,
+        "drop_fraction": drops / (drops + float(q["dequeued_packets"])),
+        "backlog_mean_bytes": float(q["backlog_mean_bytes"]),
+    }
+
+
+def netem_rate_kernel(run: Path) -> dict[str, float]:
+    return {"goodput_mbit": udp_received_mbit(run, "udp")}
+
+
+def netem_rate_airqueue(out: Path) -> dict[str, float]:
+    return {"goodput_mbit": float(read_flows(out)["udp"]["goodput_bps"]) / 1e6}
+
+
 def loss_kernel(run: Path) -> dict[str, float]:
     text = (run / "ping_loss.txt").read_text()
     sent = re.search(r"(\d+) packets transmitted, (\d+) received", text)
@@ -180,6 +281,37 @@ def loss_kernel(run: Path) -> dict[str, float]:
 def loss_airqueue(out: Path) -> dict[str, float]:
     ping = read_flows(out)["ping"]
     return {"loss": 1 - int(ping["rtt_samples"]) / int(ping["tx_packets"])}
+
+
+def netem_ping_kernel(run: Path, delay_ms: float = 10.0) -> dict[str, float]:
+    """Duplicates (ping's `+N duplicates`) per request sent, and the share of replies
+    faster than half the delay (requests `reorder` sent at once), from every reply line."""
+    text = (run / "ping_netem.txt").read_text()
+    sent = re.search(r"(\d+) packets transmitted, (\d+) received(?:, \+(\d+) duplicates)?", text)
+    n, dups = int(sent[1]), int(sent[3] or 0)
+    rtts = [float(m[1]) for m in re.finditer(r"time=([\d.]+) ms(?! \(DUP!\))", text)]
+    fast = sum(1 for r in rtts if r < delay_ms / 2)
+    return {
+        "loss": 1 - int(sent[2]) / n,
+        "duplicate": dups / n,
+        "reorder_fast": fast / len(rtts),
+        "reorder_from_mean": 1 - (statistics.fmean(rtts) - 0.02) / delay_ms,
+        "pings": n,
+    }
+
+
+def netem_ping_airqueue(out: Path, delay_ms: float = 10.0) -> dict[str, float]:
+    """airqueue keeps each flow's mean RTT, not each reply: the share sent at once is
+    1 - mean / delay (the testbed adds ~0)."""
+    ping = read_flows(out)["ping"]
+    tx, rx = int(ping["tx_packets"]), int(ping["rx_packets"])
+    mean = float(ping["rtt_mean_ms"]) if ping["rtt_mean_ms"] != "nan" else 0.0
+    return {
+        "loss": 1 - int(ping["rtt_samples"]) / tx,
+        "duplicate": (rx - tx) / tx,
+        "reorder_from_mean": 1 - mean / delay_ms,
+        "pings": tx,
+    }
 
 
 def netem_kernel(run: Path) -> dict[str, float]:
@@ -252,6 +384,20 @@ SFQ_ROWS = [
     ("ping_queueing_ms", "none stated", None),
     ("ping_random_queueing_ms", "none stated", None),
 ]
+CAKE_FAIR_ROWS = [
+    ("jain", "Jain ≥ 0.99 (cake.md: per-flow fair with one source)", both_at_least(0.99)),
+    ("goodput_total_mbit", "1 % (htb rate)", within_rel(1)),
+    ("goodput_min_flow_mbit", "1 %", within_rel(1)),
+    (
+        "standing_delay_ms",
+        "±2.5 ms (our choice: fq_codel.md's, COBALT's target is the same 5 ms)",
+        within_abs(2.5),
+    ),
+    ("sojourn_mean_ms", "(airqueue's own mean sojourn)", None),
+    ("qdisc_drops_per_s", "none stated", None),
+    ("ping_queueing_ms", "< 1 ms (our choice: fq_codel.md's sparse-flow bound)", both_below(1.0)),
+    ("ping_random_queueing_ms", "< 1 ms", both_below(1.0)),
+]
 # 200 pings, uniform jitter ±5 ms: standard error 5/√3/√200 = 0.204 ms
 NETEM_ROWS = [
     ("added_mean_ms", "20 µs (airqueue: exact, validation.md; kernel: timers)", within_abs(0.02)),
@@ -285,6 +431,121 @@ LOSS_ROWS = [
     ),
 ]
 
+# 1448 B payloads are 1490 B at the HTB (IP 20 + UDP 8 + Ethernet 14): 10 Mbit/s carries
+# 9.718 Mbit/s of payload; band 0 offers 6, band 1 gets the remaining 3.718.
+PRIO_ROWS = [
+    ("band0_mbit", "1 % (prio.md: band 0 not saturated gets its offered rate)", within_rel(1)),
+    (
+        "band1_mbit",
+        "1 % (prio.md: band 1 gets the rest; pfifo_fast.md kernel row 1 %)",
+        within_rel(1),
+    ),
+    ("total_mbit", "1 % (htb rate)", within_rel(1)),
+]
+PFIFO_FAST_ROWS = [
+    ("band0_mbit", "1 % (pfifo_fast.md: band 0 keeps its rate, 1 %)", within_rel(1)),
+    ("band1_mbit", "1 % (pfifo_fast.md: band 2 gets the rest) [band 2 here]", within_rel(1)),
+    ("total_mbit", "1 % (htb rate)", within_rel(1)),
+]
+# htb ceil: rates 2 and 2, ceil 4 and 10, under 10. Not 4 and 6 as equal quanta would give:
+# leaf a borrows only about 0.5 Mbit/s in both (see kernel-reference.md).
+HTB_CEIL_ROWS = [
+    ("band0_mbit", "2 % (htb.md) [leaf a, rate 2 ceil 4]", within_rel(2)),
+    ("band1_mbit", "2 % (htb.md) [leaf b, rate 2 ceil 10]", within_rel(2)),
+    ("total_mbit", "1 % (htb rate)", within_rel(1)),
+]
+PRIO_STARVE_ROWS = [
+    ("band0_mbit", "1 % (the whole link: 9.718 Mbit/s of payload)", within_rel(1)),
+    (
+        "band1_mbit",
+        "< 0.1 % of the link, 0.0097 Mbit/s (prio.md: band 1 starves)",
+        both_below(0.0097),
+    ),
+]
+
+CAKE_HOST_ROWS = [
+    ("host_a_mbit", "none stated (cake.md: host fairness by Jain)", None),
+    ("host_b_mbit", "none stated", None),
+    ("host_share_a", "none stated; 2 % (our choice, as htb's share)", within_rel(2)),
+    (
+        "jain_hosts",
+        "Jain ≥ 0.99 (cake.md: dual-srchost Jain 1.000 in the unit tests)",
+        both_at_least(0.99),
+    ),
+    ("jain_host_b_flows", "Jain ≥ 0.99 (fq_codel.md, sfq.md)", both_at_least(0.99)),
+    (
+        "goodput_total_mbit",
+        "1 % (cake.md: the shaper within 0.01 %; TCP's window 1 %)",
+        within_rel(1),
+    ),
+]
+
+# Saturating UDP: each host's half is 9.718/2 = 4.859 Mbit/s of payload (1448 B in 1490 B).
+CAKE_UDP_ROWS = [
+    ("host_a_mbit", "1 % (our choice: htb/tbf rate)", within_rel(1)),
+    ("host_b_mbit", "1 %", within_rel(1)),
+    ("host_share_a", "1 %", within_rel(1)),
+    ("jain_hosts", "Jain ≥ 0.99 (cake.md)", both_at_least(0.99)),
+    ("jain_host_b_flows", "Jain ≥ 0.99 (cake.md, fq_codel.md)", both_at_least(0.99)),
+    ("goodput_total_mbit", "1 %", within_rel(1)),
+]
+
+
+# 99.9 % binomial bounds of the mean: 3.29 sqrt(p(1-p)/n), n = 3000 kernel and 5000 airqueue
+# pings (3 boots, 5 seeds of 1000).
+def _binomial(p: float, n: int) -> float:
+    return 3.29 * (p * (1 - p) / n) ** 0.5
+
+
+DUPLICATE_ROWS = [
+    (
+        "duplicate",
+        f"each within 99.9 % binomial bounds of 10 %: ±{_binomial(0.1, 3000) * 100:.2f} pp "
+        f"(kernel), ±{_binomial(0.1, 5000) * 100:.2f} pp (airqueue)",
+        lambda k, a: abs(k - 0.1) <= _binomial(0.1, 3000) and abs(a - 0.1) <= _binomial(0.1, 5000),
+    ),
+]
+# netem loss 20% 25%: the kernel's get_crandom mixes each draw with the last (an AR(1)
+# around 0.5), so the loss is P(mix < 0.2) = 10.2 % (4e5 draws of its arithmetic), not 20.
+CORRELATED_LOSS_ROWS = [
+    (
+        "loss",
+        "each within 2.5 pp of 10.2 % (our choice: 99.9 % binomial bounds of a 3000- and "
+        "5000-ping mean, 1.8 and 1.4 pp, widened for the losses' own correlation)",
+        lambda k, a: abs(k - 0.102) <= 0.025 and abs(a - 0.102) <= 0.025,
+    ),
+]
+REORDER_ROWS = [
+    (
+        "reorder_from_mean",
+        f"each within 99.9 % binomial bounds of 25 %: ±{_binomial(0.25, 3000) * 100:.2f} pp "
+        f"(kernel), ±{_binomial(0.25, 5000) * 100:.2f} pp (airqueue)",
+        lambda k, a: (
+            abs(k - 0.25) <= _binomial(0.25, 3000) and abs(a - 0.25) <= _binomial(0.25, 5000)
+        ),
+    ),
+    ("reorder_fast", "(kernel only: replies under 5 ms, counted)", None),
+]
+
+# 11 Mbit/s of 1448 B payloads is 11.32 Mbit/s at the HTB (1490 B): 1 - 10/11.32 = 0.1166
+# of the packets must go; 2 p_b/(1 + p_b) = 0.1166 gives p_b = 0.0619, an average of
+# 30000 + 0.619 * 60000 = 67 140 B.
+RED_ROWS = [
+    ("goodput_mbit", "1 % (htb rate)", within_rel(1)),
+    ("drop_fraction", "3 % (red.md: drop fraction at a steady average)", within_rel(3)),
+    (
+        "backlog_mean_bytes",
+        "5 % (our choice: the average the drop fraction sets, 67 140 B; the kernel's from "
+        "0.5 s samples of the instantaneous queue)",
+        within_rel(5),
+    ),
+]
+
+# netem rate 5 Mbit/s charging 1490 B for 1448 B of payload: 4.859 Mbit/s.
+NETEM_RATE_ROWS = [
+    ("goodput_mbit", "0.5 % (our choice, as tbf.md's rate)", within_rel(0.5)),
+]
+
 CASES = {
     "fq_codel_fairness": {
         "script": "cases/fq_codel_fairness.sh",
@@ -302,6 +563,14 @@ CASES = {
         "airqueue": fq_codel_airqueue,
         "rows": SFQ_ROWS,
     },
+    "cake_fairness": {
+        "script": "cases/fq_codel_fairness.sh",
+        "env": {"SECONDS_RUN": "20", "OMIT": "3", "FLOWS": "4", "RATE": "10mbit", "LEAF": "cake"},
+        "scenario": "scenarios/cake_fairness.toml",
+        "kernel": lambda run: fq_codel_kernel(run, leaf="cake"),
+        "airqueue": fq_codel_airqueue,
+        "rows": CAKE_FAIR_ROWS,
+    },
     "tbf_rate": {
         "script": "cases/tbf_rate.sh",
         "env": {"RATE": "5mbit", "BURST": "10kb", "LATENCY": "50ms", "SECONDS_RUN": "15"},
@@ -317,6 +586,109 @@ CASES = {
         "kernel": htb_kernel,
         "airqueue": htb_airqueue,
         "rows": HTB_ROWS,
+    },
+    "prio_bands": {
+        "script": "cases/prio_bands.sh",
+        "env": {"RATE_HI": "6M", "RATE_LO": "10M", "SECONDS_RUN": "15", "OMIT": "3"},
+        "scenario": "scenarios/prio_bands.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": PRIO_ROWS,
+    },
+    "pfifo_fast_bands": {
+        "script": "cases/prio_bands.sh",
+        "env": {
+            "LEAF": "pfifo_fast",
+            "TOS_HI": "0x10",
+            "TOS_LO": "0x08",
+            "RATE_HI": "6M",
+            "RATE_LO": "10M",
+            "SECONDS_RUN": "15",
+            "OMIT": "3",
+        },
+        "scenario": "scenarios/pfifo_fast_bands.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": PFIFO_FAST_ROWS,
+    },
+    "htb_ceil": {
+        "script": "cases/htb_ceil.sh",
+        "env": {"RATE_A": "2mbit", "CEIL_A": "4mbit", "RATE_B": "2mbit", "OFFER": "8M"},
+        "scenario": "scenarios/htb_ceil.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": HTB_CEIL_ROWS,
+    },
+    "prio_starve": {
+        "script": "cases/prio_bands.sh",
+        "env": {"RATE_HI": "12M", "RATE_LO": "2M", "SECONDS_RUN": "15", "OMIT": "3"},
+        "scenario": "scenarios/prio_starve.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": PRIO_STARVE_ROWS,
+    },
+    "cake_hosts": {
+        "script": "cases/cake_hosts.sh",
+        "env": {"RATE": "10mbit", "FLOWS_A": "1", "FLOWS_B": "3", "SECONDS_RUN": "15"},
+        "scenario": "scenarios/cake_hosts.toml",
+        "kernel": cake_hosts_kernel,
+        "airqueue": cake_hosts_airqueue,
+        "rows": CAKE_HOST_ROWS,
+    },
+    "cake_hosts_udp": {
+        "script": "cases/cake_hosts.sh",
+        "env": {
+            "RATE": "10mbit",
+            "FLOWS_A": "1",
+            "FLOWS_B": "3",
+            "UDP_RATE_A": "8M",
+            "UDP_RATE_B": "3M",
+            "SECONDS_RUN": "15",
+        },
+        "scenario": "scenarios/cake_hosts_udp.toml",
+        "kernel": cake_hosts_udp_kernel,
+        "airqueue": cake_hosts_airqueue,
+        "rows": CAKE_UDP_ROWS,
+    },
+    "netem_duplicate": {
+        "script": "cases/netem_ping.sh",
+        "env": {"NETEM": "duplicate 10%", "COUNT": "1000", "INTERVAL": "0.01"},
+        "scenario": "scenarios/netem_duplicate.toml",
+        "kernel": netem_ping_kernel,
+        "airqueue": netem_ping_airqueue,
+        "rows": DUPLICATE_ROWS,
+    },
+    "netem_loss_correlated": {
+        "script": "cases/netem_ping.sh",
+        "env": {"NETEM": "loss 20% 25%", "COUNT": "1000", "INTERVAL": "0.01"},
+        "scenario": "scenarios/netem_loss_correlated.toml",
+        "kernel": netem_ping_kernel,
+        "airqueue": netem_ping_airqueue,
+        "rows": CORRELATED_LOSS_ROWS,
+    },
+    "netem_reorder": {
+        "script": "cases/netem_ping.sh",
+        "env": {"NETEM": "delay 10ms reorder 25%", "COUNT": "1000", "INTERVAL": "0.01"},
+        "scenario": "scenarios/netem_reorder.toml",
+        "kernel": netem_ping_kernel,
+        "airqueue": netem_ping_airqueue,
+        "rows": REORDER_ROWS,
+    },
+    "red_udp": {
+        "script": "cases/red_udp.sh",
+        "env": {"OFFER": "11M", "SECONDS_RUN": "15", "OMIT": "3"},
+        "scenario": "scenarios/red_udp.toml",
+        "kernel": red_kernel,
+        "airqueue": red_airqueue,
+        "rows": RED_ROWS,
+    },
+    "netem_rate": {
+        "script": "cases/netem_rate.sh",
+        "env": {"RATE": "5mbit", "OFFER": "8M", "SECONDS_RUN": "15", "OMIT": "3"},
+        "scenario": "scenarios/netem_rate.toml",
+        "kernel": netem_rate_kernel,
+        "airqueue": netem_rate_airqueue,
+        "rows": NETEM_RATE_ROWS,
     },
     "netem_loss": {
         "script": "cases/netem_loss.sh",

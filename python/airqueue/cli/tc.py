@@ -146,7 +146,8 @@ def import_cmd(
         typer.Argument(
             metavar="FILES",
             help="Saved output of `tc -j -s -d qdisc show dev IFACE`, `tc -d class show dev "
-            "IFACE`, `tc -j filter show dev IFACE` (any order; each recognised by content).",
+            "IFACE`, `tc -j filter show dev IFACE` (any order; each recognised by content; "
+            "more filter listings for `… parent H` of qdiscs below the root).",
             show_default=False,
         ),
     ] = None,
@@ -194,7 +195,7 @@ def import_cmd(
             "--device-header",
             metavar="BYTES",
             help="As for export: with --into, the stab overhead the export adds for the link's "
-            "link_header is taken back out.",
+            "link_header is taken back out; netem's rate packet overhead gets it back.",
         ),
     ] = 14,
 ) -> None:
@@ -222,6 +223,11 @@ def import_cmd(
             kind = _classify(p, text)
             if kind == "empty":
                 raise InputError(str(p), "is empty: not a tc listing")
+            if kind == "filters" and kind in seen:
+                # `tc -j filter show dev X parent H` of a qdisc below the root: one more.
+                listing.filters = tc_roundtrip.concat_json_arrays([listing.filters, text])
+                listing.filters_from += f" + {p}"
+                continue
             if kind in seen:
                 raise InputError(str(p), f"is a second {kind} listing (the first is {seen[kind]})")
             seen[kind] = p
@@ -252,7 +258,7 @@ def import_cmd(
     else:
         delta = 0
     try:
-        imported = import_tree(listing, addresses, marks, delta)
+        imported = import_tree(listing, addresses, marks, delta, device_header)
     except ImportError_ as e:
         _problems(e.problems)
     for where, what in imported.unrepresented:

@@ -786,9 +786,11 @@ def stab_words(stab: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def netem_params(
-    imp: Mapping[str, Any], where: str
+    imp: Mapping[str, Any], where: str, device_header: int = 14
 ) -> tuple[list[tuple[str, str | None]], list[tuple[str, str]]]:
-    """netem's words for a link's ``impairment`` (tc-netem(8)); what netem lacks is refused."""
+    """netem's words for a link's ``impairment`` (tc-netem(8)); what netem lacks is refused.
+    netem's ``rate`` charges skb->len, which includes the device's header; airqueue's the
+    datagram + ``packet_overhead``: the packet overhead written is less the header."""
     p: list[tuple[str, str | None]] = []
     problems: list[tuple[str, str]] = []
     p.append(("limit", str(int(imp.get("limit") or 1000))))
@@ -830,13 +832,18 @@ def netem_params(
         if imp.get("reorder_correlation") is not None:
             v += f" {tc_percent(probability(imp['reorder_correlation']))}"
         p.append(("reorder", v))
-        if imp.get("gap") is not None:
-            p.append(("gap", str(int(imp["gap"]))))
+        # tc writes gap 1 when reorder comes without one (q_netem.c), and prints it back;
+        # airqueue's default is the same (any packet may go at once).
+        p.append(("gap", str(int(imp.get("gap") or 1))))
     if imp.get("rate") is not None:
         v = tc_rate(rate_bps(imp["rate"]))
-        extra = [imp.get("packet_overhead"), imp.get("cell_size"), imp.get("cell_overhead")]
-        if any(x is not None for x in extra):
-            v += " " + " ".join(str(int(x or 0)) for x in extra)
+        extra = [
+            int(imp.get("packet_overhead") or 0) - device_header,
+            int(imp.get("cell_size") or 0),
+            int(imp.get("cell_overhead") or 0),
+        ]
+        if any(extra):
+            v += " " + " ".join(str(x) for x in extra)
         p.append(("rate", v))
     slot = imp.get("slot")
     if slot:
@@ -1012,7 +1019,7 @@ def export_scenario(
         te = TreeExporter(ctx, info, where)
         root_parent = "root"
         if imp:
-            params, probs = netem_params(imp, f"links.{link_name}.impairment")
+            params, probs = netem_params(imp, f"links.{link_name}.impairment", device_header)
             te.problems += probs
             major = te.handles.take(0xFFF0 if tree else 1)
             te.objects.append(TcObject("qdisc", iface, "root", f"{_hex(major)}:", "netem", params))
@@ -1042,6 +1049,15 @@ def export_scenario(
             else:
                 te.handles.used.discard(1)
                 te.qdisc(tree, root_parent, where, 1)
+                # Linux takes a stab only on the root qdisc ("STAB not supported on a non
+                # root", as the kernel VM showed): the netem in front carries the tree's.
+                top = next(o for o in te.objects if o.parent == root_parent)
+                if top.stab:
+                    te.objects[0].stab, top.stab = top.stab, []
+                    de.notes.append(
+                        "the tree's stab is on the netem in front (Linux takes a stab only at "
+                        "the root); it sizes packets for netem's rate too"
+                    )
         elif not imp:
             te.qdisc({"kind": "pfifo", "limit": 1000}, "root", d, 1)
             de.notes.append(f"{d} has no [[qdiscs]] entry: airqueue's default, pfifo limit 1000")

@@ -127,6 +127,9 @@ def read_json(text: str, where: str, what: str) -> list[dict[str, Any]]:
     try:
         data = json.loads(stripped, object_pairs_hook=_pairs)
     except json.JSONDecodeError as e:
+        repaired = _repair_fw_options(stripped)
+        if repaired is not None:
+            return read_json(repaired, where, what)
         cut = e.pos >= len(stripped) - 1
         raise ImportError_(
             [
@@ -144,6 +147,41 @@ def read_json(text: str, where: str, what: str) -> list[dict[str, Any]]:
     if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
         raise ImportError_([(where, f"is not {what}: `tc -j` prints a JSON array of objects")])
     return data
+
+
+#: iproute2 6.1's fw classifier prints its options as text inside the JSON
+#: (``"options":{handle 0x1 classid 1:2 }``: ``fw_print_opt`` uses fprintf), as the
+#: kernel VM showed (tests/data/tc/vm-6.1).
+_FW_TEXT_OPTIONS = re.compile(r'"options":\{([^{}"]*)\}')
+
+
+def _repair_fw_options(text: str) -> str | None:
+    """The listing with fw's text options as a JSON object (None: nothing to repair, or
+    words that are not fw's ``handle X[/MASK]``, ``classid X``, ``input dev X``)."""
+
+    def fix(m: re.Match[str]) -> str:
+        words = m.group(1).split()
+        out: dict[str, str] = {}
+        i = 0
+        while i < len(words):
+            if words[i] == "input" and i + 2 < len(words) and words[i + 1] == "dev":
+                out["indev"] = words[i + 2]
+                i += 3
+            elif words[i] in ("handle", "classid", "mask") and i + 1 < len(words):
+                out[words[i]] = words[i + 1]
+                i += 2
+            else:
+                raise ValueError(words[i])
+        return '"options":' + json.dumps(out)
+
+    if not _FW_TEXT_OPTIONS.search(text):
+        return None
+    try:
+        fixed = _FW_TEXT_OPTIONS.sub(fix, text)
+        json.loads(fixed)
+    except (ValueError, json.JSONDecodeError):
+        return None
+    return fixed
 
 
 _CLASS_LINE = re.compile(r"^class (\S+) ([0-9a-fA-F]+:[0-9a-fA-F]*) (.*)$")
@@ -235,9 +273,11 @@ class Importer:
         addresses: Mapping[int, str] | None = None,
         marks: Mapping[int, str] | None = None,
         header_delta: int = 0,
+        netem_header: int = 0,
     ) -> None:
         self.l = listing
         self.header_delta = header_delta
+        self.netem_header = netem_header
         self.addresses = dict(addresses or {})
         self.marks = dict(marks or {})
         self.unrepresented: list[tuple[str, str]] = []
@@ -322,8 +362,13 @@ class Importer:
                 )
         if self.errors:
             raise ImportError_(self.errors)
-        if tree is not None and tree_q is not None and tree_q.get("stab"):
-            stab = self.stab(tree_q["stab"])
+        # A tree behind a root netem has its stab on the netem (Linux takes one only at the
+        # root): it is the tree's.
+        stab_of = tree_q.get("stab") if tree_q is not None else None
+        if stab_of is None and imp is not None:
+            stab_of = root.get("stab")
+        if tree is not None and stab_of:
+            stab = self.stab(stab_of)
             # The export's length correction (airqueue's link_header against the device's
             # header, export.header_delta) is taken back out.
             stab["overhead"] -= self.header_delta
@@ -629,11 +674,12 @@ class Importer:
         if isinstance(o.get("rate"), dict):
             r = o["rate"]
             imp["rate"] = scenario_rate(int(r["rate"]) * 8)
-            for k, name in (
-                ("packetoverhead", "packet_overhead"),
-                ("cellsize", "cell_size"),
-                ("celloverhead", "cell_overhead"),
-            ):
+            # netem charges skb->len (with the device's header), airqueue the datagram:
+            # the header goes back into packet_overhead (the export took it out).
+            po = int(r.get("packetoverhead") or 0) + self.netem_header
+            if po:
+                imp["packet_overhead"] = po
+            for k, name in (("cellsize", "cell_size"), ("celloverhead", "cell_overhead")):
                 if r.get(k):
                     imp[name] = int(r[k])
         slot = o.get("slot")
@@ -722,6 +768,13 @@ class Importer:
                     continue
             elif kind == "fw":
                 mark = o.get("handle", o.get("fh"))
+                if isinstance(mark, str) and "/" in mark:
+                    mark, mask = mark.split("/", 1)
+                    if _int(mask) != 0xFFFFFFFF:
+                        self.unrepresented.append(
+                            (where, f"fw mask {mask}: airqueue's marks are whole")
+                        )
+                        continue
                 match = {"_mark": _int(mark) if mark is not None else 0}
             else:
                 self.unrepresented.append(
@@ -793,6 +846,8 @@ class Importer:
             off = int(k.get("off", 0))
             value = int(str(k["value"]), 16)
             mask = int(str(k["mask"]), 16)
+            if mask == 0:
+                continue  # takes every packet (the export's `match u32 0 0 at 0` for match {})
             pieces: list[tuple[str, int, int]] = []
             for fname, (foff, shift, width) in U32_FIELDS.items():
                 part = (mask >> shift) & width
@@ -830,8 +885,17 @@ class Importer:
 
 
 def _classful(tree: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Class id → class table of the root qdisc (filters attach to the root here)."""
-    return {c["name"]: c for c in tree.get("classes") or []}
+    """Class id → class table of every classful qdisc in the tree: the root's and those
+    below it (a prio inside an HTB class has filters of its own, at its handle). Class
+    ids are unique on a device, so one table holds them all."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in tree.get("classes") or []:
+        out[c["name"]] = c
+        if isinstance(c.get("qdisc"), dict):
+            out.update(_classful(c["qdisc"]))
+    if isinstance(tree.get("qdisc"), dict):
+        out.update(_classful(tree["qdisc"]))
+    return out
 
 
 def merge_matches(ms: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -861,8 +925,13 @@ def _order_by_filters(tree: dict[str, Any]) -> None:
     """Classes that filters take packets to, in filter order (first match wins); prio's
     bands keep their order (a band is its position)."""
     classes = tree.get("classes")
+    if isinstance(tree.get("qdisc"), dict):
+        _order_by_filters(tree["qdisc"])
     if not classes:
         return
+    for c in classes:
+        if isinstance(c.get("qdisc"), dict):
+            _order_by_filters(c["qdisc"])
     if tree["kind"] != "prio":
         leaves = [c for c in classes if "match" in c]
         prefs = [c["_pref"] for c in leaves]
@@ -880,9 +949,12 @@ def import_tree(
     addresses: Mapping[int, str] | None = None,
     marks: Mapping[int, str] | None = None,
     header_delta: int = 0,
+    netem_header: int = 0,
 ) -> Imported:
     """The ``[[qdiscs]]`` entry (without ``dev``) of one device's listings; ``addresses``
     names hosts by IPv4 address, ``marks`` a virtual device's members by fw mark;
     ``header_delta`` is taken off the stab's overhead (what the export added for the
-    link's ``link_header`` against the device's header, :func:`export.header_delta`)."""
-    return Importer(listing, addresses, marks, header_delta).run()
+    link's ``link_header`` against the device's header, :func:`export.header_delta`);
+    ``netem_header`` (the device's header) is added back to netem's rate packet overhead
+    (the export takes it out: netem charges skb->len, airqueue the datagram)."""
+    return Importer(listing, addresses, marks, header_delta, netem_header).run()

@@ -25,15 +25,18 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import os
 import shutil
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .export import (
+    ETHERNET_HEADER,
     DevExport,
     Export,
     TcObject,
@@ -159,7 +162,8 @@ def in_ns(ns: str | None, argv: Sequence[str]) -> list[str]:
 
 
 def read_device(ns: str | None, iface: str) -> Listing:
-    """The three listings of one device (and its txqueuelen) as the importer reads them."""
+    """The three listings of one device (and its txqueuelen) as the importer reads them;
+    the filters of every qdisc (``tc filter show`` alone lists the root's)."""
 
     def tc(*args: str) -> str:
         r = _run(in_ns(ns, ["tc", *args]))
@@ -168,19 +172,94 @@ def read_device(ns: str | None, iface: str) -> Listing:
         return r.stdout
 
     link = _run(in_ns(ns, ["ip", "-o", "link", "show", "dev", iface]))
-    qlen = None
-    words = link.stdout.split()
-    if "qlen" in words:
-        qlen = int(words[words.index("qlen") + 1].rstrip("\\"))
+    qdiscs = tc("-j", "-s", "-d", "qdisc", "show", "dev", iface)
+    filters = [tc("-j", "filter", "show", "dev", iface)]
+    filters += [
+        tc("-j", "filter", "show", "dev", iface, "parent", h) for h in inner_handles(qdiscs)
+    ]
     return Listing(
-        qdiscs=tc("-j", "-s", "-d", "qdisc", "show", "dev", iface),
+        qdiscs=qdiscs,
         classes=tc("-d", "class", "show", "dev", iface),
-        filters=tc("-j", "filter", "show", "dev", iface),
+        filters=concat_json_arrays(filters),
         qdiscs_from=f"tc -j -s -d qdisc show dev {iface}",
         classes_from=f"tc -d class show dev {iface}",
-        filters_from=f"tc -j filter show dev {iface}",
-        txqueuelen=qlen,
+        filters_from=f"tc -j filter show dev {iface} [parent H]",
+        txqueuelen=txqueuelen_of(link.stdout),
         qdiscs_text=tc("-d", "qdisc", "show", "dev", iface),
+    )
+
+
+def inner_handles(qdisc_json: str) -> list[str]:
+    """The handles of a device's qdiscs below the root (their filters are listed apart)."""
+    try:
+        qs = json.loads(qdisc_json or "[]")
+    except ValueError:
+        return []
+    return [
+        str(q["handle"])
+        for q in qs
+        if isinstance(q, dict) and not q.get("root") and q.get("handle") not in (None, "0:")
+    ]
+
+
+def concat_json_arrays(texts: Sequence[str]) -> str:
+    """Several ``tc -j`` arrays as one, as text (u32's JSON repeats keys: kept as they are)."""
+    parts = []
+    for t in texts:
+        t = t.strip()
+        if t and t != "[]":
+            if not (t.startswith("[") and t.endswith("]")):
+                return t  # not an array: the importer says what is wrong with it
+            parts.append(t[1:-1])
+    return "[" + ",".join(parts) + "]"
+
+
+def txqueuelen_of(ip_link: str) -> int | None:
+    """The ``qlen`` of an ``ip -o link show`` line (None: not printed)."""
+    words = ip_link.split()
+    if "qlen" in words:
+        return int(words[words.index("qlen") + 1].rstrip("\\"))
+    return None
+
+
+def dump_commands(iface: str, inner: Sequence[str] = ()) -> list[tuple[list[str], str]]:
+    """The commands that dump one device for :func:`read_dumps` (argv, file name), for a
+    kernel elsewhere (tools/kernel-vm): the listings :func:`read_device` reads live, with
+    the filters of each handle in ``inner`` (the qdiscs below the root) in a file each."""
+    out = [
+        (["tc", "-j", "-s", "-d", "qdisc", "show", "dev", iface], f"{iface}.qdisc.json"),
+        (["tc", "-d", "class", "show", "dev", iface], f"{iface}.class.txt"),
+        (["tc", "-j", "filter", "show", "dev", iface], f"{iface}.filter.json"),
+        (["tc", "-d", "qdisc", "show", "dev", iface], f"{iface}.qdisc.txt"),
+        (["ip", "-o", "link", "show", "dev", iface], f"{iface}.link.txt"),
+    ]
+    for h in inner:
+        major = h.split(":")[0]
+        out.append(
+            (
+                ["tc", "-j", "filter", "show", "dev", iface, "parent", h],
+                f"{iface}.filter-{major}.json",
+            )
+        )
+    return out
+
+
+def read_dumps(directory: Path, iface: str) -> Listing:
+    """One device's listings from the files :func:`dump_commands` wrote."""
+    base = directory / iface
+    link = Path(f"{base}.link.txt")
+    inner = sorted(directory.glob(f"{iface}.filter-*.json"))
+    return Listing(
+        qdiscs=Path(f"{base}.qdisc.json").read_text(),
+        classes=Path(f"{base}.class.txt").read_text(),
+        filters=concat_json_arrays(
+            [Path(f"{base}.filter.json").read_text(), *(f.read_text() for f in inner)]
+        ),
+        qdiscs_from=f"{base}.qdisc.json",
+        classes_from=f"{base}.class.txt",
+        filters_from=f"{base}.filter[-H].json",
+        txqueuelen=txqueuelen_of(link.read_text()) if link.exists() else None,
+        qdiscs_text=Path(f"{base}.qdisc.txt").read_text(),
     )
 
 
@@ -192,7 +271,8 @@ def read_device(ns: str | None, iface: str) -> Listing:
 def with_kernel_defaults(tree: Mapping[str, Any], psched_mtu: int = 1514) -> dict[str, Any]:
     """The tree with what the kernel fills in written out (HTB's bursts of 1600 B and
     quanta of rate / r2q, clamped to 1000–200000; an inner class's prio, which the kernel
-    does not keep, as 0), so that a tree and its read-back compare value by value."""
+    does not keep, as 0; sfq's flows lowered to its limit), so that a tree and its
+    read-back compare value by value."""
     t = copy.deepcopy(dict(tree))
     kind = t.get("kind")
     if kind == "htb":
@@ -206,6 +286,13 @@ def with_kernel_defaults(tree: Mapping[str, Any], psched_mtu: int = 1514) -> dic
                 c.pop("quantum", None)
             elif c.get("quantum") is None:
                 c["quantum"] = max(1000, min(200000, rate_bps(c["rate"]) // 8 // r2q))
+    if kind == "sfq":
+        # sfq_change: given a limit (the export always writes one), flows is lowered to at
+        # most it and the limit to at most depth * flows (airqueue's sfq does the same).
+        limit = int(t.get("limit", 127))
+        flows = min(int(t.get("flows", 128)), limit)
+        t["flows"] = flows
+        t["limit"] = min(limit, int(t.get("depth", 127)) * flows)
     if (
         kind == "tbf"
         and t.get("qdisc") is None
@@ -351,26 +438,79 @@ def _kinds(tree: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
-def roundtrip(
-    resolved: Mapping[str, Any], source: str = "scenario", ns: str | None = None
-) -> ScenarioResult:
-    """Exports every interface of the scenario, applies it on veths in a namespace (``ns``,
-    or a fresh one it removes), reads each back, imports and compares."""
+def plan(
+    resolved: Mapping[str, Any],
+    source: str = "scenario",
+    iface_map: Mapping[str, str] | None = None,
+) -> tuple[Export, ScenarioResult]:
+    """The export of every interface (one unique device each: ``iface_map``, default
+    ``aq0``, ``aq1``, …) and the result it will fill, before anything is applied."""
     trees = len(resolved.get("qdiscs", []))
-    # One unique device per interface, all in one namespace.
-    probe = export_scenario(resolved, source)
-    iface_map = {d.dev: f"aq{i}" for i, d in enumerate(probe.devs)}
-    exp = export_scenario(resolved, source, iface_map=iface_map)
+    if iface_map is None:
+        probe = export_scenario(resolved, source)
+        iface_map = {d.dev: f"aq{i}" for i, d in enumerate(probe.devs)}
+    exp = export_scenario(resolved, source, iface_map=dict(iface_map))
     result = ScenarioResult(
         source=source,
         trees=trees,
         exported_trees=sum(1 for d in exp.devs if d.tree is not None),
         refused=[(r.where, r.reason) for r in exp.refused],
     )
-    if not exp.devs:
-        return result
+    return exp, result
+
+
+def device_commands(d: DevExport) -> list[list[str]]:
+    """The commands that build one device's tree, as argv (iptables marks left out: the
+    filter is what the round trip compares)."""
+    return [argv for argv in _argv(d) if argv[0] != "iptables"]
+
+
+def compare_device(
+    resolved: Mapping[str, Any], d: DevExport, dr: DevResult, listing: Listing
+) -> None:
+    """Import one device's listings and compare them with its export, into ``dr`` (its
+    ``import_error``, ``unrepresented`` and ``differences``). Works from a live device
+    (:func:`read_device`) or from dumps another kernel made (tools/kernel-vm)."""
     ctx = context_of(resolved)
     addresses = {a: n for n, a in ctx.addresses.items()}
+    try:
+        vdev = ctx.vdevs.get(d.dev)
+        marks = {i + 1: m for i, m in enumerate(vdev["members"])} if vdev else {}
+        link = ctx.links.get(d.dev.partition(".")[2])
+        delta = header_delta(link) if d.tree and counts_bytes(d.tree) else 0
+        imported = import_tree(listing, addresses, marks, delta, ETHERNET_HEADER)
+    except ImportError_ as e:
+        dr.import_error = str(e)
+        return
+    dr.unrepresented = imported.unrepresented
+    want = d.tree
+    got = imported.tree
+    if (
+        d.tree is None
+        and got is not None
+        and got.get("kind") == "pfifo"
+        and not imported.impairment
+    ):
+        got = None if got.get("limit") == 1000 else got
+    w = _single_tree_export(resolved, d.dev, with_kernel_defaults(want) if want else None, d.iface)
+    g = _single_tree_export(
+        resolved,
+        d.dev,
+        with_kernel_defaults(got) if got else None,
+        d.iface,
+        imported.impairment or None,
+    )
+    dr.differences += compare_objects(w, g)
+
+
+def roundtrip(
+    resolved: Mapping[str, Any], source: str = "scenario", ns: str | None = None
+) -> ScenarioResult:
+    """Exports every interface of the scenario, applies it on veths in a namespace (``ns``,
+    or a fresh one it removes), reads each back, imports and compares."""
+    exp, result = plan(resolved, source)
+    if not exp.devs:
+        return result
     with namespace(ns) if ns is None else _given(ns) as n:
         for d in exp.devs:
             peer = f"aqp{d.iface[2:]}"
@@ -378,45 +518,17 @@ def roundtrip(
         for d in exp.devs:
             dr = DevResult(dev=d.dev, iface=d.iface, kinds=_kinds(d.tree))
             result.devs.append(dr)
-            argvs = list(_argv(d))
-            for argv in argvs:
-                if argv[0] == "iptables":
-                    continue  # fw marks: the filter is what the round trip compares
+            for argv in device_commands(d):
                 p = _run(in_ns(n, argv))
                 dr.commands.append(CommandResult(argv, p.returncode, p.stderr))
             if not dr.applied:
                 continue
             try:
                 listing = read_device(n, d.iface)
-                vdev = ctx.vdevs.get(d.dev)
-                marks = {i + 1: m for i, m in enumerate(vdev["members"])} if vdev else {}
-                link = ctx.links.get(d.dev.partition(".")[2])
-                delta = header_delta(link) if d.tree and counts_bytes(d.tree) else 0
-                imported = import_tree(listing, addresses, marks, delta)
-            except (ImportError_, RuntimeError) as e:
+            except RuntimeError as e:
                 dr.import_error = str(e)
                 continue
-            dr.unrepresented = imported.unrepresented
-            want = d.tree
-            got = imported.tree
-            if (
-                d.tree is None
-                and got is not None
-                and got.get("kind") == "pfifo"
-                and not imported.impairment
-            ):
-                got = None if got.get("limit") == 1000 else got
-            w = _single_tree_export(
-                resolved, d.dev, with_kernel_defaults(want) if want else None, d.iface
-            )
-            g = _single_tree_export(
-                resolved,
-                d.dev,
-                with_kernel_defaults(got) if got else None,
-                d.iface,
-                imported.impairment or None,
-            )
-            dr.differences += compare_objects(w, g)
+            compare_device(resolved, d, dr, listing)
     return result
 
 
