@@ -295,7 +295,12 @@ impl Simulation {
         self.packets.free(pkt);
         let flags = TcpFlags::from_bits(h.flags);
         let to_receiver = at == self.flows[f].dst;
-        let t = self.tcp_mut(f);
+        let Endpoint::Tcp(t) = &mut self.flows[f].endpoint else {
+            // A real host's segment at an emulated node (live mode): it ends there, as at
+            // a host with no socket on that port (counted as absorbed, `real_counts`).
+            self.flows[f].stats.on_receive(len, delay);
+            return;
+        };
         let port = t.client_port(tuple.src_port, tuple.dst_port, to_receiver);
         let Some(slot) = t.slot_of_port(port) else {
             return; // a late segment of a closed connection: ignored, as by a real stack

@@ -260,6 +260,19 @@ impl Simulation {
             .values()
             .map(|&f| self.flows[f as usize].stats.drops.iter().sum::<u64>())
             .sum();
+        // A real TCP or UDP packet addressed to an emulated node ends there (the node has no
+        // socket for it; a kernel would answer with a reset or a port unreachable, which
+        // the model does not make): it is delivered, counted in its flow's `rx_packets`,
+        // and absorbed. Counted here from the flows, so the delivery path pays nothing.
+        c.absorbed += r
+            .flow_of
+            .iter()
+            .filter(|(t, &f)| {
+                t.protocol != Protocol::Icmp
+                    && !r.nodes.iter().any(|n| n.0 == self.flows[f as usize].dst)
+            })
+            .map(|(_, &f)| self.flows[f as usize].stats.rx_packets)
+            .sum::<u64>();
         c.in_flight = c.injected - c.written - c.dropped - c.absorbed;
         c
     }
@@ -634,6 +647,39 @@ mod tests {
         assert_eq!(out[0], want);
         let c = sim.real_counts();
         assert_eq!((c.read, c.injected, c.written, c.in_flight), (1, 1, 1, 0));
+    }
+
+    /// A real host's TCP segment and UDP datagram to an emulated node end there (the node
+    /// has no socket: a host would reset or answer port unreachable, which the model does
+    /// not make): no panic, and conservation (read = injected = absorbed, nothing in
+    /// flight) holds.
+    #[test]
+    fn a_real_hosts_tcp_and_udp_to_an_emulated_node_end_there() {
+        let mut sim = sim();
+        let (gw, h) = (sim.nodes[0].addr, sim.nodes[1].addr);
+        let ip = |a: u32| a.to_be_bytes();
+        let mut syn = Vec::new();
+        etherparse::PacketBuilder::ipv4(ip(h), ip(gw), 64)
+            .tcp(40000, 80, 1, 64240)
+            .syn()
+            .write(&mut syn, &[])
+            .unwrap();
+        let mut udp = Vec::new();
+        etherparse::PacketBuilder::ipv4(ip(h), ip(gw), 64)
+            .udp(40001, 9)
+            .write(&mut udp, &[0u8; 100])
+            .unwrap();
+        for p in [&syn, &udp] {
+            sim.count_read();
+            sim.inject(NodeId(1), p).unwrap();
+        }
+        sim.run_until(SimTime::from_millis(20));
+        let _ = delivered(&mut sim); // the gateway's own probe
+        let c = sim.real_counts();
+        assert_eq!(
+            (c.read, c.injected, c.absorbed, c.dropped, c.in_flight),
+            (2, 2, 2, 0, 0)
+        );
     }
 
     /// Only a ping from an emulated node may end at a real host; nothing may start there.
