@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .export import NOT_LINUX, U32_FIELDS
+from .export import LINUX_KINDS, NOT_LINUX, U32_FIELDS
 from .units import (
     UnitError,
     parse_tc_rate,
@@ -37,25 +37,9 @@ from .units import (
     scenario_time,
 )
 
-#: Kinds the importer reads (Linux's names).
-IMPORTABLE = frozenset(
-    {
-        "pfifo",
-        "bfifo",
-        "pfifo_head_drop",
-        "pfifo_fast",
-        "codel",
-        "fq_codel",
-        "tbf",
-        "sfq",
-        "red",
-        "prio",
-        "drr",
-        "htb",
-        "cake",
-        "netem",
-    }
-)
+#: Kinds the importer reads (Linux's names): those the export writes, and netem (the
+#: link's impairments).
+IMPORTABLE = LINUX_KINDS | {"netem"}
 
 
 class ImportError_(Exception):
