@@ -605,23 +605,42 @@ FIFO_ROWS = [
     ("ping_loss", "none stated", None),
     ("sojourn_mean_ms", "(airqueue's own mean sojourn)", None),
 ]
-# codel under 11 Mbit/s of UDP into 10 (as red_udp): 0.1166 of the packets must go; CoDel
-# keeps the queue's delay near its 5 ms target by its control law.
+# codel under 11 Mbit/s of UDP into 10 (as red_udp): 0.1166 of the packets must go in the
+# long run. The UDP does not respond, so CoDel does not hold its 5 ms target: its queue
+# cycles (about 2.5 s) between ~10 and ~100 ms as it enters and leaves its dropping state,
+# and it drops a little more than the excess while the queue of the first seconds drains.
 CODEL_ROWS = [
     ("goodput_mbit", "1 % (htb rate)", within_rel(1)),
     (
         "drop_fraction",
-        "3 % (our choice, as red.md's drop fraction; set by the load, 0.1166)",
+        "3 % (our choice, as red.md's drop fraction; the excess alone is 0.1166)",
         within_rel(3),
     ),
     (
         "standing_delay_ms",
-        "±2.5 ms (our choice: fq_codel.md's band around the 5 ms target)",
+        "±2.5 ms of the difference (our choice: fq_codel.md's band; not near the 5 ms "
+        "target with unresponsive UDP)",
         within_abs(2.5),
     ),
     ("ping_delay_ms", "±2.5 ms (our choice, as standing_delay_ms)", within_abs(2.5)),
     ("ping_loss", "none stated", None),
     ("sojourn_mean_ms", "(airqueue's own mean sojourn)", None),
+]
+# codel with four CUBIC flows under the fq_codel case's HTB class: one FIFO, so no fairness
+# is promised; CoDel holds the standing delay near its 5 ms target.
+CODEL_TCP_ROWS = [
+    ("jain", "none stated (one FIFO)", None),
+    ("goodput_total_mbit", "1 % (htb rate)", within_rel(1)),
+    (
+        "standing_delay_ms",
+        "±2.5 ms of the difference (our choice: fq_codel.md's 5 ms ± 2.5 ms; the level "
+        "here is above 5 ms, as in fq_codel's row)",
+        within_abs(2.5),
+    ),
+    ("sojourn_mean_ms", "(airqueue's own mean sojourn)", None),
+    ("qdisc_drops_per_s", "none stated", None),
+    ("ping_queueing_ms", "±2.5 ms (our choice: the ping shares the FIFO)", within_abs(2.5)),
+    ("ping_random_queueing_ms", "±2.5 ms", within_abs(2.5)),
 ]
 # drr quanta 1514 and 3028 under 10 Mbit, both classes backlogged (8 Mbit/s each): 9.718
 # Mbit/s of payload split 1:2, 3.239 and 6.479.
@@ -672,6 +691,14 @@ CASES = {
         "kernel": lambda run: fifo_udp_kernel(run, "codel"),
         "airqueue": fifo_udp_airqueue,
         "rows": CODEL_ROWS,
+    },
+    "codel_tcp": {
+        "script": "cases/fq_codel_fairness.sh",
+        "env": {"SECONDS_RUN": "12", "OMIT": "3", "FLOWS": "4", "RATE": "10mbit", "LEAF": "codel"},
+        "scenario": "scenarios/codel_tcp.toml",
+        "kernel": lambda run: fq_codel_kernel(run, leaf="codel"),
+        "airqueue": fq_codel_airqueue,
+        "rows": CODEL_TCP_ROWS,
     },
     "drr_quanta": {
         "script": "cases/drr_quanta.sh",
