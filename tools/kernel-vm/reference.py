@@ -607,7 +607,7 @@ FIFO_ROWS = [
 ]
 # codel under 11 Mbit/s of UDP into 10 (as red_udp): 0.1166 of the packets must go in the
 # long run. The UDP does not respond, so CoDel does not hold its 5 ms target: its queue
-# cycles (about 2.5 s) between ~10 and ~100 ms as it enters and leaves its dropping state,
+# cycles (every 2.5-3 s) between ~10 and ~65 ms as it enters and leaves its dropping state,
 # and it drops a little more than the excess while the queue of the first seconds drains.
 CODEL_ROWS = [
     ("goodput_mbit", "1 % (htb rate)", within_rel(1)),
