@@ -654,6 +654,20 @@ DRR_ROWS = [
     ("total_mbit", "1 % (htb rate)", within_rel(1)),
 ]
 
+# The same with 500 B datagrams in class 10:2 (542 B at the HTB): DRR counts bytes, so the
+# classes still share the wire 1 : 2, 3.333 and 6.667 Mbit/s, which is 3.239 Mbit/s of
+# 1448 B payload and 6.150 of 500 B payload (a round robin of packets weighted 1 : 2 would
+# give 5.63 and 3.88).
+DRR_SIZES_ROWS = [
+    (
+        "band0_mbit",
+        "2 % (drr.md: shares proportional to quanta, in bytes) [class 10:1, quantum 1514, 1448 B]",
+        within_rel(2),
+    ),
+    ("band1_mbit", "2 % (drr.md) [class 10:2, quantum 3028, 500 B]", within_rel(2)),
+    ("total_mbit", "1 % (htb rate)", within_rel(1)),
+]
+
 CASES = {
     "pfifo_udp": {
         "script": "cases/fifo_udp.sh",
@@ -699,6 +713,20 @@ CASES = {
         "kernel": lambda run: fq_codel_kernel(run, leaf="codel"),
         "airqueue": fq_codel_airqueue,
         "rows": CODEL_TCP_ROWS,
+    },
+    "drr_sizes": {
+        "script": "cases/drr_quanta.sh",
+        "env": {
+            "QUANTUM_A": "1514",
+            "QUANTUM_B": "3028",
+            "OFFER": "8M",
+            "SIZE_B": "500",
+            "SECONDS_RUN": "12",
+        },
+        "scenario": "scenarios/drr_sizes.toml",
+        "kernel": prio_kernel,
+        "airqueue": prio_airqueue,
+        "rows": DRR_SIZES_ROWS,
     },
     "drr_quanta": {
         "script": "cases/drr_quanta.sh",

@@ -1,4 +1,5 @@
-# drr's byte shares: two UDP flows (iperf3 -u, $SIZE B datagrams, $OFFER each) into an HTB
+# drr's byte shares: two UDP flows (iperf3 -u, $SIZE B datagrams, $OFFER each; SIZE_B: the
+# second flow's datagrams, default $SIZE) into an HTB
 # class of $RATE whose leaf is `drr`, with classes 10:1 (quantum $QUANTUM_A) and 10:2
 # (quantum $QUANTUM_B), u32 on the destination port (5201 -> 10:1, 5202 -> 10:2), each
 # class's default child (pfifo, limit txqueuelen 1000). Both classes stay backlogged, so
@@ -9,6 +10,7 @@
 RATE=${RATE:-10mbit}
 OFFER=${OFFER:-8M}
 SIZE=${SIZE:-1448}
+SIZE_B=${SIZE_B:-$SIZE}
 QUANTUM_A=${QUANTUM_A:-1514}
 QUANTUM_B=${QUANTUM_B:-3028}
 SECONDS_RUN=${SECONDS_RUN:-12}
@@ -27,7 +29,7 @@ on receiver iperf3 -s -1 -J -p 5202 >server_lo.json 2>server_lo.err &
 sleep 1
 on sender iperf3 -c "$RECEIVER_IP" -p 5201 -u -b "$OFFER" -l "$SIZE" -t "$SECONDS_RUN" -O "$OMIT" -J >iperf3_hi.json 2>iperf3_hi.err &
 hi=$!
-on sender iperf3 -c "$RECEIVER_IP" -p 5202 -u -b "$OFFER" -l "$SIZE" -t "$SECONDS_RUN" -O "$OMIT" -J >iperf3_lo.json 2>iperf3_lo.err &
+on sender iperf3 -c "$RECEIVER_IP" -p 5202 -u -b "$OFFER" -l "$SIZE_B" -t "$SECONDS_RUN" -O "$OMIT" -J >iperf3_lo.json 2>iperf3_lo.err &
 lo=$!
 wait "$hi" "$lo"
 sleep 2
