@@ -70,7 +70,7 @@ def export_cmd(
         bool,
         typer.Option(
             "--only-trees",
-            help="Leave out interfaces without a [[qdiscs]] entry or impairment "
+            help="Leave out interfaces without a `qdiscs` entry or impairment "
             "(by default they get airqueue's own default, pfifo limit 1000).",
         ),
     ] = False,
