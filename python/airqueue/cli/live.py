@@ -80,7 +80,9 @@ def live(
         bool,
         typer.Option(
             "--cleanup",
-            help="Remove the namespaces (aq-*) of live runs whose process is gone, killing any program still inside them (a run killed with kill -9 leaves its --exec programs running), and exit.",
+            help="Remove the namespaces (aq-*) of live runs whose process is gone, killing "
+            "any program still inside them (a run killed with kill -9 leaves its --exec "
+            "programs running), and exit.",
         ),
     ] = False,
 ) -> None:
