@@ -104,8 +104,9 @@ def test_every_shipped_scenario_parses_and_what_this_kernel_has_round_trips() ->
                 fw = any("fw" in c.argv for c in d.commands if c.status == "no module")
                 assert lacking or fw, (p, d.dev, [(c.argv, c.stderr) for c in d.commands])
     assert _our_namespaces() == []
-    # docs/tc.md's table: 36 of the 47 exported trees apply whole here, all 36 equal.
-    assert equal == applied == 36
+    # docs/tc.md's table: 38 of the 49 exported trees apply whole here, all 38 equal. A
+    # new shipped scenario with a tree this kernel holds adds to both (and to the table).
+    assert equal == applied >= 38
 
 
 def test_the_batch_form_applies_with_tc_batch(tmp_path: Path) -> None:
