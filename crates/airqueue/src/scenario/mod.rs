@@ -10,6 +10,7 @@ mod markers;
 mod parse;
 mod schema;
 pub mod spec;
+pub mod tcp_profile;
 mod validate;
 
 /// The units, problems and kind enums live below every model (`crate::conf`); the
@@ -20,6 +21,7 @@ pub use expand::expand;
 pub use parse::parse_value;
 pub use schema::scenario_schema;
 pub use spec::*;
+pub use tcp_profile::TcpProfile;
 pub use validate::validate;
 
 /// Parses, expands and validates a scenario given as a JSON value.

@@ -525,7 +525,10 @@ pub fn parse_partial(value: Value) -> Partial {
         "name",
         &mut errs,
         &mut dropped,
-        parse_entry::<FlowSpec>,
+        |mut flow, label, errs| {
+            super::tcp_profile::apply(&mut flow);
+            parse_entry::<FlowSpec>(flow, label, errs)
+        },
     );
     // Timeline entries are labelled by index (`at[2]`): their `at` is a time, not a name.
     let at = parse_section(

@@ -437,6 +437,13 @@ pub struct UdpSpec {}
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
+    /// A whole stack's defaults as a named kernel ran them: "linux-6.1", "linux-2.6.23"
+    /// (ADWISER's testbed), "linux-2.4" (DFQ's gateway era) or "freebsd-4.8" (NCTUns, the
+    /// striping paper). It sets every key of this table the flow does not write itself, so
+    /// each stays overridable; docs/tcp-profiles.md lists the values and their sources.
+    /// Absent: each key's own default below (the seeds' era).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<super::TcpProfile>,
     /// Congestion control: "tahoe", "reno", "newreno" or "cubic" (RFC 9438 growth and β = 0.7
     /// over NewReno's loss recovery).
     #[serde(default)]
@@ -561,6 +568,7 @@ pub enum LocalCongestionKind {
 impl Default for TcpSpec {
     fn default() -> Self {
         TcpSpec {
+            profile: None,
             variant: TcpVariant::default(),
             mss: default_mss(),
             initial_window: default_initial_window(),

@@ -7,7 +7,7 @@ use super::Builder;
 use crate::conf::Problem;
 use crate::metrics::{FlowStats, LatencyStats};
 use crate::packet::{FiveTuple, Protocol};
-use crate::scenario::FlowSpec;
+use crate::scenario::{FlowSpec, TransportSpec};
 use crate::sim::apps::INITIAL_TTL;
 use crate::sim::tcp_flow::EPHEMERAL_PORT_BASE;
 use crate::sim::{Endpoint, FlowRt};
@@ -45,9 +45,13 @@ impl Builder<'_> {
                     f.transport.kind(),
                     f.port.unwrap_or(SINK_PORT),
                 ),
+                // The flow table states the stack profile a TCP flow ran ("tcp/linux-6.1").
                 Endpoint::Tcp(_) => (
                     Protocol::Tcp,
-                    f.transport.kind(),
+                    match &f.transport {
+                        TransportSpec::Tcp(t) => t.profile.map_or("tcp", |p| p.transport_label()),
+                        _ => f.transport.kind(),
+                    },
                     f.port.unwrap_or(SINK_PORT),
                 ),
                 // ICMP has no ports; the source port stands for the echo identifier.
