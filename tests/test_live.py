@@ -305,3 +305,74 @@ def test_an_exec_on_a_node_that_is_not_real_is_invalid_input(tmp_path: Path) -> 
     assert r.returncode == 2, r.stderr + r.stdout
     assert "'x' is not a real host; real hosts: a, b" in r.stderr
     assert our_namespaces() == []
+
+
+CHAIN = """
+[run]
+duration = "4s"
+seed = 1
+[[nodes]]
+name = "a"
+real = true
+[[nodes]]
+name = "r1"
+kind = "router"
+[[nodes]]
+name = "r2"
+kind = "router"
+[[nodes]]
+name = "b"
+real = true
+[[links]]
+name = "l1"
+between = ["a", "r1"]
+rate = "100Mbit"
+delay = "5ms"
+[[links]]
+name = "l2"
+between = ["r1", "r2"]
+rate = "100Mbit"
+delay = "5ms"
+[[links]]
+name = "l3"
+between = ["r2", "b"]
+rate = "100Mbit"
+delay = "5ms"
+"""
+
+
+def test_an_emulated_router_answers_an_expired_ttl(tmp_path: Path) -> None:
+    # Reference: RFC 792 / RFC 1812 §5.3.1, as traceroute relies on it: the real kernel's
+    # ping with TTL 1 hears "Time to live exceeded" from r1 (10.0.0.2, node 2 of the address
+    # plan), with TTL 2 from r2 (10.0.0.3); with the default TTL it reaches b (10.0.0.4).
+    scenario = tmp_path / "chain.toml"
+    scenario.write_text(CHAIN)
+    pings = "; ".join(f"ping -n -c 1 -W 2 {opt} 10.0.0.4" for opt in ("-t 1", "-t 2", ""))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "airqueue",
+            "live",
+            str(scenario),
+            "--out",
+            str(tmp_path / "o"),
+            "--exec",
+            f"a={pings}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr + r.stdout
+    text = (tmp_path / "o" / "exec-a-0.log").read_text()
+    assert re.search(r"From 10\.0\.0\.2 icmp_seq=1 Time to live exceeded", text), text
+    assert re.search(r"From 10\.0\.0\.3 icmp_seq=1 Time to live exceeded", text), text
+    assert re.search(r"from 10\.0\.0\.4: icmp_seq=1 ttl=\d+ time=", text), text
+    info = json.loads((tmp_path / "o" / "summary.json").read_text())["live"]
+    assert info["errors"] == 2, info
+    assert (
+        info["injected"] + info["errors"]
+        == info["written"] + info["dropped"] + info["absorbed"] + info["in_flight"]
+    ), info
+    assert our_namespaces() == []

@@ -71,7 +71,8 @@ def live_run(
     ``released_ns``, ``written_ns`` per packet written to a real host; ``pcap``: (node,
     path, packets)) plus ``live``: the conservation of real packets (``read``,
     ``unsupported``, ``injected``, ``written``, ``dropped``, ``in_flight``, ``answers``,
-    ``absorbed``, ``probes``; ``hosts``: node → ``read``, ``written``;
+    ``absorbed``, ``probes``, ``errors``, ``errors_limited``; ``hosts``: node → ``read``,
+    ``written``;
     ``max_written_bytes``), the release timing (``packets``, ``p50_ns``, ``p99_ns``,
     ``max_ns``, ``behind``, ``write_errors``, ``timing_rows_dropped``), what ran behind
     real time (``events_behind``, ``max_event_late_ns``, ``episodes``), ``priority``,

@@ -372,8 +372,9 @@ fn live_hosts(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(String, Stri
 /// returned). Returns what `run` returns (its tables then `timing`, one row per packet
 /// written to a real host; `pcap`: (node, path, packets) per capture file), plus `live`:
 /// the real packets' conservation (`read`, `unsupported`, `injected`, `written`,
-/// `dropped`, `in_flight`, `answers`, `absorbed`, `probes`: `read = unsupported + injected
-/// + answers`, `injected = written + dropped + absorbed + in_flight`; per host in `hosts`;
+/// `dropped`, `in_flight`, `answers`, `absorbed`, `probes`, `errors`, `errors_limited`:
+/// `read = unsupported + injected + answers`, `injected + errors = written + dropped +
+/// absorbed + in_flight`; per host in `hosts`;
 /// `max_written_bytes`), the release timing (`packets`, `p50_ns`, `p99_ns`, `max_ns`,
 /// `behind`, `write_errors`, `timing_rows_dropped`), what ran behind real time
 /// (`events_behind`, `max_event_late_ns`, `episodes`), `scheduling` and `priority`,
@@ -488,6 +489,8 @@ fn live_run<'py>(
         ("answers", c.answers),
         ("absorbed", c.absorbed),
         ("probes", c.probes),
+        ("errors", c.errors),
+        ("errors_limited", c.errors_limited),
         ("max_written_bytes", c.max_written_bytes),
     ] {
         l.set_item(k, v)?;

@@ -159,11 +159,14 @@ def live(
 def print_live(info: dict[str, Any]) -> None:
     """The real packets' conservation and the release-timing table."""
     answers, absorbed = info.get("answers", 0), info.get("absorbed", 0)
+    errors = info.get("errors", 0)
     out.print(
         f"real packets: {info['read']} read, {info['unsupported']} not carried (not IPv4 "
         f"ICMP/TCP/UDP)"
         + (f", {answers} answers to emulated pings" if answers else "")
-        + f", {info['injected']} injected = {info['written']} written + "
+        + f", {info['injected']} injected"
+        + (f" + {errors} ICMP errors from emulated routers" if errors else "")
+        + f" = {info['written']} written + "
         f"{info['dropped']} dropped + "
         + (f"{absorbed} ended at emulated nodes + " if absorbed else "")
         + f"{info['in_flight']} in flight"

@@ -44,6 +44,8 @@ pub const ECN_CE: u8 = 3;
 pub const ICMP_ECHO_REQUEST: u8 = 8;
 /// ICMP type of an echo reply (RFC 792).
 pub const ICMP_ECHO_REPLY: u8 = 0;
+/// ICMP type of a time exceeded message (RFC 792).
+pub const ICMP_TIME_EXCEEDED: u8 = 11;
 
 /// IPv4 header bytes (no options).
 pub const IPV4_HEADER_BYTES: u32 = 20;

@@ -182,6 +182,51 @@ pub fn echo_to_reply(bytes: &mut [u8], ttl: u8) {
     icmp[2..4].copy_from_slice(&checksum_update(hc, old, new).to_be_bytes());
 }
 
+/// The ICMP types that report an error (RFC 1122 §3.2.2: destination unreachable, source
+/// quench, redirect, time exceeded, parameter problem). No ICMP error is sent about one of
+/// these (§3.2.2, RFC 1812 §4.3.2.7), so two routers never answer each other's errors.
+const ICMP_ERROR_TYPES: [u8; 5] = [3, 4, 5, 11, 12];
+
+/// RFC 1812 §4.3.2.3: an ICMP error carries as much of the offending datagram as fits in
+/// 576 bytes; Linux's `icmp_send` quotes that much (576 − 20 − 8 = 548 bytes).
+const ICMP_ERROR_MAX: usize = 576;
+
+/// Whether a router may answer `bytes` with an ICMP error (RFC 1812 §4.3.2.7): not an ICMP
+/// error itself, not a fragment after the first, not to a broadcast or multicast source.
+pub fn may_answer_with_error(bytes: &[u8]) -> bool {
+    let Ok(h) = Ipv4HeaderSlice::from_slice(bytes) else {
+        return false;
+    };
+    let ihl = usize::from(h.ihl()) * 4;
+    let icmp_error = h.protocol() == etherparse::IpNumber::ICMP
+        && bytes.get(ihl).is_some_and(|t| ICMP_ERROR_TYPES.contains(t));
+    let src = h.source_addr();
+    !icmp_error && h.fragments_offset().value() == 0 && !src.is_broadcast() && !src.is_multicast()
+}
+
+/// An ICMP Time Exceeded message, code 0 "time to live exceeded in transit" (RFC 792), from
+/// router address `src` to the source of `offending` (the datagram as it arrived at the
+/// router, its TTL written as it arrived: Linux's `ip_forward` sends the error before it
+/// decrements). It quotes the offending header and data up to 576 bytes in all (RFC 1812
+/// §4.3.2.3), leaves with TTL 64 and precedence "internetwork control" (Linux's `icmp_send`:
+/// TOS = the offending TOS bits | 0xc0).
+pub fn time_exceeded(src: u32, offending: &[u8], arrived_ttl: u8) -> Vec<u8> {
+    let mut quoted = offending[..offending.len().min(ICMP_ERROR_MAX - 28)].to_vec();
+    write_back(&mut quoted, arrived_ttl, 0);
+    let dst = [offending[12], offending[13], offending[14], offending[15]];
+    let tos = (offending[1] & 0x1e) | 0xc0;
+    let mut out = Vec::with_capacity(quoted.len() + 28);
+    etherparse::PacketBuilder::ipv4(src.to_be_bytes(), dst, 64)
+        .icmpv4(etherparse::Icmpv4Type::TimeExceeded(
+            etherparse::icmpv4::TimeExceededCode::TtlExceededInTransit,
+        ))
+        .write(&mut out, &quoted)
+        .expect("an ICMP error fits in a Vec");
+    let word = u16::from_be_bytes([out[0], tos]);
+    set_word(&mut out, 0, word);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,13 +100,25 @@ impl Simulation {
         // IP forwarding decrements the TTL and drops at zero (RFC 791 / RFC 1812).
         p.ttl = p.ttl.saturating_sub(1);
         if p.ttl == 0 {
-            self.drop_packet(pkt, DropReason::Ttl, None);
+            self.ttl_expired(node, pkt);
             return;
         }
         // Linux `ip_forward` sets skb->priority from the TOS byte (what prio's and
         // pfifo_fast's priomap read at a router).
         p.priority = rt_tos2priority(p.dscp);
         let _ = self.forward_to(node, pkt, dst);
+    }
+
+    /// A packet's TTL ran out at router `node`: it is dropped (`ttl`), and in a live run a
+    /// real host's packet is answered with an ICMP Time Exceeded from the router, as a Linux
+    /// router does (`ip_forward`; RFC 1812 §5.3.1), so traceroute works across the emulated
+    /// network. Off the path of every packet that is forwarded.
+    #[cold]
+    fn ttl_expired(&mut self, node: NodeId, pkt: PacketId) {
+        if self.real.is_some() {
+            self.icmp_time_exceeded(node, pkt);
+        }
+        self.drop_packet(pkt, DropReason::Ttl, None);
     }
 
     /// Flow `f` sends `pkt` from `node`: the packet enters the arena, counts as sent (for

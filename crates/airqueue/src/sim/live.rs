@@ -52,6 +52,8 @@ pub struct RealHosts {
     /// A real packet's bytes, by arena slot (buffers reused as slots are).
     bytes: Vec<Vec<u8>>,
     outboxes: Vec<(NodeId, Outbox)>,
+    /// The emulated routers' ICMP error rate limit, per destination.
+    icmp_limit: IcmpRateLimit,
     /// Counters for the conservation of real packets.
     pub counts: RealCounts,
 }
@@ -75,9 +77,44 @@ pub struct RealCounts {
     pub absorbed: u64,
     /// The emulator's own packets written to real hosts: its pings' echo requests.
     pub probes: u64,
+    /// ICMP Time Exceeded messages the emulated routers sent to real hosts (a real packet's
+    /// TTL ran out there: traceroute). They travel back like real packets, so
+    /// `injected + errors = written + dropped + absorbed + in_flight`.
+    pub errors: u64,
+    /// Time Exceeded messages not sent: Linux's per-destination rate limit
+    /// (`icmp_ratelimit`) held them back.
+    pub errors_limited: u64,
     /// The largest packet written to a real host, in bytes: evidence that what the model
     /// scheduled was wire-sized (at most the TUN's MTU), never a GSO super-packet.
     pub max_written_bytes: u64,
+}
+
+/// Linux's ICMP rate limit (`icmpv4_xrlim_allow` → `inet_peer_xrlim_allow`, sysctl
+/// `icmp_ratelimit` = 1000 ms with `XRLIM_BURST_FACTOR` 6): per destination, a token bucket
+/// that gains one nanosecond a nanosecond up to six seconds, and an error costs one second;
+/// a destination not seen before starts full (Linux's peer starts at time 0). So a burst
+/// of six errors, then one a second: traceroute's three probes a hop pass. Linux's global
+/// limit (`icmp_msgs_per_sec` 1000, burst 50) is not modelled.
+#[derive(Default)]
+struct IcmpRateLimit {
+    peers: FxHashMap<u32, (u64, SimTime)>,
+}
+
+impl IcmpRateLimit {
+    const COST_NS: u64 = 1_000_000_000;
+    const BURST_NS: u64 = 6 * Self::COST_NS;
+
+    /// Whether an error to `dst` may be sent now (and if so, pays for it).
+    fn allow(&mut self, dst: u32, now: SimTime) -> bool {
+        let (tokens, last) = self.peers.entry(dst).or_insert((Self::BURST_NS, now));
+        *tokens = (*tokens + (now.0 - last.0)).min(Self::BURST_NS);
+        *last = now;
+        if *tokens < Self::COST_NS {
+            return false;
+        }
+        *tokens -= Self::COST_NS;
+        true
+    }
 }
 
 /// The receive path of a real host: holds each packet addressed to the node for the live
@@ -167,6 +204,7 @@ impl Simulation {
             flow_of: FxHashMap::default(),
             bytes: Vec::new(),
             outboxes: boxes,
+            icmp_limit: IcmpRateLimit::default(),
             counts: RealCounts::default(),
         }));
         Ok(sim)
@@ -273,7 +311,7 @@ impl Simulation {
             })
             .map(|(_, &f)| self.flows[f as usize].stats.rx_packets)
             .sum::<u64>();
-        c.in_flight = c.injected - c.written - c.dropped - c.absorbed;
+        c.in_flight = c.injected + c.errors - c.written - c.dropped - c.absorbed;
         c
     }
 
@@ -438,6 +476,73 @@ impl Simulation {
         p.enqueued = now;
         self.ledger.sent += 1;
         let _ = self.forward(at, pkt);
+    }
+
+    /// A real packet's TTL ran out at router `at` (`forward::ttl_expired`): the router
+    /// answers its source with an ICMP Time Exceeded (RFC 792, RFC 1812 §5.3.1), within
+    /// Linux's rate limit ([`IcmpRateLimit`]), unless the packet may not be answered
+    /// ([`real::may_answer_with_error`]). The message comes from the router's address (a
+    /// node has one; RFC 1812 §4.3.2.4 asks for the interface the packet came in on) and
+    /// travels back through the emulated network as a packet of its own flow.
+    pub(super) fn icmp_time_exceeded(&mut self, at: NodeId, pkt: PacketId) {
+        let f = self.packets.get(pkt).flow.0 as usize;
+        if !matches!(self.flows[f].endpoint, Endpoint::Real) {
+            return;
+        }
+        let (host, now, router) = (self.flows[f].src, self.now, self.nodes[at.0 as usize].addr);
+        let r = self.real.as_mut().expect("live");
+        let offending = &r.bytes[pkt.0 as usize];
+        if !real::may_answer_with_error(offending) {
+            return;
+        }
+        let to = u32::from_be_bytes([offending[12], offending[13], offending[14], offending[15]]);
+        if !r.icmp_limit.allow(to, now) {
+            r.counts.errors_limited += 1;
+            return;
+        }
+        let bytes = real::time_exceeded(router, offending, 1);
+        let h = real::parse(&bytes).expect("a Time Exceeded message parses");
+        let f = match r.flow_of.get(&h.tuple) {
+            Some(&f) => f,
+            None => {
+                let f = self.flows.len() as u32;
+                r.flow_of.insert(h.tuple, f);
+                let flow = self.real_flow(&h, at, Some(host));
+                self.flows.push(flow);
+                f
+            }
+        };
+        let flow = &mut self.flows[f as usize];
+        let id = self.packets.alloc(
+            Packet {
+                enqueued: now,
+                dst_node: host,
+                size_bytes: h.size,
+                priority: crate::qdisc::rt_tos2priority(h.dscp),
+                flow: FlowId(f),
+                tuple: h.tuple,
+                payload_bytes: h.payload,
+                ttl: h.ttl,
+                dscp: h.dscp,
+                ecn: h.ecn,
+                icmp_type: h.icmp_type,
+                created: now,
+                flow_seq: flow.next_seq,
+                ..Packet::default()
+            },
+            Location::Source(f),
+        );
+        flow.next_seq += 1;
+        flow.stats.on_send(h.payload);
+        let r = self.real.as_mut().expect("live");
+        let slot = id.0 as usize;
+        if r.bytes.len() <= slot {
+            r.bytes.resize_with(slot + 1, Vec::new);
+        }
+        r.bytes[slot] = bytes;
+        r.counts.errors += 1;
+        self.ledger.sent += 1;
+        let _ = self.forward(at, id);
     }
 
     /// The run-time flow of a real 5-tuple, named by it (`udp 10.0.0.1:5000>10.0.0.2:5201`).
@@ -647,6 +752,136 @@ mod tests {
         assert_eq!(out[0], want);
         let c = sim.real_counts();
         assert_eq!((c.read, c.injected, c.written, c.in_flight), (1, 1, 1, 0));
+    }
+
+    /// Two real hosts behind a chain of two emulated routers (`a — r1 — r2 — b`).
+    fn chain() -> Simulation {
+        let s = load_toml_str(
+            r#"
+            [run]
+            duration = "30s"
+            [[nodes]]
+            name = "a"
+            real = true
+            [[nodes]]
+            name = "r1"
+            kind = "router"
+            [[nodes]]
+            name = "r2"
+            kind = "router"
+            [[nodes]]
+            name = "b"
+            real = true
+            [[links]]
+            name = "l1"
+            between = ["a", "r1"]
+            rate = "100Mbit"
+            [[links]]
+            name = "l2"
+            between = ["r1", "r2"]
+            rate = "100Mbit"
+            [[links]]
+            name = "l3"
+            between = ["r2", "b"]
+            rate = "100Mbit"
+            "#,
+        )
+        .unwrap();
+        Simulation::build_live(&s, BuildOptions::default()).unwrap()
+    }
+
+    /// A UDP datagram with the given TTL from a to b (traceroute's probe).
+    fn probe(sim: &Simulation, ttl: u8, port: u16) -> Vec<u8> {
+        let (a, b) = (sim.nodes[0].addr, sim.nodes[3].addr);
+        let mut out = Vec::new();
+        etherparse::PacketBuilder::ipv4(a.to_be_bytes(), b.to_be_bytes(), ttl)
+            .udp(40000, port)
+            .write(&mut out, &[0u8; 32])
+            .unwrap();
+        out
+    }
+
+    /// Reference: RFC 792 / RFC 1812 §5.3.1 (a router that receives a datagram with TTL 1
+    /// to forward discards it and sends Time Exceeded, code 0, to its source, quoting it),
+    /// and traceroute's use of it: TTL 1 is answered by r1, TTL 2 by r2, TTL 3 reaches b.
+    #[test]
+    fn a_ttl_that_runs_out_at_an_emulated_router_is_answered_with_time_exceeded() {
+        let mut sim = chain();
+        let (r1, r2) = (sim.nodes[1].addr, sim.nodes[2].addr);
+        for (ttl, port) in [(1, 33434), (2, 33435), (3, 33436)] {
+            let p = probe(&sim, ttl, port);
+            sim.count_read();
+            sim.inject(NodeId(0), &p).unwrap();
+        }
+        sim.run_until(SimTime::from_millis(10));
+        let mut at_a = Vec::new();
+        let mut at_b = Vec::new();
+        sim.take_delivered(|n, _, b| {
+            if n == NodeId(0) {
+                at_a.push(b.to_vec())
+            } else {
+                at_b.push(b.to_vec())
+            }
+        });
+        assert_eq!(at_b.len(), 1, "TTL 3 crosses both routers");
+        assert_eq!(at_a.len(), 2);
+        for (msg, router, port) in [(&at_a[0], r1, 33434u16), (&at_a[1], r2, 33435)] {
+            let ip = etherparse::Ipv4HeaderSlice::from_slice(msg).unwrap();
+            assert_eq!(u32::from(ip.source_addr()), router);
+            assert_eq!(u32::from(ip.destination_addr()), sim.nodes[0].addr);
+            assert_eq!(ip.to_header().calc_header_checksum(), ip.header_checksum());
+            // Type 11, code 0; the quoted datagram's UDP destination port names the probe.
+            assert_eq!((msg[20], msg[21]), (11, 0));
+            assert_eq!(u16::from_be_bytes([msg[28 + 22], msg[28 + 23]]), port);
+            // The quoted header's TTL is the one it arrived with: 1 (RFC 1812 §5.3.1).
+            assert_eq!(msg[28 + 8], 1);
+        }
+        let c = sim.real_counts();
+        assert_eq!((c.read, c.injected, c.errors, c.written), (3, 3, 2, 3));
+        assert_eq!(c.dropped, 2, "the two probes whose TTL ran out");
+        assert_eq!(
+            c.injected + c.errors,
+            c.written + c.dropped + c.absorbed + c.in_flight
+        );
+    }
+
+    /// Reference: Linux `icmpv4_xrlim_allow` (icmp_ratelimit 1000 ms, XRLIM_BURST_FACTOR 6):
+    /// ten expired probes at once get six answers; one second later, one more.
+    #[test]
+    fn time_exceeded_messages_are_rate_limited_per_destination_as_linux_does() {
+        let mut sim = chain();
+        for k in 0..10 {
+            let p = probe(&sim, 1, 33434 + k);
+            sim.inject(NodeId(0), &p).unwrap();
+        }
+        sim.run_until(SimTime::from_millis(1000));
+        let c = sim.real_counts();
+        assert_eq!((c.errors, c.errors_limited), (6, 4));
+        let p = probe(&sim, 1, 40000);
+        sim.inject(NodeId(0), &p).unwrap();
+        sim.run_until(SimTime::from_millis(1100));
+        assert_eq!(sim.real_counts().errors, 7);
+    }
+
+    /// No ICMP error answers an ICMP error (RFC 1122 §3.2.2): a Time Exceeded from a to b
+    /// whose own TTL runs out at r1 is dropped without an answer.
+    #[test]
+    fn an_icmp_error_is_never_answered_with_one() {
+        let mut sim = chain();
+        let (a, b) = (sim.nodes[0].addr, sim.nodes[3].addr);
+        let mut from_b = Vec::new();
+        etherparse::PacketBuilder::ipv4(b.to_be_bytes(), a.to_be_bytes(), 5)
+            .udp(40000, 33434)
+            .write(&mut from_b, &[0u8; 32])
+            .unwrap();
+        let mut err = real::time_exceeded(a, &from_b, 1);
+        real::write_back(&mut err, 1, 0);
+        assert!(!real::may_answer_with_error(&err));
+        assert!(real::may_answer_with_error(&from_b));
+        sim.inject(NodeId(0), &err).unwrap();
+        sim.run_until(SimTime::from_millis(10));
+        let c = sim.real_counts();
+        assert_eq!((c.injected, c.errors, c.dropped, c.in_flight), (1, 0, 1, 0));
     }
 
     /// A real host's TCP segment and UDP datagram to an emulated node end there (the node
