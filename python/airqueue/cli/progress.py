@@ -16,7 +16,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from .common import err
+from .console import err
 
 
 class RunProgress:
