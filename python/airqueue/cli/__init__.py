@@ -20,6 +20,7 @@ import importlib
 import os
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
 from airqueue import ScenarioError
@@ -85,6 +86,19 @@ def report_unexpected(exc: BaseException) -> None:
         err.print(f"re-run with {DEBUG_ENV}=1 for a traceback", soft_wrap=True)
 
 
+def is_the_program() -> bool:
+    """Whether this process is the ``airqueue`` program (its console script, or ``python
+    -m airqueue[.cli]``), not a program that called :func:`main` itself: only then may
+    main end the process without the interpreter's teardown."""
+    path = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if path is None or not path.is_file():
+        return False
+    if path.name == "airqueue":
+        return True
+    package = Path(__file__).resolve().parent
+    return path.name == "__main__.py" and path.resolve().parent in (package, package.parent)
+
+
 def main() -> None:
     """The ``airqueue`` console script."""
     from rich.text import Text
@@ -95,6 +109,15 @@ def main() -> None:
         command = fast_command(sys.argv[1:])
         if command is not None:
             command()
+            if is_the_program():
+                # Done, and every file closed: skip the interpreter's teardown (20-30 ms
+                # of CPU with NumPy and pyarrow loaded, a tenth of a small run).
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                except OSError:  # the reader went away (`| head`): exit 1 as click does
+                    os._exit(1)
+                os._exit(0)
         else:
             # The module's `app` (a test may have put another in its place).
             application = globals()["app"] if "app" in globals() else __getattr__("app")

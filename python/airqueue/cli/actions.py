@@ -48,7 +48,7 @@ def run_scenario(
 ) -> None:
     """``airqueue run``: runs, writes the results, prints a summary. Raises SystemExit(1)
     if the packet conservation check fails (after writing the results)."""
-    from .progress import RunProgress
+    from .run_progress import RunProgress
 
     scenario = load(file, sets)
     target_dir = out_dir if out_dir is not None else Path("results") / file.stem

@@ -114,6 +114,10 @@ def fast_command(args: list[str]) -> Callable[[], None] | None:
     command, file, kwargs = parsed
 
     def call() -> None:
+        # pyarrow's default allocator (mimalloc) takes 15-25 ms to start, more than
+        # writing a small run's files takes; this process writes a few tables and ends.
+        if "pyarrow" not in sys.modules:
+            os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
         from . import actions
 
         action = actions.run_scenario if command == "run" else actions.validate_scenario
