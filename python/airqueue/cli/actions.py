@@ -12,7 +12,6 @@ from rich.text import Text
 
 import airqueue
 
-from . import publish
 from .console import (
     Interrupted,
     err,
@@ -48,6 +47,7 @@ def run_scenario(
 ) -> None:
     """``airqueue run``: runs, writes the results, prints a summary. Raises SystemExit(1)
     if the packet conservation check fails (after writing the results)."""
+    from . import publish
     from .run_progress import RunProgress
 
     scenario = load(file, sets)
