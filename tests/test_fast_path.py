@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -298,3 +299,34 @@ def test_the_shipped_examples_print_as_before() -> None:
     assert shown == {"flows": len(res.flows), "queues": len(busy), "classes": len(busy_classes)}
     assert 0 < len(busy) < len(queues) and len(busy_classes) > 0
     assert queue_table(queues).row_count == len(busy)
+
+
+# --- ending without the interpreter's teardown -----------------------------------------
+
+
+def test_only_the_airqueue_program_skips_the_teardown() -> None:
+    """main() ends the process itself only when it is the program (console script or
+    ``python -m airqueue``), never when a program such as this test run called it."""
+    assert not cli.is_the_program()
+
+
+def test_a_fast_run_writes_all_its_output_before_it_ends(tmp_path: Path) -> None:
+    """The fast path ends with os._exit, after the last line: run as the program, with
+    stdout a file (block-buffered: PYTHONUNBUFFERED unset), the output is whole and the
+    exit code 0."""
+    log = tmp_path / "log.txt"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with log.open("w") as f:
+        proc = subprocess.run(
+            [sys.executable, "-m", "airqueue", "run", str(UDP_BOTTLENECK), *SHORT, "-o", "out"],
+            stdout=f,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            check=False,
+        )
+    assert proc.returncode == 0, proc.stderr
+    text = log.read_text()
+    assert "conservation holds" in text
+    assert text.rstrip().endswith(f"wrote out{os.sep}")
