@@ -107,7 +107,8 @@ def test_a_sweep_script_without_a_main_guard_works(tmp_path: Path) -> None:
 
 def test_piped_tables_never_truncate_numbers(tmp_path: Path) -> None:
     """Reference: the issue: `airqueue run qdisc-zoo.toml | cat` printed `134,7…`; piped
-    (not a terminal), every number is printed whole however narrow COLUMNS is."""
+    (not a terminal), every number is printed whole however narrow COLUMNS is. (The flow
+    table shows its first 20 rows and says how many more flows.parquet has: issue 37.)"""
     proc = airqueue_cli(
         "run",
         REPO / "scenarios" / "examples" / "qdisc-zoo.toml",
@@ -122,8 +123,10 @@ def test_piped_tables_never_truncate_numbers(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "…" not in proc.stdout
     flows = pd.read_csv(tmp_path / "zoo" / "flows.csv")
-    for n in flows["tx_packets"]:
+    assert len(flows) > 20
+    for n in flows["tx_packets"][:20]:
         assert f"{n:,}" in proc.stdout
+    assert f"... {len(flows) - 20} more flows in flows.parquet" in proc.stdout
 
 
 def test_an_unquoted_unit_gets_a_hint(tmp_path: Path) -> None:

@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from .store import ResultStore
     from .sweep import SweepResult, sweep
 
-#: Names whose modules import pandas and pyarrow: loaded on first use (PEP 562), so that
-#: `airqueue validate` and scripts that only load scenarios start quickly.
+#: Names whose modules import NumPy (a sweep's: pandas and pyarrow too): loaded on first use
+#: (PEP 562), so that `airqueue validate` and scripts that only load scenarios start
+#: quickly. A Result imports pandas only when a DataFrame of it is read.
 _LAZY = {"Result": "result", "ResultStore": "store", "SweepResult": "sweep"}
 
 

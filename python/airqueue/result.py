@@ -1,25 +1,44 @@
-"""Run results as pandas DataFrames, and writing them to a folder."""
+"""Run results: the core's columns, as pandas DataFrames on demand, and writing them to a
+folder.
+
+A :class:`Result` keeps the tables as the core returned them (NumPy arrays, lists of text,
+categorical codes) and builds a table's DataFrame the first time it is asked for, so pandas
+is imported only then. Output files are encoded with pyarrow alone (imported when a file is
+first encoded), and the console prints from :class:`TableView`: ``airqueue run`` never
+imports pandas (issue 37).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 import tomli_w
 
-#: Keys of the key-value metadata every parquet file of a run carries (bytes, UTF-8).
-META_SCENARIO = b"airqueue.scenario"
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+#: Keys of the key-value metadata every parquet file of a run carries (bytes, UTF-8): the
+#: resolved scenario is not embedded (it made every file of a 100 000-flow run 19 MB
+#: larger); the file names the scenario file stored once in the same folder and the SHA-256
+#: of that file's bytes. :func:`parquet_metadata` reads the file back.
+META_SCENARIO_FILE = b"airqueue.scenario_file"
+META_SCENARIO_SHA256 = b"airqueue.scenario_sha256"
 META_VERSION = b"airqueue.version"
 META_SEED = b"airqueue.seed"
+#: The key under which files written before issue 37 embedded the scenario's TOML text;
+#: :func:`parquet_metadata` still reads it.
+META_SCENARIO = b"airqueue.scenario"
+
+#: The resolved scenario's file in a run's folder (a sweep's folder: its base scenario).
+SCENARIO_FILE = "scenario.toml"
 
 #: The tables every run has, in order; media and systems may add more (``Result.more``),
 #: each written as ``<name>.parquet`` after these.
@@ -34,13 +53,19 @@ OUTPUT_FILES = (
     "timeseries.parquet",
     "queues.parquet",
     "classes.parquet",
-    "scenario.toml",
+    SCENARIO_FILE,
 )
 
+#: The core's columns of one table: (name, column) pairs, a column being a NumPy array
+#: (float64, uint64), a list of str, or categorical (uint32 codes, list of categories).
+Columns = list[tuple[str, Any]]
 
-def frame_from_columns(columns: list[tuple[str, Any]]) -> pd.DataFrame:
+
+def frame_from_columns(columns: Columns) -> pd.DataFrame:
     """Builds a DataFrame from the core's columns without converting row by row: NumPy
     arrays are used as they are, (codes, categories) pairs become pandas Categoricals."""
+    import pandas as pd
+
     data: dict[str, Any] = {}
     for name, col in columns:
         if isinstance(col, tuple):
@@ -65,32 +90,191 @@ def summary_from_native(raw: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
-@dataclass
+class TableView:
+    """Read-only access to one table's columns without pandas: what the console prints
+    from (:mod:`airqueue.cli.render`). Numbers come as NumPy arrays (:meth:`numbers`) or
+    Python scalars (:meth:`value`), text as ``str``."""
+
+    def __init__(self, columns: dict[str, Any], rows: int) -> None:
+        self._columns = columns
+        self._rows = rows
+
+    @classmethod
+    def from_columns(cls, columns: Columns) -> TableView:
+        """A view of the core's columns (see :data:`Columns`)."""
+        cols = dict(columns)
+        first = next(iter(cols.values()), [])
+        rows = len(first[0]) if isinstance(first, tuple) else len(first)
+        return cls(cols, rows)
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame) -> TableView:
+        """A view of a DataFrame (its columns as NumPy arrays; categories as objects)."""
+        return cls({name: df[name].to_numpy() for name in df.columns}, len(df))
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._columns
+
+    def numbers(self, name: str) -> np.ndarray:
+        """A numeric column as a NumPy array."""
+        return np.asarray(self._columns[name])
+
+    def value(self, name: str, row: int) -> Any:
+        """One cell as a Python value (int, float or str)."""
+        col = self._columns[name]
+        if isinstance(col, tuple):
+            codes, categories = col
+            return categories[int(codes[row])]
+        value = col[row]
+        return value.item() if isinstance(value, np.generic) else value
+
+    def records(self, names: Sequence[str], rows: Sequence[int]) -> Iterator[dict[str, Any]]:
+        """The cells of ``names`` in each of ``rows``, one dict per row."""
+        for row in rows:
+            yield {name: self.value(name, row) for name in names}
+
+
 class Result:
     """What one run produced.
 
     ``summary`` is a dict (version, seed, events, packet conservation, timing), ``flows``
-    has one row per flow, ``queues`` one row per egress qdisc, and ``timeseries`` is long
-    format (``time_s, kind, name, metric, value``) sampled every ``run.sample_interval``.
+    has one row per flow, ``queues`` one row per egress qdisc, ``classes`` one row per class
+    of every classful qdisc (see docs/qdiscs/README.md), and ``timeseries`` is long format
+    (``time_s, kind, name, metric, value``) sampled every ``run.sample_interval``: pandas
+    DataFrames, each built from the core's columns the first time it is read. ``scenario``
+    is the resolved scenario, ``pcap`` the pcap files the run wrote (``run(..., pcap=[...])``:
+    link -> (path, packets)), ``more`` further tables by name, as media and systems add them
+    (e.g. per-station tables).
     """
 
-    summary: dict[str, Any]
-    flows: pd.DataFrame
-    queues: pd.DataFrame
-    #: One row per class of every classful qdisc (see docs/qdiscs/README.md).
-    classes: pd.DataFrame
-    timeseries: pd.DataFrame
-    scenario: dict[str, Any]
-    #: pcap files written by the run (``run(..., pcap=[...])``): link -> (path, packets).
-    pcap: dict[str, tuple[Path, int]] = field(default_factory=dict)
-    #: Further tables by name, as media and systems add them (e.g. per-station tables).
-    more: dict[str, pd.DataFrame] = field(default_factory=dict)
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        flows: pd.DataFrame | None = None,
+        queues: pd.DataFrame | None = None,
+        classes: pd.DataFrame | None = None,
+        timeseries: pd.DataFrame | None = None,
+        scenario: dict[str, Any] | None = None,
+        pcap: dict[str, tuple[Path, int]] | None = None,
+        more: dict[str, pd.DataFrame] | None = None,
+    ) -> None:
+        self.summary = summary
+        self.scenario: dict[str, Any] = scenario if scenario is not None else {}
+        self.pcap: dict[str, tuple[Path, int]] = pcap if pcap is not None else {}
+        #: The core's columns of the tables no DataFrame was made of yet, by name.
+        self._columns: dict[str, Columns] = {}
+        #: The DataFrames of the core tables made (or given) so far.
+        self._frames: dict[str, pd.DataFrame] = {}
+        #: The further tables' DataFrames, once :attr:`more` was read (or given).
+        self._more: dict[str, pd.DataFrame] | None = None
+        #: The further tables' names in order while they are columns.
+        self._more_names: list[str] = []
+        for name, df in zip(CORE_TABLES, (flows, queues, classes, timeseries), strict=True):
+            if df is not None:
+                self._frames[name] = df
+        if more is not None:
+            self._more = more
+
+    @classmethod
+    def from_native(cls, raw: dict[str, Any]) -> Result:
+        """A result from what the core's ``run`` returned; no DataFrame is built yet."""
+        result = cls(
+            summary=summary_from_native(raw),
+            scenario=json.loads(raw["resolved_json"]),
+            pcap={link: (Path(path), int(n)) for link, path, n in raw.get("pcap", [])},
+        )
+        for name, cols in raw["tables"]:
+            result._columns[name] = cols
+            if name not in CORE_TABLES:
+                result._more_names.append(name)
+        return result
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        frame = self._frames.get(name)
+        if frame is None:
+            cols = self._columns.pop(name, None)
+            frame = frame_from_columns(cols if cols is not None else [])
+            self._frames[name] = frame
+        return frame
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self._frame("flows")
+
+    @flows.setter
+    def flows(self, value: pd.DataFrame) -> None:
+        self._columns.pop("flows", None)
+        self._frames["flows"] = value
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        return self._frame("queues")
+
+    @queues.setter
+    def queues(self, value: pd.DataFrame) -> None:
+        self._columns.pop("queues", None)
+        self._frames["queues"] = value
+
+    @property
+    def classes(self) -> pd.DataFrame:
+        return self._frame("classes")
+
+    @classes.setter
+    def classes(self, value: pd.DataFrame) -> None:
+        self._columns.pop("classes", None)
+        self._frames["classes"] = value
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        return self._frame("timeseries")
+
+    @timeseries.setter
+    def timeseries(self, value: pd.DataFrame) -> None:
+        self._columns.pop("timeseries", None)
+        self._frames["timeseries"] = value
+
+    @property
+    def more(self) -> dict[str, pd.DataFrame]:
+        """The further tables by name (built as DataFrames on first read; the dict is then
+        the result's own: tables put in or taken out of it are written by :meth:`write`)."""
+        if self._more is None:
+            self._more = {
+                name: frame_from_columns(self._columns.pop(name)) for name in self._more_names
+            }
+            self._more_names = []
+        return self._more
+
+    @more.setter
+    def more(self, value: dict[str, pd.DataFrame]) -> None:
+        for name in self._more_names:
+            self._columns.pop(name, None)
+        self._more_names = []
+        self._more = value
+
+    def table_names(self) -> list[str]:
+        """Every table's name: the core ones (:data:`CORE_TABLES`), then the further ones."""
+        more = list(self._more) if self._more is not None else self._more_names
+        return [*CORE_TABLES, *more]
+
+    def view(self, name: str) -> TableView | None:
+        """A :class:`TableView` of table ``name`` that needs no pandas (unless its DataFrame
+        was made already), or None if the run has no such table."""
+        cols = self._columns.get(name)
+        if cols is not None:
+            return TableView.from_columns(cols)
+        if name in CORE_TABLES:
+            return TableView.from_frame(self._frame(name))
+        frame = self._more.get(name) if self._more is not None else None
+        return None if frame is None else TableView.from_frame(frame)
 
     def __repr__(self) -> str:
         """A line, not pages: seed, simulated time, events, the tables' row counts and
         whether packets were conserved (the tables themselves are the attributes)."""
         s = self.summary
-        rows = ", ".join(f"{name}={len(df)}" for name, df in self.tables.items())
+        rows = ", ".join(f"{name}={len(self.view(name) or ())}" for name in self.table_names())
         pcap = f", pcap={sorted(self.pcap)}" if self.pcap else ""
         return (
             f"<Result seed={s.get('seed')} sim_seconds={s.get('sim_seconds')} "
@@ -101,33 +285,16 @@ class Result:
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table by name: the core ones (:data:`CORE_TABLES`), then :attr:`more`."""
-        core = {
-            "flows": self.flows,
-            "queues": self.queues,
-            "classes": self.classes,
-            "timeseries": self.timeseries,
-        }
+        core = {name: self._frame(name) for name in CORE_TABLES}
         return {**core, **self.more}
-
-    @classmethod
-    def from_native(cls, raw: dict[str, Any]) -> Result:
-        tables = {name: frame_from_columns(cols) for name, cols in raw["tables"]}
-        return cls(
-            summary=summary_from_native(raw),
-            flows=tables.pop("flows"),
-            queues=tables.pop("queues"),
-            classes=tables.pop("classes"),
-            timeseries=tables.pop("timeseries"),
-            scenario=json.loads(raw["resolved_json"]),
-            pcap={link: (Path(path), int(n)) for link, path, n in raw.get("pcap", [])},
-            more=tables,
-        )
 
     @classmethod
     def read(cls, run_dir: str | Path) -> Result:
         """Loads a run written by :meth:`write` (or stored by a sweep) from its folder."""
+        import pandas as pd
+
         d = Path(run_dir)
-        scenario = tomllib.loads((d / "scenario.toml").read_text(encoding="utf-8"))
+        scenario = tomllib.loads((d / SCENARIO_FILE).read_text(encoding="utf-8"))
         core = {name: f"{name}.parquet" for name in CORE_TABLES}
         more = {
             p.stem: pd.read_parquet(p) for p in sorted(d.glob("*.parquet")) if p.stem not in core
@@ -151,18 +318,28 @@ class Result:
         return tomli_w.dumps(self.scenario)
 
     def parquet_metadata(self) -> dict[bytes, bytes]:
-        """What every parquet file of this run carries: scenario text, version and seed."""
-        return {
-            META_SCENARIO: self.scenario_toml().encode(),
-            META_VERSION: str(self.summary.get("airqueue_version", "")).encode(),
-            META_SEED: str(self.summary.get("seed", "")).encode(),
-        }
+        """What every parquet file of this run carries: the scenario file's name and
+        SHA-256, version and seed (see :data:`META_SCENARIO_FILE`)."""
+        return run_metadata(self.summary, self.scenario_toml().encode())
+
+    def arrow_tables(self) -> dict[str, pa.Table]:
+        """Every table as an Arrow table, by name (from the core's columns where no
+        DataFrame was made, so pandas is not needed)."""
+        tables: dict[str, pa.Table] = {}
+        for name in self.table_names():
+            cols = self._columns.get(name)
+            if cols is not None:
+                tables[name] = arrow_from_columns(cols)
+            elif name in CORE_TABLES:
+                tables[name] = arrow_from_frame(self._frame(name))
+            else:
+                tables[name] = arrow_from_frame(self.more[name])
+        return tables
 
     def encode(self) -> dict[str, bytes]:
         """Every output file's bytes, by file name (in :data:`OUTPUT_FILES` order). Apart
         from the ``timing`` entry of summary.json, the bytes depend only on scenario and seed."""
-        tables = {name: arrow_from_frame(df) for name, df in self.tables.items()}
-        return encode_files(tables, self.summary, self.scenario_toml())
+        return encode_files(self.arrow_tables(), self.summary, self.scenario_toml())
 
     def write(self, out_dir: str | Path) -> Path:
         """Writes every output file into ``out_dir`` (created if needed)."""
@@ -174,46 +351,104 @@ class Result:
 
 
 # Output files are encoded from Arrow tables built column by column (a categorical becomes
-# a dictionary array of int32 codes and string categories), without pandas' conversion
-# machinery: a sweep of short runs encodes hundreds of runs a second. The core's columns
-# and a Result's DataFrames give the same tables, so `airqueue run` and a sweep's store
-# write the same bytes for the same run.
+# a dictionary array of int32 codes and string categories), without pandas: a sweep of
+# short runs encodes hundreds of runs a second, and `airqueue run` does not import pandas.
+# The arrays are made from buffers (`pa.Array.from_buffers`), not with `pa.array`, which
+# imports pandas to ask whether its argument is a pandas object. The core's columns and a
+# Result's DataFrames give the same tables, so `airqueue run` and a sweep's store write the
+# same bytes for the same run.
 
 
-def arrow_from_columns(columns: list[tuple[str, Any]]) -> pa.Table:
+def _arrow_numbers(values: np.ndarray) -> pa.Array:
+    """A 1-D NumPy array of numbers as an Arrow array of the same type, without a copy and
+    without nulls (NaN stays a value, as ``pa.array`` leaves it)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    if values.ndim != 1 or values.dtype.kind not in "iuf" or not values.dtype.isnative:
+        return pa.array(values)  # anything else a DataFrame may hold: pyarrow's conversion
+    return pa.Array.from_buffers(
+        pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
+    )
+
+
+def _arrow_strings(values: Sequence[str | None]) -> pa.Array:
+    """Text (``None`` is null) as an Arrow string array (int32 offsets)."""
+    import pyarrow as pa
+
+    encoded = [b"" if v is None else v.encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    nulls = [i for i, v in enumerate(values) if v is None]
+    validity = None
+    if nulls:
+        valid = np.ones(len(encoded), dtype=bool)
+        valid[nulls] = False
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(
+        pa.string(),
+        len(encoded),
+        [validity, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))],
+        null_count=len(nulls),
+    )
+
+
+def _arrow_dictionary(codes: np.ndarray, categories: Sequence[str]) -> pa.Array:
+    import pyarrow as pa
+
+    return pa.DictionaryArray.from_arrays(
+        _arrow_numbers(codes.astype(np.int32)), _arrow_strings(list(categories))
+    )
+
+
+def _arrow_table(arrays: dict[str, pa.Array]) -> pa.Table:
+    import pyarrow as pa
+
+    return pa.Table.from_arrays(list(arrays.values()), names=list(arrays))
+
+
+def arrow_from_columns(columns: Columns) -> pa.Table:
     """An Arrow table from the core's columns (see :func:`frame_from_columns`)."""
     arrays: dict[str, pa.Array] = {}
     for name, col in columns:
         if isinstance(col, tuple):
             codes, categories = col
-            arrays[name] = pa.DictionaryArray.from_arrays(
-                pa.array(codes.astype(np.int32)), pa.array(categories, pa.string())
-            )
+            arrays[name] = _arrow_dictionary(codes, categories)
         elif isinstance(col, list):
-            arrays[name] = pa.array(col, pa.string())
+            arrays[name] = _arrow_strings(col)
         else:
-            arrays[name] = pa.array(col)
-    return pa.table(arrays)
+            arrays[name] = _arrow_numbers(col)
+    return _arrow_table(arrays)
 
 
 def arrow_from_frame(df: pd.DataFrame) -> pa.Table:
     """The Arrow table of a result DataFrame (the same as :func:`arrow_from_columns` gives
     for the core's columns of that table)."""
+    import pandas as pd
+
     arrays: dict[str, pa.Array] = {}
     for name in df.columns:
         s = df[name]
         if isinstance(s.dtype, pd.CategoricalDtype):
-            arrays[name] = pa.DictionaryArray.from_arrays(
-                pa.array(s.cat.codes.to_numpy().astype(np.int32)),
-                pa.array([str(c) for c in s.cat.categories], pa.string()),
+            arrays[name] = _arrow_dictionary(
+                s.cat.codes.to_numpy(), [str(c) for c in s.cat.categories]
             )
         elif pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
-            arrays[name] = pa.array(s.to_numpy())
+            arrays[name] = _arrow_numbers(s.to_numpy())
         else:
-            arrays[name] = pa.array(
-                [None if v is None else str(v) for v in s.tolist()], pa.string()
-            )
-    return pa.table(arrays)
+            arrays[name] = _arrow_strings([None if v is None else str(v) for v in s.tolist()])
+    return _arrow_table(arrays)
+
+
+def run_metadata(summary: dict[str, Any], scenario: bytes) -> dict[bytes, bytes]:
+    """The metadata of a run's parquet files: the scenario file (:data:`SCENARIO_FILE`)
+    and the SHA-256 of its bytes ``scenario``, the version and the seed."""
+    return {
+        META_SCENARIO_FILE: SCENARIO_FILE.encode(),
+        META_SCENARIO_SHA256: hashlib.sha256(scenario).hexdigest().encode(),
+        META_VERSION: str(summary.get("airqueue_version", "")).encode(),
+        META_SEED: str(summary.get("seed", "")).encode(),
+    }
 
 
 def encode_files(
@@ -221,13 +456,12 @@ def encode_files(
 ) -> dict[str, bytes]:
     """The bytes of every file of :data:`OUTPUT_FILES` from a run's tables (``flows``,
     ``queues``, ``classes``, ``timeseries``, and any further ones as ``<name>.parquet``),
-    summary and resolved scenario text. Parquet files carry the scenario text, version and
-    seed as metadata (:data:`META_SCENARIO`, ...)."""
-    meta = {
-        META_SCENARIO: scenario_toml.encode(),
-        META_VERSION: str(summary.get("airqueue_version", "")).encode(),
-        META_SEED: str(summary.get("seed", "")).encode(),
-    }
+    summary and resolved scenario text. Parquet files name the scenario file and carry its
+    SHA-256, the version and the seed as metadata (:func:`run_metadata`)."""
+    import pyarrow.csv as pa_csv
+
+    scenario = scenario_toml.encode()
+    meta = run_metadata(summary, scenario)
     csv = io.BytesIO()
     pa_csv.write_csv(tables["flows"], csv)
     files = {
@@ -237,7 +471,7 @@ def encode_files(
         "timeseries.parquet": parquet_bytes(tables["timeseries"], meta),
         "queues.parquet": parquet_bytes(tables["queues"], meta),
         "classes.parquet": parquet_bytes(tables["classes"], meta),
-        "scenario.toml": scenario_toml.encode(),
+        SCENARIO_FILE: scenario,
     }
     for name, table in tables.items():
         if name not in CORE_TABLES:
@@ -247,6 +481,9 @@ def encode_files(
 
 def parquet_bytes(data: pd.DataFrame | pa.Table, metadata: dict[bytes, bytes]) -> bytes:
     """A table as a parquet file whose schema metadata also holds ``metadata``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     sink = io.BytesIO()
@@ -255,10 +492,27 @@ def parquet_bytes(data: pd.DataFrame | pa.Table, metadata: dict[bytes, bytes]) -
 
 
 def parquet_metadata(path: str | Path) -> dict[str, str]:
-    """The airqueue entries of a parquet file's metadata: ``scenario``, ``version``, ``seed``."""
+    """The airqueue entries of a parquet file's metadata, without the ``airqueue.`` prefix:
+    ``version`` and ``seed`` (a sweep's tables: ``seeds`` and ``grid``), ``scenario_file``
+    and ``scenario_sha256`` (the scenario file in the parquet file's folder and the SHA-256
+    of its bytes), and ``scenario``: that file's text, read from beside ``path``, when its
+    bytes still have that hash (absent when the file is missing or has changed). Files
+    written before the reference embedded the text under ``airqueue.scenario``: it is
+    ``scenario`` then."""
+    import pyarrow.parquet as pq
+
     meta = pq.read_schema(path).metadata or {}
-    return {
+    found = {
         k.decode().removeprefix("airqueue."): v.decode()
         for k, v in meta.items()
         if k.startswith(b"airqueue.")
     }
+    name = found.get("scenario_file")
+    if name and "scenario" not in found:
+        try:
+            data = (Path(path).parent / Path(name).name).read_bytes()
+        except OSError:
+            data = None
+        if data is not None and hashlib.sha256(data).hexdigest() == found.get("scenario_sha256"):
+            found["scenario"] = data.decode()
+    return found

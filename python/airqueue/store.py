@@ -28,11 +28,12 @@ import shutil
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .result import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Bumped when the layout or the key derivation changes (old entries are then not reused).
 #: 3: the code version includes the core's source id.
@@ -143,6 +144,8 @@ class ResultStore:
         return json.loads((self.path(key) / RUN_INFO).read_text(encoding="utf-8"))
 
     def flows(self, key: str) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.read_parquet(self.path(key) / "flows.parquet")
 
     def result(self, key: str) -> Result:

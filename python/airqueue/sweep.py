@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import itertools
 import json
 import math
@@ -54,8 +55,10 @@ import tomli_w
 from . import _native
 from .errors import ScenarioError
 from .result import (
-    META_SCENARIO,
+    META_SCENARIO_FILE,
+    META_SCENARIO_SHA256,
     META_VERSION,
+    SCENARIO_FILE,
     arrow_from_columns,
     encode_files,
     parquet_bytes,
@@ -991,15 +994,18 @@ def runs_table(
 
 
 def write_sweep(result: SweepResult, scenario: Scenario, out_dir: Path) -> None:
-    """Writes the sweep's tables (parquet with the base scenario and version as metadata,
-    and CSV), ``sweep.json`` and the base ``scenario.toml``, each atomically."""
+    """Writes the sweep's tables (parquet, and CSV), ``sweep.json`` and the base
+    ``scenario.toml``, each atomically. The parquet files' metadata name scenario.toml and
+    carry its SHA-256 (see :func:`airqueue.result.parquet_metadata`), the version, the seeds
+    and the grid."""
     out_dir.mkdir(parents=True, exist_ok=True)
     base = dict(scenario.data)
     if scenario.sweep is not None:
         base["sweep"] = scenario.sweep
     text = tomli_w.dumps(base)
     meta = {
-        META_SCENARIO: text.encode(),
+        META_SCENARIO_FILE: SCENARIO_FILE.encode(),
+        META_SCENARIO_SHA256: hashlib.sha256(text.encode()).hexdigest().encode(),
         META_VERSION: result.info["version"].encode(),
         b"airqueue.seeds": json.dumps(result.info["seeds"]).encode(),
         b"airqueue.grid": json.dumps(result.info["grid"]).encode(),
@@ -1008,7 +1014,7 @@ def write_sweep(result: SweepResult, scenario: Scenario, out_dir: Path) -> None:
     atomic_write_bytes(out_dir / "runs.csv", result.runs.to_csv(index=False).encode())
     atomic_write_bytes(out_dir / "points.parquet", parquet_bytes(result.points, meta))
     atomic_write_bytes(out_dir / "points.csv", result.points.to_csv(index=False).encode())
-    atomic_write_bytes(out_dir / "scenario.toml", text.encode())
+    atomic_write_bytes(out_dir / SCENARIO_FILE, text.encode())
     atomic_write_bytes(out_dir / "sweep.json", (json.dumps(result.info, indent=2) + "\n").encode())
 
 

@@ -1,5 +1,6 @@
-"""Progress bars on stderr: one run's (:class:`RunProgress`), a sweep's or a
-reproduction's (:class:`SweepProgress`)."""
+"""Progress bars on stderr: a sweep's or a reproduction's (:class:`SweepProgress`); one
+run's (:class:`RunProgress`) is in :mod:`airqueue.cli.run_progress`, which imports rich's
+progress bars only when it shows one."""
 
 from __future__ import annotations
 
@@ -16,44 +17,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from .common import err
-
-
-class RunProgress:
-    """A progress line for one run (simulated time, events/s, ETA) on stderr, shown once
-    the run has taken a second and only on a terminal; called by the core about every
-    200 ms."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and err.is_terminal
-        self.bar = Progress(
-            TextColumn("run"),
-            BarColumn(),
-            TextColumn("{task.fields[sim]}"),
-            TextColumn("{task.fields[rate]}", style="cyan"),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
-            console=err,
-            transient=True,
-            disable=not self.enabled,
-        )
-        self.task: TaskID | None = None
-
-    def __call__(self, sim_s: float, stop_s: float, events: int, wall_s: float) -> None:
-        if not self.enabled or wall_s < 1.0:
-            return
-        fields = {
-            "sim": f"{sim_s:,.1f} / {stop_s:,.1f} s simulated",
-            "rate": f"{events / max(wall_s, 1e-9) / 1e6:,.1f} M events/s",
-        }
-        if self.task is None:
-            self.bar.start()
-            self.task = self.bar.add_task("run", total=stop_s, **fields)
-        self.bar.update(self.task, completed=sim_s, **fields)
-
-    def close(self) -> None:
-        if self.task is not None:
-            self.bar.stop()
+from .console import err
+from .run_progress import RunProgress
 
 
 def runs_per_second(task: Task) -> float | None:
@@ -100,3 +65,6 @@ class SweepProgress:
             self.bar.update(self.task, completed=0, total=total - skipped)
             return
         self.bar.update(self.task, completed=done - skipped)
+
+
+__all__ = ["RateColumn", "RunProgress", "SweepProgress", "runs_per_second"]

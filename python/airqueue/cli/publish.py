@@ -44,7 +44,7 @@ def is_run_folder(folder: Path) -> bool:
 
 def remove_abandoned(target: Path) -> None:
     """Removes staging folders of ``target`` left by processes that no longer run."""
-    from airqueue.store import pid_alive  # not at import: the store brings in pandas
+    from airqueue.store import pid_alive
 
     prefix = f".{target.name}.{STAGING}-"
     if not target.parent.is_dir():

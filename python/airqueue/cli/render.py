@@ -15,13 +15,15 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from .common import out
+from .console import out
 
-if TYPE_CHECKING:  # imported only by the commands that need them (`validate` stays fast)
+if TYPE_CHECKING:  # imported only by the commands that need them (`run` needs no pandas)
+    import numpy as np
     import pandas as pd
 
     from airqueue import Result
     from airqueue.catalog import Reproduction
+    from airqueue.result import TableView
     from airqueue.sweep import SweepResult
 
 #: Piped, tables of prose (lists of qdiscs, scenarios, reproductions) wrap at this width:
@@ -51,49 +53,93 @@ def one_line(text: str) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def flow_table(flows: pd.DataFrame) -> Table:
+#: A run's tables print at most this many rows; a line under the table says how many more
+#: there are and in which file (a run of 100 000 flows printed for most of a minute).
+MAX_ROWS = 20
+
+
+def as_view(table: TableView | pd.DataFrame) -> TableView:
+    """A table to print: a :class:`~airqueue.result.TableView`, or a DataFrame viewed."""
+    from airqueue.result import TableView
+
+    return table if isinstance(table, TableView) else TableView.from_frame(table)
+
+
+def busy_rows(view: TableView) -> np.ndarray:
+    """The rows of a queue-like table where something was enqueued or dropped."""
+    import numpy as np
+
+    return np.flatnonzero((view.numbers("enqueued_packets") > 0) | (view.numbers("drops") > 0))
+
+
+def more_rows(left: int, what: str, file: str) -> Text | None:
+    """``... 99,980 more flows in flows.parquet``: the line under a table that printed
+    :data:`MAX_ROWS` of its rows (None if it printed all)."""
+    if left <= 0:
+        return None
+    return Text(f"... {left:,} more {what} in {file}", style="dim")
+
+
+def print_table(table: Table, left: int, what: str, file: str) -> None:
+    """Prints a table and, if rows were left out, the line saying how many (:func:`more_rows`)."""
+    out.print(table)
+    line = more_rows(left, what, file)
+    if line is not None:
+        out.print(line)
+
+
+def flow_table(flows: TableView | pd.DataFrame, limit: int | None = None) -> Table:
+    """The flows (the first ``limit`` of them, if given)."""
+    view = as_view(flows)
     table = Table(title="flows", title_justify="left")
     table.add_column("flow", no_wrap=True)
     for name in ("tx pkts", "rx pkts", "goodput Mbit/s", "mean delay ms", "p99 delay ms", "drops"):
         table.add_column(name, justify="right")
-    for row in flows.itertuples(index=False):
+    names = ("flow", "tx_packets", "rx_packets", "goodput_bps", "delay_mean_ms")
+    names += ("delay_p99_ms", "drops")
+    rows = range(len(view) if limit is None else min(limit, len(view)))
+    for row in view.records(names, rows):
         table.add_row(
-            str(row.flow),
-            f"{row.tx_packets:,}",
-            f"{row.rx_packets:,}",
-            fmt_num(row.goodput_bps / 1e6),
-            fmt_num(row.delay_mean_ms),
-            fmt_num(row.delay_p99_ms),
-            f"{row.drops:,}",
+            str(row["flow"]),
+            f"{row['tx_packets']:,}",
+            f"{row['rx_packets']:,}",
+            fmt_num(row["goodput_bps"] / 1e6),
+            fmt_num(row["delay_mean_ms"]),
+            fmt_num(row["delay_p99_ms"]),
+            f"{row['drops']:,}",
         )
     return table
 
 
-def queue_table(queues: pd.DataFrame) -> Table:
-    """Queues that saw traffic (something was enqueued or dropped)."""
-    busy = queues[(queues["enqueued_packets"] > 0) | (queues["drops"] > 0)]
+def queue_table(queues: TableView | pd.DataFrame, limit: int | None = None) -> Table:
+    """Queues that saw traffic (something was enqueued or dropped); the first ``limit``."""
+    view = as_view(queues)
+    busy = busy_rows(view)[:limit]
     table = Table(title="queues that saw traffic (packets)", title_justify="left")
     table.add_column("queue", no_wrap=True)
     table.add_column("kind")
     for name in ("enqueued", "drops", "mean backlog", "max backlog", "sojourn ms"):
         table.add_column(name, justify="right")
-    for row in busy.itertuples(index=False):
+    names = ("queue", "kind", "enqueued_packets", "drops", "backlog_mean_packets")
+    names += ("backlog_max_packets", "sojourn_mean_ms")
+    for row in view.records(names, busy):
         table.add_row(
-            str(row.queue),
-            str(row.kind),
-            f"{row.enqueued_packets:,}",
-            f"{row.drops:,}",
-            fmt_num(row.backlog_mean_packets, 1),
-            f"{row.backlog_max_packets:,}",
-            fmt_num(row.sojourn_mean_ms),
+            str(row["queue"]),
+            str(row["kind"]),
+            f"{row['enqueued_packets']:,}",
+            f"{row['drops']:,}",
+            fmt_num(row["backlog_mean_packets"], 1),
+            f"{row['backlog_max_packets']:,}",
+            fmt_num(row["sojourn_mean_ms"]),
         )
     return table
 
 
-def driver_table(drivers: pd.DataFrame) -> Table:
+def driver_table(drivers: TableView | pd.DataFrame, limit: int | None = None) -> Table:
     """Driver (hardware) queues below the qdiscs (``driver_queues.parquet``) that saw
     traffic: what ``ethtool -S`` or mac80211's debugfs shows beside ``tc -s qdisc``."""
-    busy = drivers[(drivers["enqueued_packets"] > 0) | (drivers["drops"] > 0)]
+    view = as_view(drivers)
+    busy = busy_rows(view)[:limit]
     table = Table(title="driver queues below the qdiscs (packets)", title_justify="left")
     table.add_column("interface", no_wrap=True)
     table.add_column("kind")
@@ -107,32 +153,36 @@ def driver_table(drivers: pd.DataFrame) -> Table:
         "p99 ms",
     ):
         table.add_column(name, justify="right")
-    for row in busy.itertuples(index=False):
+    names = ("interface", "kind", "limit_packets", "enqueued_packets", "drops")
+    names += ("backlog_mean_packets", "backlog_max_packets", "sojourn_mean_ms", "sojourn_p99_ms")
+    for row in view.records(names, busy):
         table.add_row(
-            str(row.interface),
-            str(row.kind),
-            f"{row.limit_packets:,}",
-            f"{row.enqueued_packets:,}",
-            f"{row.drops:,}",
-            fmt_num(row.backlog_mean_packets, 1),
-            f"{row.backlog_max_packets:,}",
-            fmt_num(row.sojourn_mean_ms),
-            fmt_num(row.sojourn_p99_ms),
+            str(row["interface"]),
+            str(row["kind"]),
+            f"{row['limit_packets']:,}",
+            f"{row['enqueued_packets']:,}",
+            f"{row['drops']:,}",
+            fmt_num(row["backlog_mean_packets"], 1),
+            f"{row['backlog_max_packets']:,}",
+            fmt_num(row["sojourn_mean_ms"]),
+            fmt_num(row["sojourn_p99_ms"]),
         )
     return table
 
 
-def class_table(classes: pd.DataFrame) -> Table:
+def class_table(classes: TableView | pd.DataFrame, limit: int | None = None) -> Table:
     """Classes of classful qdiscs that saw traffic (something was enqueued or dropped)."""
-    busy = classes[(classes["enqueued_packets"] > 0) | (classes["drops"] > 0)]
+    view = as_view(classes)
+    busy = busy_rows(view)[:limit]
     table = Table(title="classes that saw traffic (packets)", title_justify="left")
     table.add_column("queue", no_wrap=True)
     table.add_column("class", no_wrap=True)
     table.add_column("qdisc")
     for name in ("enqueued", "dequeued", "drops", "borrowed", "p99 sojourn ms"):
         table.add_column(name, justify="right")
-    # ``class`` is a Python keyword, so rows are read as records, not named tuples.
-    for row in busy.to_dict("records"):
+    names = ("queue", "class", "kind", "qdisc", "enqueued_packets", "dequeued_packets")
+    names += ("drops", "borrows", "sojourn_p99_ms")
+    for row in view.records(names, busy):
         table.add_row(
             str(row["queue"]),
             str(row["class"]),
@@ -146,8 +196,9 @@ def class_table(classes: pd.DataFrame) -> Table:
     return table
 
 
-def station_table(stations: pd.DataFrame) -> Table:
+def station_table(stations: TableView | pd.DataFrame, limit: int | None = None) -> Table:
     """802.11 stations (``stations.parquet``): airtime share, frames, retries and drops."""
+    view = as_view(stations)
     table = Table(title="802.11 stations", title_justify="left")
     table.add_column("station", no_wrap=True)
     table.add_column("role")
@@ -161,18 +212,26 @@ def station_table(stations: pd.DataFrame) -> Table:
         "access delay ms",
     ):
         table.add_column(name, justify="right")
-    for row in stations.itertuples(index=False):
-        drops = int(row.drops_collision) + int(row.drops_channel_error) + int(row.drops_retry_limit)
+    names = ("cell", "station", "role", "phy_rate_bps", "frames_sent", "retries", "collisions")
+    names += ("drops_collision", "drops_channel_error", "drops_retry_limit", "airtime_share")
+    names += ("mean_access_delay_ms",)
+    rows = range(len(view) if limit is None else min(limit, len(view)))
+    for row in view.records(names, rows):
+        drops = (
+            int(row["drops_collision"])
+            + int(row["drops_channel_error"])
+            + int(row["drops_retry_limit"])
+        )
         table.add_row(
-            f"{row.cell}/{row.station}",
-            str(row.role),
-            fmt_num(row.phy_rate_bps / 1e6, 1),
-            f"{row.frames_sent:,}",
-            f"{row.retries:,}",
-            f"{row.collisions:,}",
+            f"{row['cell']}/{row['station']}",
+            str(row["role"]),
+            fmt_num(row["phy_rate_bps"] / 1e6, 1),
+            f"{row['frames_sent']:,}",
+            f"{row['retries']:,}",
+            f"{row['collisions']:,}",
             f"{drops:,}",
-            fmt_num(row.airtime_share * 100, 1),
-            fmt_num(row.mean_access_delay_ms, 2),
+            fmt_num(row["airtime_share"] * 100, 1),
+            fmt_num(row["mean_access_delay_ms"], 2),
         )
     return table
 
@@ -205,21 +264,32 @@ def timing_line(summary: Mapping[str, Any]) -> str:
     )
 
 
-def rwnd_warnings(flows: pd.DataFrame) -> list[str]:
-    """One line per TCP flow that spent most of its time receive-window-limited."""
+def rwnd_limited_rows(flows: TableView) -> np.ndarray:
+    """The rows of the TCP flows that spent most of their time receive-window-limited."""
+    import numpy as np
+
     if "rwnd_limited_warning" not in flows:
-        return []
-    hit = flows[flows["rwnd_limited_warning"] == 1]
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(flows.numbers("rwnd_limited_warning") == 1)
+
+
+def rwnd_warnings(flows: TableView | pd.DataFrame, limit: int | None = None) -> list[str]:
+    """One line per TCP flow that spent most of its time receive-window-limited (the
+    first ``limit`` of them)."""
+    view = as_view(flows)
+    hit = rwnd_limited_rows(view)[:limit]
     return [
-        f"warning: flow {row.flow} was receive-window-limited "
-        f"{row.rwnd_limited_frac:.0%} of the time: its rate was at most its receive "
+        f"warning: flow {row['flow']} was receive-window-limited "
+        f"{row['rwnd_limited_frac']:.0%} of the time: its rate was at most its receive "
         "window / RTT; if that is below the path's capacity, raise transport.rcv_buffer "
         "(or set rcv_buffer_max)"
-        for row in hit.itertuples()
+        for row in view.records(("flow", "rwnd_limited_frac"), hit)
     ]
 
 
 def print_run_summary(result: Result) -> None:
+    """The tables of a run (at most :data:`MAX_ROWS` rows each), its warnings, its packets
+    and its timing. Printed from the result's columns: no pandas."""
     warmup = result.summary.get("warmup_seconds", 0)
     if warmup:
         out.print(
@@ -227,18 +297,52 @@ def print_run_summary(result: Result) -> None:
             "below counts the whole run",
             style="dim",
         )
-    out.print(flow_table(result.flows))
-    for line in rwnd_warnings(result.flows):
+    flows = result.view("flows")
+    assert flows is not None
+    print_table(flow_table(flows, MAX_ROWS), len(flows) - MAX_ROWS, "flows", "flows.parquet")
+    warnings = rwnd_warnings(flows, MAX_ROWS)
+    for line in warnings:
         out.print(line, style="yellow")
-    out.print(queue_table(result.queues))
-    drivers = result.more.get("driver_queues")
+    left = len(rwnd_limited_rows(flows)) - len(warnings)
+    if left > 0:
+        out.print(
+            f"... {left:,} more receive-window-limited flows "
+            "(rwnd_limited_warning in flows.parquet)",
+            style="yellow",
+        )
+    queues = result.view("queues")
+    assert queues is not None
+    busy = len(busy_rows(queues))
+    print_table(
+        queue_table(queues, MAX_ROWS),
+        busy - MAX_ROWS,
+        "queues that saw traffic",
+        "queues.parquet",
+    )
+    drivers = result.view("driver_queues")
     if drivers is not None and len(drivers):
-        out.print(driver_table(drivers))
-    if len(result.classes):
-        out.print(class_table(result.classes))
-    stations = result.more.get("stations")
+        print_table(
+            driver_table(drivers, MAX_ROWS),
+            len(busy_rows(drivers)) - MAX_ROWS,
+            "driver queues that saw traffic",
+            "driver_queues.parquet",
+        )
+    classes = result.view("classes")
+    if classes is not None and len(classes):
+        print_table(
+            class_table(classes, MAX_ROWS),
+            len(busy_rows(classes)) - MAX_ROWS,
+            "classes that saw traffic",
+            "classes.parquet",
+        )
+    stations = result.view("stations")
     if stations is not None and len(stations):
-        out.print(station_table(stations))
+        print_table(
+            station_table(stations, MAX_ROWS),
+            len(stations) - MAX_ROWS,
+            "stations",
+            "stations.parquet",
+        )
     out.print(packets_line(result.summary))
     out.print(timing_line(result.summary))
 

@@ -3,35 +3,27 @@
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.text import Text
 
 import airqueue
 
-from . import publish
+from .actions import RUN_OUTPUTS, run_scenario, validate_scenario
 from .common import (
     FileArg,
     InputError,
-    Interrupted,
     MemoryOpt,
     SeedOpt,
     SetOpt,
-    err,
     load,
-    memory_budget,
     out,
     out_option,
-    plural,
-    print_warnings,
 )
-from .progress import RunProgress
-from .render import bench_table, print_run_summary
+from .render import bench_table
 
 if TYPE_CHECKING:
     from airqueue import Result
@@ -40,19 +32,6 @@ try:
     import resource
 except ImportError:  # pragma: no cover - not on Windows
     resource = None  # type: ignore[assignment]
-
-#: What ``airqueue run`` writes into its folder, besides ``LINK.pcap`` files; ``plot``
-#: and ``report`` add ``plots/`` and ``report.html`` (made from the files of a run).
-RUN_OUTPUTS = (
-    "summary.json",
-    "flows.csv",
-    "flows.parquet",
-    "timeseries.parquet",
-    "queues.parquet",
-    "classes.parquet",
-    "scenario.toml",
-    "report.html",
-)
 
 
 def run(
@@ -80,83 +59,13 @@ def run(
 
     Exits 1 if the packet conservation check fails (after writing the results).
     """
-    scenario = load(file, sets)
-    target_dir = out_dir if out_dir is not None else Path("results") / file.stem
-    if scenario.sweep is not None and not quiet:
-        out.print(
-            "the [sweep] table is not used by run (this is the base point); use airqueue sweep",
-            style="dim",
-        )
-    progress = RunProgress(enabled=not quiet)
-    kept = (
-        f"; the previous results in {target_dir} are intact"
-        if publish.is_run_folder(target_dir)
-        else ""
-    )
-    with publish.staged(target_dir) as staging:
-        try:
-            result = airqueue.run(
-                scenario,
-                seed=seed,
-                pcap=pcap,
-                pcap_dir=staging,
-                max_memory=memory_budget(max_memory),
-                progress=progress,
-            )
-        except KeyboardInterrupt:
-            raise Interrupted(f"interrupted; no results were written{kept}") from None
-        finally:
-            progress.close()
-        if not quiet:
-            print_warnings([(w["path"], w["message"]) for w in result.summary.get("warnings", [])])
-        try:
-            result.write(staging)
-            publish.publish(staging, target_dir, RUN_OUTPUTS)
-        except KeyboardInterrupt:
-            raise Interrupted(
-                f"interrupted while writing the results; nothing was written{kept}"
-            ) from None
-    result.pcap = {
-        link: (target_dir / path.name, packets) for link, (path, packets) in result.pcap.items()
-    }
-    target = target_dir
-    if not quiet:
-        print_run_summary(result)
-        for link, (path, packets) in result.pcap.items():
-            out.print(f"pcap {link}: {packets:,} packets in {path}")
-        out.print(f"wrote {target}{os.sep}")
-    if not result.summary["conservation_ok"]:
-        err.print(Text("packet conservation failed:", style="bold red"))
-        for line in result.summary["packets"].get("errors", []):
-            err.print(Text(f"  {line}", style="red"), soft_wrap=True)
-        raise typer.Exit(1)
+    run_scenario(file, out_dir, seed, sets, pcap, quiet, max_memory)
 
 
 def validate(file: FileArg, sets: SetOpt = None, max_memory: MemoryOpt = None) -> None:
     """Check a scenario without running it; print what it contains or every problem, and
     its warnings."""
-    found, warnings = load(file, sets).counts(memory_budget(max_memory))
-    print_warnings(warnings)
-    counts = [
-        plural(found.get(section, 0), word)
-        for section, word in (
-            ("nodes", "node"),
-            ("links", "link"),
-            ("flows", "flow"),
-            ("qdiscs", "qdisc"),
-        )
-    ]
-    for section, word in (
-        ("segments", "segment"),
-        ("cells", "802.11 cell"),
-        ("piconets", "piconet"),
-        ("bridges", "scatternet bridge"),
-        ("virtual_devs", "virtual device"),
-        ("trunks", "trunk"),
-    ):
-        if found.get(section):
-            counts.append(plural(found[section], word))
-    out.print("OK: " + ", ".join(counts))
+    validate_scenario(file, sets, max_memory)
 
 
 # ---------------------------------------------------------------------------------------
@@ -274,3 +183,6 @@ def bench(
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         out.print(bench_table(report))
+
+
+__all__ = ["RUN_OUTPUTS", "bench", "run", "validate"]
