@@ -376,3 +376,30 @@ def test_an_emulated_router_answers_an_expired_ttl(tmp_path: Path) -> None:
         == info["written"] + info["dropped"] + info["absorbed"] + info["in_flight"]
     ), info
     assert our_namespaces() == []
+
+
+def test_nodes_with_their_own_addresses_are_reached_by_them(tmp_path: Path) -> None:
+    # nodes.*.address: b (a real host) holds 192.168.7.2 and r1 answers from 172.16.0.1; a
+    # keeps the plan's 10.0.0.1. The namespaces route both into the emulated network.
+    text = CHAIN.replace(
+        'name = "r1"\nkind = "router"', 'name = "r1"\nkind = "router"\naddress = "172.16.0.1"'
+    ).replace('name = "b"\nreal = true', 'name = "b"\nreal = true\naddress = "192.168.7.2"')
+    assert text.count("address =") == 2
+    scenario = tmp_path / "chain.toml"
+    scenario.write_text(text)
+    pings = "ping -n -c 1 -W 2 -t 1 192.168.7.2; ping -n -c 2 -W 2 192.168.7.2"
+    r = subprocess.run(
+        [sys.executable, "-m", "airqueue", "live", str(scenario), "--out", str(tmp_path / "o"),
+         "--exec", f"a={pings}", "--exec", "b=ip -4 addr show dev aq0; ip route"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr + r.stdout
+    text_a = (tmp_path / "o" / "exec-a-0.log").read_text()
+    assert re.search(r"From 172\.16\.0\.1 icmp_seq=1 Time to live exceeded", text_a), text_a
+    assert len(re.findall(r"from 192\.168\.7\.2: icmp_seq=\d ttl=\d+ time=", text_a)) == 2, text_a
+    text_b = (tmp_path / "o" / "exec-b-0.log").read_text()
+    assert "inet 192.168.7.2/32" in text_b and "10.0.0.0/8 dev aq0" in text_b, text_b
+    assert "172.16.0.1 dev aq0" in text_b, text_b
+    assert our_namespaces() == []

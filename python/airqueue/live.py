@@ -1,24 +1,27 @@
 """Live mode (``airqueue live``, docs/live.md): a scenario's real hosts as network namespaces.
 
 Each real host (``[[nodes]] real = true``) becomes the namespace ``aq-<pid>-<node>`` with a
-TUN interface ``aq0`` holding the node's address from the scenario's plan (10.0.0.0/8 +
-node index + 1, the address its simulated packets carry); every other 10.0.0.0/8 address is
-routed into ``aq0``, so a program in the namespace reaches every node of the scenario
-through the emulated network. Namespaces are made and configured with ``ip`` (iproute2,
-the reference tool: what a user would type, and what removes them); the TUN is opened by
-the core inside the namespace from a short-lived thread (``setns``), so nothing is ever
-added to the namespace this process runs in. The pid in the name lets a later start (or
-``airqueue live --cleanup``) remove the namespaces of a run that crashed.
+TUN interface ``aq0`` holding the node's address (its ``address``, else the scenario's plan:
+10.0.0.0/8 + node index + 1; the address its simulated packets carry); every other
+10.0.0.0/8 address, and every node address outside it, is routed into ``aq0``, so a program
+in the namespace reaches every node of the scenario through the emulated network. Namespaces
+are made and configured with ``ip`` (iproute2, the reference tool: what a user would type,
+and what removes them); the TUN is opened by the core inside the namespace from a short-
+lived thread (``setns``), so nothing is ever added to the namespace this process runs in.
+The pid in the name lets a later start (or ``airqueue live --cleanup``) remove the
+namespaces of a run that crashed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import json
 import os
 import re
 import signal
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +38,7 @@ TUN_NAME = "aq0"
 NETNS_DIR = Path("/run/netns")
 #: The scenario's address plan: one /8 (``topology::Node::addr``).
 PLAN_PREFIX_LEN = 8
+PLAN = ipaddress.IPv4Network("10.0.0.0/8")
 #: The TUN's transmit ring, in packets (the kernel's default is 500). A TUN drops what its
 #: ring cannot hold without slowing the sender (``tun_net_xmit``), so with 500 a loop
 #: descheduled for a millisecond or two made kernel TCP lose packets outside the model
@@ -161,10 +165,14 @@ class Exec:
 
 
 @contextmanager
-def real_hosts(hosts: list[tuple[str, str]]) -> Iterator[list[RealHost]]:
+def real_hosts(
+    hosts: list[tuple[str, str]], others: Iterable[str] = ()
+) -> Iterator[list[RealHost]]:
     """Makes a namespace with a configured TUN per (node, address); removes them on exit
     (normal, exception, KeyboardInterrupt or the SIGTERM that :func:`sigterm_raises` turns
-    into one)."""
+    into one). An address in the plan's 10.0.0.0/8 holds the /8 on ``aq0``; one outside it
+    (``nodes.*.address``) holds a /32 with a route to the plan's /8; ``others`` (the other
+    nodes' addresses outside the plan) are routed into ``aq0`` one by one."""
     made: list[RealHost] = []
     try:
         for node, address in hosts:
@@ -174,8 +182,15 @@ def real_hosts(hosts: list[tuple[str, str]]) -> Iterator[list[RealHost]]:
             h.fd = _native.live_open_tun(str(NETNS_DIR / h.namespace), TUN_NAME)
             ns = ["-n", h.namespace]
             _ip(*ns, "link", "set", "lo", "up")
-            _ip(*ns, "addr", "add", f"{address}/{PLAN_PREFIX_LEN}", "dev", TUN_NAME)
+            in_plan = ipaddress.IPv4Address(address) in PLAN
+            prefix = PLAN_PREFIX_LEN if in_plan else 32
+            _ip(*ns, "addr", "add", f"{address}/{prefix}", "dev", TUN_NAME)
             _ip(*ns, "link", "set", TUN_NAME, "txqueuelen", str(TUN_TXQUEUELEN), "up")
+            if not in_plan:
+                _ip(*ns, "route", "add", str(PLAN), "dev", TUN_NAME)
+            for other in others:
+                if other != address:
+                    _ip(*ns, "route", "add", f"{other}/32", "dev", TUN_NAME)
             # Inside our own namespace only: no IPv6 chatter (router solicitations) on aq0.
             subprocess.run(
                 ["ip", "netns", "exec", h.namespace, "sysctl", "-qw",
@@ -257,7 +272,12 @@ def run_live(
             known = ", ".join(sorted(names))
             raise ExecError(f"{node!r} is not a real host; real hosts: {known}")
     ran: list[Exec] = []
-    with sigterm_raises(), real_hosts(hosts) as made:
+    others = [
+        n["address"]
+        for n in json.loads(scenario_json).get("nodes", [])
+        if n.get("address") and ipaddress.IPv4Address(n["address"]) not in PLAN
+    ]
+    with sigterm_raises(), real_hosts(hosts, others) as made:
         by_node = {h.node: h for h in made}
         try:
             for node, commands in execs.items():

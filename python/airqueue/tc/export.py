@@ -21,6 +21,7 @@ Kinds Linux does not have are refused by name (:data:`NOT_LINUX`), with the poin
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import re
 import shlex
@@ -231,7 +232,7 @@ class Export:
 class Context:
     """What the exporter reads of the scenario besides the tree itself."""
 
-    addresses: dict[str, int]  # node -> IPv4 address (10.0.0.1 + index)
+    addresses: dict[str, int]  # node -> IPv4 address (its `address`, else 10.0.0.1 + index)
     flows: dict[str, dict[str, Any]]
     links: dict[str, dict[str, Any]]  # link name -> link
     vdevs: dict[str, dict[str, Any]]  # virtual device name -> entry
@@ -242,7 +243,6 @@ BASE_ADDR = 0x0A000001
 
 
 def context_of(resolved: Mapping[str, Any]) -> Context:
-    nodes = [n["name"] for n in resolved.get("nodes", [])]
     media: dict[str, str] = {}
     for c in resolved.get("cells") or []:
         members = [c.get("ap"), *(c.get("stations") or [])]
@@ -255,7 +255,10 @@ def context_of(resolved: Mapping[str, Any]) -> Context:
             if isinstance(m, str):
                 media[f"{m}.{p['name']}"] = f"the Bluetooth medium of piconets.{p['name']}"
     return Context(
-        addresses={n: BASE_ADDR + i for i, n in enumerate(nodes)},
+        addresses={
+            n["name"]: int(ipaddress.IPv4Address(a)) if (a := n.get("address")) else BASE_ADDR + i
+            for i, n in enumerate(resolved.get("nodes", []))
+        },
         flows={f["name"]: f for f in resolved.get("flows", [])},
         links={ln["name"]: ln for ln in resolved.get("links", [])},
         vdevs={v["name"]: v for v in resolved.get("virtual_devs") or []},

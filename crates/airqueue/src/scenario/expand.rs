@@ -50,6 +50,14 @@ pub fn expand(mut s: Scenario) -> Result<Scenario, ScenarioError> {
             nodes.push(n);
             continue;
         }
+        if n.address.is_some() {
+            errs.push(
+                format!("nodes.{}.address", n.name),
+                "cannot be given to every copy of a `count` entry (addresses are unique); \
+                 remove `address` (the plan numbers the copies) or write each node as its own entry",
+            );
+            continue;
+        }
         for i in 0..c {
             let mut copy = n.clone();
             copy.name = copy_name(&n.name, i);

@@ -267,12 +267,29 @@ pub struct NodeSpec {
     #[serde(default)]
     pub kind: NodeKind,
     /// A real host for `airqueue live` (docs/live.md): a network namespace with a TUN
-    /// interface holding the node's address (10.0.0.0/8 + node index + 1), whose programs'
+    /// interface holding the node's address (`address`, else 10.0.0.0/8 + node index + 1), whose programs'
     /// packets cross the emulated network. Its traffic comes from those programs, so no
     /// `[[flows]]` entry may start or end at it, but for an emulated node's ping to it (its
     /// kernel answers). `airqueue run` treats it as an ordinary host that sends nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub real: bool,
+    /// The node's IPv4 address, e.g. "192.168.1.10". Absent: the address plan's, 10.0.0.0/8 +
+    /// node index + 1 (10.0.0.1 for the first node). Every address must be unique (planned
+    /// ones included) and a unicast one; a real host keeps it on its `aq0` interface. Not
+    /// with `count` (each copy would need its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<std::net::Ipv4Addr>,
+}
+
+/// The first address of the plan: node i (in scenario order) is `PLAN_BASE + i`,
+/// 10.0.0.1 onwards, unless it sets [`NodeSpec::address`].
+pub const PLAN_BASE: u32 = 0x0A00_0001;
+
+impl NodeSpec {
+    /// The node's address: its `address`, or the plan's for node `index`.
+    pub fn addr(&self, index: usize) -> u32 {
+        self.address.map_or(PLAN_BASE + index as u32, u32::from)
+    }
 }
 
 /// A virtual device in front of several real interfaces of one node (Linux IMQ). Its root

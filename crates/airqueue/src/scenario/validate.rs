@@ -52,6 +52,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     }
     unique("nodes", s.nodes.iter().map(|n| n.name.as_str()), &mut errs);
     check_real_hosts(s, &mut errs);
+    check_addresses(s, &mut errs);
     let nodes: HashSet<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
     let known_nodes = || {
         let mut v: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).take(8).collect();
@@ -262,6 +263,41 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
 }
 
 /// `answers`: a UDP flow answering another UDP flow that arrives at its `from`.
+/// Node addresses (`nodes.*.address`): unicast, and unique among every node's address,
+/// the plan's included (a written address may not take a planned one).
+fn check_addresses(s: &Scenario, errs: &mut ScenarioError) {
+    let mut owner: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
+    for (i, n) in s.nodes.iter().enumerate() {
+        let path = format!("nodes.{}.address", n.name);
+        if let Some(a) = n.address {
+            if a.is_unspecified() || a.is_broadcast() || a.is_multicast() || a.is_loopback() {
+                errs.push(
+                    path.clone(),
+                    format!("{a} is not a unicast host address; write e.g. \"192.168.1.10\""),
+                );
+                continue;
+            }
+        }
+        let addr = n.addr(i);
+        if let Some(other) = owner.insert(addr, &n.name) {
+            // Planned addresses never clash with each other: one of the two was written.
+            let (at, clash) = if n.address.is_some() {
+                (n.name.as_str(), other)
+            } else {
+                (other, n.name.as_str())
+            };
+            errs.push(
+                format!("nodes.{at}.address"),
+                format!(
+                    "{} is also node \"{clash}\"'s address (written, or the plan's 10.0.0.0/8 + \
+                     node index + 1); give each node its own",
+                    std::net::Ipv4Addr::from(addr)
+                ),
+            );
+        }
+    }
+}
+
 /// Real hosts (`nodes.*.real`, live mode): hosts whose traffic comes from the programs in
 /// their namespace, so no simulated flow may start or end at one (its transport would be
 /// simulated TCP or UDP inside a real kernel's host) — but an emulated node may ping one

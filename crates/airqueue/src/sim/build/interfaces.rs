@@ -13,7 +13,6 @@ use crate::topology::{IfaceId, Node};
 use std::collections::HashMap;
 
 /// First IPv4 address handed out (10.0.0.1).
-const BASE_ADDR: u32 = 0x0A00_0001;
 
 /// What the qdiscs of one medium's interfaces see of it, and its ports.
 pub(super) struct MediumPlan {
@@ -55,7 +54,7 @@ impl<'s> Builder<'s> {
             .enumerate()
             .map(|(i, n)| Node {
                 name: n.name.clone(),
-                addr: BASE_ADDR + i as u32,
+                addr: n.addr(i),
                 ifaces: Vec::new(),
                 hooks: Vec::new(),
             })
