@@ -12,7 +12,6 @@ use crate::scenario::Scenario;
 use crate::topology::{IfaceId, Node};
 use std::collections::HashMap;
 
-/// First IPv4 address handed out (10.0.0.1).
 
 /// What the qdiscs of one medium's interfaces see of it, and its ports.
 pub(super) struct MediumPlan {
