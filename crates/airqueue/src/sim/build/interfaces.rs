@@ -12,7 +12,6 @@ use crate::scenario::Scenario;
 use crate::topology::{IfaceId, Node};
 use std::collections::HashMap;
 
-
 /// What the qdiscs of one medium's interfaces see of it, and its ports.
 pub(super) struct MediumPlan {
     pub(super) rate_bps: u64,
