@@ -570,6 +570,29 @@ pub struct TcpSpec {
     /// only where a sender's own queue overflows, e.g. an upload over a WLAN station.
     #[serde(default)]
     pub local_congestion: LocalCongestionKind,
+    /// RACK loss detection (RFC 8985 §6, as Linux 6.1's `tcp_recovery.c`): a segment is lost
+    /// when one sent after it has been delivered and more than that one's RTT plus a
+    /// reordering window (min RTT / 4) has passed since it was sent, lost retransmissions
+    /// included; after a timeout only the segments deemed lost are resent. Replaces the
+    /// DupThresh rule of RFC 6675. Needs `sack = true`. Linux default: on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rack: bool,
+    /// Tail loss probe (RFC 8985 §7, Linux `tcp_send_loss_probe`): 2·SRTT (+ 2 ms; + 200 ms
+    /// with one segment in flight) after the last send without an ACK, one probe segment
+    /// (new data, or the last segment again) so a tail loss is repaired without the
+    /// retransmission timeout. Needs `rack = true`. Linux default: on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tlp: bool,
+    /// Proportional rate reduction (RFC 6937, Linux `tcp_cwnd_reduction`): during recovery the
+    /// window falls to ssthresh in step with the data delivered instead of at once. Needs
+    /// `rack = true` (modelled in RACK's recovery). Linux default: on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prr: bool,
+    /// F-RTO (RFC 5682, SACK-enhanced, Linux `tcp_frto` = 2): after a timeout, new data on
+    /// the next ACK tells a spurious timeout (never-retransmitted data then acknowledged:
+    /// cwnd and ssthresh restored) from a real one. Needs `rack = true`. Linux default: on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub frto: bool,
 }
 
 /// [`TcpSpec::local_congestion`].
@@ -608,6 +631,10 @@ impl Default for TcpSpec {
             paws: false,
             hystart: false,
             local_congestion: LocalCongestionKind::default(),
+            rack: false,
+            tlp: false,
+            prr: false,
+            frto: false,
         }
     }
 }

@@ -989,6 +989,24 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
             "HyStart++ runs with variant \"newreno\" or \"cubic\"; change the variant or set hystart = false",
         );
     }
+    if t.rack && !t.sack {
+        errs.push(
+            format!("{path}.rack"),
+            "RACK (RFC 8985) detects losses from SACKed segments, as Linux runs it only with SACK; set sack = true or rack = false",
+        );
+    }
+    for (on, key, what) in [
+        (t.tlp, "tlp", "the tail loss probe (RFC 8985 §7)"),
+        (t.prr, "prr", "PRR (RFC 6937)"),
+        (t.frto, "frto", "F-RTO (RFC 5682)"),
+    ] {
+        if on && !t.rack {
+            errs.push(
+                format!("{path}.{key}"),
+                format!("{what} is modelled in RACK's loss recovery; set rack = true (and sack = true) or {key} = false"),
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -216,6 +216,10 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         timestamps: t.timestamps,
         paws: t.paws,
         hystart: t.hystart,
+        rack: t.rack,
+        tlp: t.tlp,
+        prr: t.prr,
+        frto: t.frto,
         local_congestion: match t.local_congestion {
             LocalCongestionKind::Cwr => LocalCongestion::Cwr,
             LocalCongestionKind::Quench => LocalCongestion::Quench,

@@ -326,6 +326,46 @@ impl Congestion {
         self.recover_end = Some(snd_max);
         self.sack_recovery_end = Some(snd_max);
     }
+    /// A loss recovery driven by the sender (RACK with or without PRR) begins: ssthresh
+    /// from the congestion control as Linux's `tcp_init_cwnd_reduction` computes it, from
+    /// cwnd (CUBIC: cwnd·β; Reno: cwnd/2; at least 2·SMSS), recovery until `snd_max` is
+    /// acknowledged. cwnd is left to the caller (PRR lowers it step by step).
+    pub fn begin_reduction(&mut self, snd_max: u64) {
+        self.end_hystart();
+        self.cubic_congestion_event(false);
+        self.ssthresh = self.loss_ssthresh(self.cwnd);
+        self.bytes_acked = 0;
+        self.dupacks = 0;
+        self.recover_end = Some(snd_max);
+        self.sack_recovery_end = Some(snd_max);
+    }
+
+    /// The sender's recovery ended (Linux `tcp_end_cwnd_reduction`): cwnd = ssthresh.
+    pub fn end_reduction(&mut self) {
+        self.sack_recovery_end = None;
+        self.cwnd = self.ssthresh;
+        self.bytes_acked = 0;
+    }
+
+    /// Sets cwnd (PRR's `pipe + sndcnt`, the timeout's `pipe + 1 SMSS`); at least 1 SMSS.
+    pub fn set_cwnd(&mut self, cwnd: u64) {
+        self.cwnd = cwnd.max(self.mss);
+    }
+
+    /// Undoes a window reduction found spurious (Linux `tcp_undo_cwnd_reduction`): cwnd
+    /// at least `prior_cwnd`, ssthresh at least `prior_ssthresh`; CUBIC leaves its epoch
+    /// to restart from the restored window.
+    pub fn undo_reduction(&mut self, prior_cwnd: u64, prior_ssthresh: u64) {
+        self.cwnd = self.cwnd.max(prior_cwnd);
+        self.ssthresh = self.ssthresh.max(prior_ssthresh);
+        self.sack_recovery_end = None;
+        self.bytes_acked = 0;
+        if self.variant == CongestionVariant::Cubic {
+            self.cubic.after_timeout = false;
+            self.cubic.epoch_start = None;
+        }
+    }
+
     /// RFC 5681 §3.1: slow start while cwnd < ssthresh, congestion avoidance otherwise
     /// (at equality we choose congestion avoidance, as Linux and the thesis do).
     pub fn in_slow_start(&self) -> bool {

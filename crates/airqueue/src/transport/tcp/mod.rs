@@ -49,6 +49,8 @@
 
 pub mod congestion;
 pub mod hystart;
+pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod rto;
 pub mod sack;
@@ -174,6 +176,27 @@ pub struct TcpConfig {
     /// (the classic model and ns-3's); scenarios choose Linux's by default
     /// (`transport.local_congestion`).
     pub local_congestion: LocalCongestion,
+    /// RACK loss detection (RFC 8985 §6, Linux `tcp_recovery.c`; [`rack`]): segments are
+    /// lost by time (sent before the most recently delivered one, more than its RTT plus
+    /// a reordering window ago) instead of by DupThresh, lost retransmissions included;
+    /// after a timeout only the segments RACK deems lost are resent (no go-back-N). Needs
+    /// [`TcpConfig::sack`]. Linux default: on (`net.ipv4.tcp_recovery` = 1). Default off
+    /// here (the RFC 6675 model the shipped scenarios use).
+    pub rack: bool,
+    /// Tail loss probe (RFC 8985 §7, Linux `tcp_schedule_loss_probe`/`tcp_send_loss_probe`):
+    /// 2·SRTT after the last transmission with no ACK, send one probe so that a tail loss
+    /// is repaired by RACK instead of the RTO. Needs [`TcpConfig::rack`]. Linux default: on
+    /// (`tcp_early_retrans` = 3). Default off.
+    pub tlp: bool,
+    /// Proportional rate reduction during recovery (RFC 6937, Linux `tcp_cwnd_reduction`;
+    /// [`prr`]). Modelled in the RACK recovery; needs [`TcpConfig::rack`] (Linux always
+    /// uses PRR). Off: cwnd = ssthresh at once, as RFC 6675. Default off.
+    pub prr: bool,
+    /// F-RTO (RFC 5682 §3 SACK-enhanced, Linux `tcp_process_loss` with `tcp_frto` = 2):
+    /// after a timeout, new data on the next ACKs tells a spurious timeout from a real one,
+    /// and a spurious one is undone (cwnd and ssthresh restored, `tcp_try_undo_loss`).
+    /// Needs [`TcpConfig::rack`]. Linux default: on. Default off.
+    pub frto: bool,
 }
 
 /// The sender's timestamp clock (RFC 7323 §5.4): milliseconds (Linux's `TCP_TS_HZ` =
@@ -256,6 +279,10 @@ impl Default for TcpConfig {
             paws: false,
             hystart: false,
             local_congestion: LocalCongestion::Loss,
+            rack: false,
+            tlp: false,
+            prr: false,
+            frto: false,
         }
     }
 }
@@ -318,6 +345,12 @@ impl TcpConfig {
         }
         if self.hystart && !self.variant.newreno_recovery() {
             return err("HyStart++ runs with variant NewReno or CUBIC");
+        }
+        if self.rack && !self.sack {
+            return err("RACK (RFC 8985) needs SACK");
+        }
+        if (self.tlp || self.prr || self.frto) && !self.rack {
+            return err("TLP, PRR and F-RTO are modelled in the RACK recovery: they need rack");
         }
         if self.rcv_buffer < self.mss {
             return err("receive buffer must hold at least one MSS");

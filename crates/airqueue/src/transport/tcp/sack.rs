@@ -122,6 +122,45 @@ impl Scoreboard {
         new_data
     }
 
+    /// [`Scoreboard::update`] that also calls `f(start, end)` for each part of a block
+    /// that was not SACKed before (in block order), before recording it.
+    pub fn update_each(
+        &mut self,
+        una: u64,
+        snd_max: u64,
+        blocks: &SackBlocks,
+        mut f: impl FnMut(u64, u64),
+    ) -> bool {
+        let drop = self.ranges.partition_point(|&(_, e)| e <= una);
+        self.ranges.drain(..drop);
+        if let Some(first) = self.ranges.first_mut() {
+            first.0 = first.0.max(una);
+        }
+        let mut new_data = false;
+        for &(s, e) in blocks.as_slice() {
+            let (s, e) = (s.max(una), e.min(snd_max));
+            if s >= e {
+                continue;
+            }
+            let mut seq = s;
+            let i = self.ranges.partition_point(|&(_, re)| re <= s);
+            for &(rs, re) in &self.ranges[i..] {
+                if rs >= e {
+                    break;
+                }
+                if seq < rs {
+                    f(seq, rs);
+                }
+                seq = seq.max(re);
+            }
+            if seq < e {
+                f(seq, e);
+            }
+            new_data |= self.insert(s, e);
+        }
+        new_data
+    }
+
     /// Inserts `[s, e)`; returns whether it covered bytes not SACKed before.
     fn insert(&mut self, s: u64, e: u64) -> bool {
         let i = self.ranges.partition_point(|&(_, re)| re < s);

@@ -107,6 +107,8 @@
 //! is allocated while off.
 
 use super::congestion::{Congestion, DupAckAction};
+use super::prr::Prr;
+use super::rack::RackBoard;
 use super::rto::{RtoEstimator, SYN_TIMEOUT_FALLBACK_RTO};
 use super::sack::{SackBlocks, Scoreboard};
 use super::{
@@ -228,6 +230,15 @@ pub struct SenderStats {
     /// Window reductions for them (at most one per window, none during loss recovery with
     /// `Cwr`; every one with `Quench`).
     pub local_reductions: u64,
+    /// Tail loss probes sent (RFC 8985 §7; Linux `TCPLossProbes`).
+    pub tlp_probes: u64,
+    /// Segments RACK marked lost (RFC 8985 §6.2; retransmissions included).
+    pub rack_lost: u64,
+    /// Retransmissions RACK found lost again (Linux `TCPLostRetransmit`, RACK's share).
+    pub lost_retransmits: u64,
+    /// Timeouts F-RTO found spurious and undid (RFC 5682; Linux `TCPSpuriousRtoUndo`…
+    /// `tcp_try_undo_loss` with `frto_undo`).
+    pub spurious_rto_undone: u64,
 }
 
 /// Why the sender stopped sending (see the module documentation).
@@ -333,6 +344,67 @@ pub struct TcpSender {
     /// The state before the segment [`TcpSender::poll_transmit`] returned last, to take
     /// it back if the host's own queue refuses it ([`TcpSender::on_local_drop`]).
     before_emit: Emitted,
+    /// RACK-TLP, PRR and F-RTO ([`TcpConfig::rack`]); `None` without RACK.
+    rack: Option<Box<RackState>>,
+}
+
+/// Linux's `icsk_ca_state` as far as the RACK recovery needs it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// No loss being repaired (Linux Open, Disorder and CWR).
+    Open,
+    /// Fast recovery: RACK found a loss (Linux `TCP_CA_Recovery`).
+    Recovery,
+    /// After a timeout until `high_seq` is acknowledged (Linux `TCP_CA_Loss`).
+    Loss,
+}
+
+/// The timer that shares the retransmission timer's slot (Linux `icsk_pending`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Aux {
+    /// RACK's reordering timer (`ICSK_TIME_REO_TIMEOUT`).
+    Reo,
+    /// The tail loss probe (`ICSK_TIME_LOSS_PROBE`).
+    Tlp,
+}
+
+/// Linux's `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000): added to the reordering timer and
+/// to the probe timeout.
+pub const TCP_TIMEOUT_MIN: SimTime = SimTime::from_millis(2);
+/// Linux's `TCP_RTO_MIN` (200 ms): the delayed-ACK allowance a probe adds when one
+/// segment is in flight (RFC 8985 §7.2 WCDelAckT).
+pub const TLP_DELACK_ALLOWANCE: SimTime = SimTime::from_millis(200);
+/// Linux's `TCP_TIMEOUT_INIT` (1 s): the probe timeout before any RTT sample.
+pub const TLP_NO_RTT_TIMEOUT: SimTime = SimTime::from_secs(1);
+
+/// The sender's RACK-TLP / PRR / F-RTO state (see [`super::rack`]).
+#[derive(Clone, Debug)]
+struct RackState {
+    board: RackBoard,
+    ca: CaState,
+    /// snd_max when recovery or the timeout began (Linux `high_seq`).
+    high_seq: u64,
+    prr_on: bool,
+    tlp_on: bool,
+    frto_on: bool,
+    prr: Prr,
+    aux: Option<(SimTime, Aux)>,
+    /// snd_max after the probe, while a probe is outstanding (Linux `tlp_high_seq`).
+    tlp_high_seq: Option<u64>,
+    /// The probe was a retransmission (Linux `tlp_retrans`).
+    tlp_retrans: bool,
+    /// The probe timer fired: the next transmission is the probe.
+    tlp_pending: bool,
+    /// F-RTO is judging the last timeout (Linux `tp->frto`).
+    frto: bool,
+    /// F-RTO step 2.b: send new data, not retransmissions (Linux `REXMIT_NEW`).
+    frto_new_data: bool,
+    /// Consecutive timeouts without an ACK of new data (Linux `icsk_retransmits`).
+    rto_retransmits: u32,
+    prior_cwnd: u64,
+    prior_ssthresh: u64,
+    /// The scalars a send changes, to take it back ([`TcpSender::on_local_drop`]).
+    saved: (u64, Option<u64>, bool, bool, Option<(SimTime, Aux)>),
 }
 
 /// What handing out a segment changes, saved to undo it (the segment never left the
@@ -353,6 +425,7 @@ struct Emitted {
     bytes_sent: u64,
     retransmissions: u64,
     retransmitted_bytes: u64,
+    tlp_probes: u64,
 }
 
 impl TcpSender {
@@ -423,6 +496,28 @@ impl TcpSender {
             pipe: 0,
             sack_rtx_head: false,
             timestamps: cfg.timestamps,
+            rack: cfg.rack.then(|| {
+                let segs = (cfg.rcv_buffer_max.unwrap_or(cfg.rcv_buffer) / cfg.mss.max(1)) as usize;
+                Box::new(RackState {
+                    board: RackBoard::new(segs.clamp(16, 1 << 16)),
+                    ca: CaState::Open,
+                    high_seq: 0,
+                    prr_on: cfg.prr,
+                    tlp_on: cfg.tlp,
+                    frto_on: cfg.frto,
+                    prr: Prr::default(),
+                    aux: None,
+                    tlp_high_seq: None,
+                    tlp_retrans: false,
+                    tlp_pending: false,
+                    frto: false,
+                    frto_new_data: false,
+                    rto_retransmits: 0,
+                    prior_cwnd: 0,
+                    prior_ssthresh: 0,
+                    saved: (0, None, false, false, None),
+                })
+            }),
         }
     }
 
@@ -504,6 +599,9 @@ impl TcpSender {
                         return Some(self.emit_data(now, self.snd_una, len));
                     }
                 }
+                if self.rack.is_some() {
+                    return self.rack_transmit(now);
+                }
                 if self.cc.in_sack_recovery() {
                     return self.sack_transmit(now);
                 }
@@ -551,6 +649,7 @@ impl TcpSender {
             bytes_sent: self.stats.bytes_sent,
             retransmissions: self.stats.retransmissions,
             retransmitted_bytes: self.stats.retransmitted_bytes,
+            tlp_probes: self.stats.tlp_probes,
         }
     }
 
@@ -583,6 +682,17 @@ impl TcpSender {
         self.stats.bytes_sent = e.bytes_sent;
         self.stats.retransmissions = e.retransmissions;
         self.stats.retransmitted_bytes = e.retransmitted_bytes;
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.board.undo_last_send();
+            (
+                r.prr.out,
+                r.tlp_high_seq,
+                r.tlp_retrans,
+                r.tlp_pending,
+                r.aux,
+            ) = r.saved;
+            self.stats.tlp_probes = e.tlp_probes;
+        }
         self.stats.local_drops += 1;
         match self.local_congestion {
             LocalCongestion::Cwr => self.enter_cwr(),
@@ -827,6 +937,9 @@ impl TcpSender {
             SenderState::Closed => {}
             SenderState::SynSent => self.on_syn_ack(now, ack),
             SenderState::Listen | SenderState::SynReceived => self.on_passive_open(now, ack),
+            SenderState::Established if self.rack.is_some() => {
+                self.on_established_ack_rack(now, ack, sack)
+            }
             SenderState::Established if self.sack => self.on_established_ack_sack(now, ack, sack),
             SenderState::Established => self.on_established_ack(now, ack),
         }
@@ -1049,13 +1162,26 @@ impl TcpSender {
     /// The retransmission-timer deadline, if the timer is running. Schedule a wake-up
     /// there and call [`TcpSender::on_timer`].
     pub fn next_timer(&self) -> Option<SimTime> {
-        self.timer
+        match self.rack.as_deref().and_then(|r| r.aux) {
+            Some((t, _)) => Some(self.timer.map_or(t, |rto| rto.min(t))),
+            None => self.timer,
+        }
     }
 
     /// Fires the retransmission timer if its deadline has been reached; earlier calls
     /// (stale wake-ups after the deadline moved) do nothing. Then drain
     /// [`TcpSender::poll_transmit`].
     pub fn on_timer(&mut self, now: SimTime) {
+        if let Some((t, kind)) = self.rack.as_deref().and_then(|r| r.aux) {
+            if now >= t && self.timer.is_none_or(|rto| t <= rto) {
+                self.rack.as_deref_mut().unwrap().aux = None;
+                match kind {
+                    Aux::Reo => self.rack_reo_timeout(now),
+                    Aux::Tlp => self.rack_probe_timeout(now),
+                }
+                return;
+            }
+        }
         let Some(deadline) = self.timer else {
             return;
         };
@@ -1074,6 +1200,10 @@ impl TcpSender {
             SenderState::Established => {
                 if self.snd_una >= self.snd_max {
                     self.timer = None;
+                    return;
+                }
+                if self.rack.is_some() {
+                    self.rack_timeout(now);
                     return;
                 }
                 self.stats.timeouts += 1;
@@ -1249,11 +1379,420 @@ impl TcpSender {
     }
 }
 
+/// # RACK-TLP, PRR and F-RTO ([`TcpConfig::rack`])
+///
+/// With RACK on, an established connection's ACKs, transmissions and timers take this
+/// path instead of RFC 6675's, following Linux 6.1's `tcp_ack` → `tcp_fastretrans_alert`
+/// → `tcp_cong_control`:
+///
+/// * the ACK's new SACK blocks and the cumulative ACK mark records delivered
+///   ([`RackBoard`]), RACK detects losses (`tcp_rack_mark_lost`) and may arm its
+///   reordering timer;
+/// * Recovery is left when snd_una reaches `high_seq` (cwnd = ssthresh), Loss likewise;
+///   Recovery is entered when something is marked lost (Linux `tcp_time_to_recover`:
+///   with RACK the DupThresh heuristic is not used), or from Loss when a retransmission
+///   is lost again; ssthresh from the congestion control (CUBIC: β·cwnd), PRR (or
+///   cwnd = ssthresh at once without it);
+/// * transmissions: the probe if one is due, else lost segments in sequence order while
+///   pipe + segment ≤ cwnd (`tcp_xmit_retransmit_queue`), else new data within cwnd
+///   (against pipe) and the peer's window;
+/// * the timeout marks lost what RACK with a zero window would (`tcp_timeout_mark_lost`),
+///   keeps the SACK information (no reneging is modelled), sets cwnd = pipe + 1 SMSS and
+///   enters Loss: only lost segments are resent, no go-back-N.
+impl TcpSender {
+    /// The congestion state of the RACK recovery (`None` without RACK).
+    pub fn ca_state(&self) -> Option<CaState> {
+        self.rack.as_deref().map(|r| r.ca)
+    }
+
+    /// RACK's record of outstanding segments (`None` without RACK).
+    pub fn rack_board(&self) -> Option<&RackBoard> {
+        self.rack.as_deref().map(|r| &r.board)
+    }
+
+    /// Linux `tcp_packets_in_flight`, bytes (RACK on).
+    fn rack_pipe(&self, r: &RackState) -> u64 {
+        r.board.pipe(self.snd_max - self.snd_una)
+    }
+
+    fn sync_rack_stats(&mut self, r: &RackState) {
+        self.stats.rack_lost = r.board.rack_lost;
+        self.stats.lost_retransmits = r.board.lost_retransmits;
+    }
+
+    /// Linux `tcp_enter_recovery` + `tcp_init_cwnd_reduction`.
+    fn rack_enter_recovery(&mut self, r: &mut RackState) {
+        self.stats.fast_retransmits += 1;
+        let cwnd = self.cc.cwnd();
+        self.cc.begin_reduction(self.snd_max);
+        r.prr = Prr::start(cwnd / self.mss, self.cc.ssthresh() / self.mss);
+        if !r.prr_on {
+            self.cc.set_cwnd(self.cc.ssthresh());
+        }
+        r.ca = CaState::Recovery;
+        r.high_seq = self.snd_max;
+        r.tlp_high_seq = None;
+        r.frto = false;
+        r.frto_new_data = false;
+        if matches!(r.aux, Some((_, Aux::Tlp))) {
+            r.aux = None;
+        }
+    }
+
+    /// RFC 8985 §7.2 / Linux `tcp_schedule_loss_probe`: PTO = 2·SRTT + `TCP_TIMEOUT_MIN`
+    /// (+ 200 ms instead when one segment is in flight, for the peer's delayed ACK), 1 s
+    /// without an RTT sample, no later than the retransmission timer; only in Open with
+    /// data outstanding.
+    fn rack_schedule_probe(&self, r: &mut RackState, now: SimTime) -> bool {
+        if !r.tlp_on || r.ca != CaState::Open || self.snd_una >= self.snd_max {
+            return false;
+        }
+        let mut pto = match self.rto.srtt() {
+            Some(srtt) => {
+                let extra = if r.board.segments() == 1 {
+                    TLP_DELACK_ALLOWANCE
+                } else {
+                    TCP_TIMEOUT_MIN
+                };
+                srtt + srtt + extra
+            }
+            None => TLP_NO_RTT_TIMEOUT,
+        };
+        if let Some(rto) = self.timer {
+            let left = rto.saturating_sub(now);
+            if left > SimTime::ZERO {
+                pto = pto.min(left);
+            }
+        }
+        r.aux = Some((now + pto, Aux::Tlp));
+        true
+    }
+
+    /// An ACK on an established connection with RACK on (see the section above).
+    fn on_established_ack_rack(&mut self, now: SimTime, ack: &AckInfo, sack: &SackBlocks) {
+        if ack.flags.contains(TcpFlags::SYN) {
+            self.ack_pending = self.opener == Opener::Sender;
+            return;
+        }
+        if ack.ack < self.snd_una || ack.ack > self.snd_max {
+            self.stats.stale_acks += 1;
+            return;
+        }
+        if self.ecn && ack.flags.contains(TcpFlags::ECE) {
+            self.on_ecn_echo(ack.ack);
+        }
+        let mut r = self.rack.take().expect("rack on");
+        let new_data = ack.ack > self.snd_una;
+        let duplicate =
+            !new_data && self.snd_max > self.snd_una && ack.window == self.last_ack_window;
+        self.rwnd = u64::from(ack.window);
+        self.last_ack_window = ack.window;
+        let acked = ack.ack - self.snd_una;
+        // Linux tcp_sacktag_write_queue, then tcp_clean_rtx_queue.
+        r.board.frto_high_seq = r.high_seq;
+        r.board.orig_delivered = false;
+        let mut delivered = 0;
+        let mut newly_sacked = false;
+        {
+            let board = &mut r.board;
+            self.scoreboard
+                .update_each(ack.ack, self.snd_max, sack, |s, e| {
+                    let d = board.on_sacked_range(s, e, now);
+                    newly_sacked |= d > 0;
+                    delivered += d;
+                });
+        }
+        if new_data {
+            self.snd_una = ack.ack;
+            self.snd_nxt = self.snd_nxt.max(self.snd_una);
+            self.stats.bytes_acked += acked;
+            delivered += r.board.on_cumulative_ack(ack.ack, now);
+            let sample = self.sample_rtt(now, ack);
+            self.cc.set_ack_context(self.snd_max, sample);
+            r.rto_retransmits = 0;
+        } else if duplicate {
+            self.stats.dupacks_received += 1;
+        }
+        // F-RTO (RFC 5682 §3.1 SACK-enhanced; Linux tcp_process_loss).
+        if r.ca == CaState::Loss && r.frto {
+            self.frto_on_ack(&mut r, new_data, newly_sacked || duplicate);
+        }
+        // RACK loss detection (tcp_identify_packet_loss → tcp_rack_mark_lost).
+        let mut newly_lost = 0;
+        let mut reo_armed = false;
+        let mut lost_retransmission = false;
+        if r.board.advanced() {
+            let reo = r
+                .board
+                .reo_wnd(r.ca != CaState::Open, self.dup_thresh, self.rto.srtt());
+            let d = r.board.detect_loss(now, reo, &self.scoreboard);
+            newly_lost = d.newly_lost;
+            lost_retransmission = d.lost_retransmission;
+            if let Some(t) = d.reo_timeout {
+                r.aux = Some((now + t + TCP_TIMEOUT_MIN, Aux::Reo));
+                reo_armed = true;
+            }
+        }
+        // State exits (tcp_fastretrans_alert "D").
+        if r.ca != CaState::Open && self.snd_una >= r.high_seq {
+            if r.ca == CaState::Recovery {
+                self.cc.end_reduction();
+            }
+            r.ca = CaState::Open;
+            r.frto = false;
+            r.frto_new_data = false;
+        }
+        // Entry (tcp_time_to_recover: something is lost).
+        if (r.ca == CaState::Open && r.board.lost_bytes() > 0)
+            || (r.ca == CaState::Loss && lost_retransmission)
+        {
+            self.rack_enter_recovery(&mut r);
+        }
+        // tcp_cong_control: PRR in recovery, growth otherwise.
+        if r.ca == CaState::Recovery {
+            if r.prr_on {
+                self.prr_set_cwnd(
+                    &mut r,
+                    Prr::segs(delivered, self.mss),
+                    new_data,
+                    newly_lost > 0,
+                );
+            }
+        } else if new_data {
+            self.cc.set_clock(now, self.rto.srtt());
+            self.cc.on_new_ack(ack.ack, acked);
+        }
+        // tcp_process_tlp_ack.
+        if let Some(high) = r.tlp_high_seq {
+            if ack.ack >= high {
+                if !r.tlp_retrans {
+                    r.tlp_high_seq = None;
+                } else if ack.ack > high {
+                    // The probe repaired a loss: reduce once (CWR), keep Open.
+                    r.tlp_high_seq = None;
+                    if r.ca == CaState::Open {
+                        self.cc.on_ecn_echo();
+                    }
+                } else if !new_data && !newly_sacked && !duplicate {
+                    r.tlp_high_seq = None;
+                }
+            }
+        }
+        // Timers (tcp_set_xmit_timer unless RACK armed its own).
+        if self.snd_una == self.snd_max {
+            self.timer = None; // RFC 6298 (5.2)
+            r.aux = None;
+        } else if new_data {
+            self.timer = Some(now + self.rto.rto()); // RFC 6298 (5.3)
+            if !reo_armed && !self.rack_schedule_probe(&mut r, now) {
+                r.aux = None;
+            }
+        }
+        self.sync_rack_stats(&r);
+        self.rack = Some(r);
+        self.check_complete(now);
+        self.record(now);
+    }
+
+    /// Linux `tcp_cwnd_reduction`: cwnd = pipe + sndcnt·SMSS.
+    fn prr_set_cwnd(&mut self, r: &mut RackState, delivered: u64, una: bool, lost: bool) {
+        let pipe = self.rack_pipe(r);
+        if let Some(n) = r
+            .prr
+            .on_ack(delivered, Prr::segs(pipe, self.mss), una, lost)
+        {
+            self.cc.set_cwnd(pipe + n * self.mss);
+        }
+    }
+
+    /// RFC 5682 §3.1 with SACK (Linux `tcp_process_loss` when `tp->frto`).
+    fn frto_on_ack(&mut self, r: &mut RackState, una_advanced: bool, sacked_or_dup: bool) {
+        if r.board.orig_delivered {
+            // Step 3.b: data never retransmitted was (S)ACKed: the timeout was spurious.
+            self.frto_undo(r);
+            return;
+        }
+        if self.snd_max > r.high_seq {
+            if sacked_or_dup {
+                r.frto = false; // step 3.a: the loss was real
+                r.frto_new_data = false;
+            }
+        } else if una_advanced && self.snd_una < r.high_seq {
+            // Step 2.b: send new data rather than retransmit, if there is any to send.
+            r.high_seq = self.snd_max;
+            let room = self.app_end > self.snd_max
+                && self.snd_max - self.snd_una + self.mss.min(self.app_end - self.snd_max)
+                    <= self.rwnd;
+            r.frto_new_data = room;
+            r.frto = room;
+        }
+    }
+
+    /// Linux `tcp_try_undo_loss(sk, true)`: the lost marks go, cwnd and ssthresh come back.
+    fn frto_undo(&mut self, r: &mut RackState) {
+        r.board.unmark_all_lost();
+        self.cc.undo_reduction(r.prior_cwnd, r.prior_ssthresh);
+        r.ca = CaState::Open;
+        r.frto = false;
+        r.frto_new_data = false;
+        r.rto_retransmits = 0;
+        self.stats.spurious_rto_undone += 1;
+    }
+
+    /// Linux `tcp_rack_reo_timeout`.
+    fn rack_reo_timeout(&mut self, now: SimTime) {
+        let mut r = self.rack.take().expect("rack on");
+        let reo = r
+            .board
+            .reo_wnd(r.ca != CaState::Open, self.dup_thresh, self.rto.srtt());
+        let d = r.board.detect_loss(now, reo, &self.scoreboard);
+        if d.newly_lost > 0 && r.ca != CaState::Recovery {
+            self.rack_enter_recovery(&mut r);
+            if r.prr_on {
+                self.prr_set_cwnd(&mut r, 1, false, true);
+            }
+        }
+        if let Some(t) = d.reo_timeout {
+            r.aux = Some((now + t + TCP_TIMEOUT_MIN, Aux::Reo));
+        }
+        self.sync_rack_stats(&r);
+        self.rack = Some(r);
+        self.record(now);
+    }
+
+    /// Linux `tcp_send_loss_probe`: one probe per episode (none while one is
+    /// outstanding); the transmission itself happens in [`TcpSender::poll_transmit`].
+    fn rack_probe_timeout(&mut self, _now: SimTime) {
+        let r = self.rack.as_deref_mut().expect("rack on");
+        if r.tlp_high_seq.is_none() && self.snd_una < self.snd_max {
+            r.tlp_pending = true;
+        }
+    }
+
+    /// The retransmission timer expired with RACK on (Linux `tcp_enter_loss`).
+    fn rack_timeout(&mut self, now: SimTime) {
+        let mut r = self.rack.take().expect("rack on");
+        self.stats.timeouts += 1;
+        // ssthresh is recomputed unless a recovery or a timeout of this data is under way.
+        let hold = r.ca != CaState::Open && r.high_seq > self.snd_una;
+        r.frto = r.frto_on && (r.ca == CaState::Open || r.rto_retransmits > 0);
+        r.frto_new_data = false;
+        if !hold {
+            // tcp_init_undo: what an undo restores (tcp_current_ssthresh in Open).
+            r.prior_cwnd = self.cc.cwnd();
+            r.prior_ssthresh = self.cc.ssthresh().max(self.cc.cwnd() / 4 * 3);
+        }
+        r.board.mark_lost_on_rto(now);
+        let cwnd = self.cc.cwnd();
+        self.cc.on_timeout(cwnd, self.snd_max, hold);
+        self.cc.set_cwnd(self.rack_pipe(&r) + self.mss);
+        r.ca = CaState::Loss;
+        r.high_seq = self.snd_max;
+        r.tlp_high_seq = None;
+        r.tlp_pending = false;
+        r.aux = None;
+        r.rto_retransmits += 1;
+        self.rtt_timing = None;
+        self.rto.back_off();
+        self.timer = Some(now + self.rto.rto());
+        self.sync_rack_stats(&r);
+        self.rack = Some(r);
+        self.record(now);
+    }
+
+    /// One segment by the RACK path's rules (see the section above).
+    fn rack_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        let mut r = self.rack.take().expect("rack on");
+        r.saved = (
+            r.prr.out,
+            r.tlp_high_seq,
+            r.tlp_retrans,
+            r.tlp_pending,
+            r.aux,
+        );
+        let seg = self.rack_transmit_with(&mut r, now);
+        self.rack = Some(r);
+        seg
+    }
+
+    fn rack_transmit_with(&mut self, r: &mut RackState, now: SimTime) -> Option<Segment> {
+        let outstanding = self.snd_max - self.snd_una;
+        let new_len = self.mss.min(self.app_end.saturating_sub(self.snd_max));
+        if r.tlp_pending {
+            // Linux tcp_send_loss_probe: new data if the peer's window admits it (cwnd
+            // is not checked), else the last segment again.
+            r.tlp_pending = false;
+            let seg = if new_len > 0 && outstanding + new_len <= self.rwnd {
+                r.tlp_retrans = false;
+                self.rack_send_new(r, now, new_len)
+            } else {
+                let idx = r.board.last_index()?;
+                let rec = *r.board.get(idx).expect("outstanding");
+                r.tlp_retrans = true;
+                let seg = self.emit_data(now, rec.start, rec.end - rec.start);
+                r.board.on_retransmit(idx, now);
+                seg
+            };
+            r.tlp_high_seq = Some(self.snd_max);
+            self.stats.tlp_probes += 1;
+            self.timer = Some(now + self.rto.rto());
+            r.aux = None;
+            return Some(seg);
+        }
+        let pipe = r.board.pipe(outstanding);
+        let cwnd = self.cc.cwnd();
+        if !r.frto_new_data {
+            if let Some((idx, start, len)) = r.board.next_retransmit() {
+                if pipe + len > cwnd {
+                    self.note_limit(now, Limit::Cwnd);
+                    return None;
+                }
+                let seg = self.emit_data(now, start, len);
+                r.board.on_retransmit(idx, now);
+                if r.ca == CaState::Recovery {
+                    r.prr.on_send();
+                }
+                return Some(seg);
+            }
+        }
+        let mut len = new_len;
+        if len == 0 {
+            self.note_limit(now, Limit::App);
+            return None;
+        }
+        if pipe + len > cwnd {
+            self.note_limit(now, Limit::Cwnd);
+            return None;
+        }
+        if outstanding + len > self.rwnd {
+            if outstanding > 0 || self.rwnd == 0 {
+                self.note_limit(now, Limit::Rwnd);
+                return None;
+            }
+            len = self.rwnd; // as without RACK: nothing in flight, a window below one MSS
+        }
+        Some(self.rack_send_new(r, now, len))
+    }
+
+    fn rack_send_new(&mut self, r: &mut RackState, now: SimTime, len: u64) -> Segment {
+        let seq = self.snd_max;
+        let seg = self.emit_data(now, seq, len);
+        r.board.on_send_new(seq, seq + len, now);
+        if r.ca == CaState::Recovery {
+            r.prr.on_send();
+        }
+        // tcp_write_xmit → tcp_schedule_loss_probe after new data (Open only).
+        self.rack_schedule_probe(r, now);
+        seg
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::transport::tcp::harness::Wire;
     use crate::transport::tcp::hystart::MIN_RTT_THRESH;
+    use crate::transport::tcp::sender::CaState;
     use crate::transport::tcp::{CongestionVariant, HyStartPhase, SSTHRESH_INFINITE};
 
     const MSS: u64 = 1000;
@@ -2623,5 +3162,185 @@ mod tests {
         let fixed = autotuned(None);
         assert_eq!(fixed.receiver.buffer(), 16_000);
         assert!(fixed.max_flight <= 16_000);
+    }
+
+    // ---- RACK-TLP (RFC 8985), PRR (RFC 6937), F-RTO (RFC 5682). ----
+
+    fn linux_cfg(rack: bool) -> TcpConfig {
+        TcpConfig {
+            variant: CongestionVariant::Cubic,
+            mss: 1000,
+            initial_cwnd_segments: 10,
+            rcv_buffer: 1 << 20,
+            delayed_ack: false,
+            sack: true,
+            timestamps: true,
+            rack,
+            tlp: rack,
+            prr: rack,
+            frto: rack,
+            ..TcpConfig::default()
+        }
+    }
+
+    #[test]
+    fn rack_finds_a_lost_retransmission_without_a_timeout() {
+        // RFC 8985 §6.2 / Linux tcp_rack_detect_loss: segment 2 and its fast retransmission
+        // are both lost. Segments sent after the retransmission are SACKed one RTT later,
+        // so RACK marks the retransmission lost and sends it again; RFC 6675 recovery (no
+        // lost-retransmission detection) needs the RTO.
+        let run = |rack: bool| {
+            let mut w = Wire::new(linux_cfg(rack), AppData::Bytes(60_000), ms(50));
+            w.data_gap = ms(1);
+            w.drop_data(2000, 1).drop_data(2000, 2);
+            w.run_to_completion(SimTime::from_secs(20));
+            assert_eq!(w.receiver.delivered_bytes(), 60_000);
+            w
+        };
+        let with = run(true);
+        let st = with.sender.stats();
+        println!("RACK: {st:?}");
+        assert_eq!(st.timeouts, 0);
+        assert_eq!(st.lost_retransmits, 1);
+        let sends = with.data_sends().filter(|(_, s)| s.seq == 2000).count();
+        assert_eq!(sends, 3, "original, retransmission, retransmission again");
+        let without = run(false);
+        assert!(without.sender.stats().timeouts >= 1);
+    }
+
+    #[test]
+    fn tlp_fires_at_two_srtt_plus_linux_timeout_min_and_repairs_two_tail_losses() {
+        // RFC 8985 §7.2 / Linux tcp_schedule_loss_probe: PTO = 2·SRTT + TCP_TIMEOUT_MIN
+        // (2 ms) with more than one segment in flight. Ten segments at t = 0, the last two
+        // lost; the ACKs of the first eight arrive at 100 ms (SRTT 100 ms), so the probe
+        // (the last segment again: no new data) leaves at 100 + 202 = 302 ms; its SACK
+        // lets RACK mark segment 8 lost; no RTO.
+        let mut w = Wire::new(linux_cfg(true), AppData::Bytes(10_000), ms(50));
+        w.drop_data(8000, 1).drop_data(9000, 1);
+        let done = w.run_to_completion(SimTime::from_secs(10));
+        let resent: Vec<(SimTime, u64)> = w
+            .data_sends()
+            .filter(|(_, s)| s.is_retransmission)
+            .map(|(t, s)| (*t, s.seq))
+            .collect();
+        assert_eq!(resent, [(ms(302), 9000), (ms(402), 8000)]);
+        let st = w.sender.stats();
+        assert_eq!((st.tlp_probes, st.timeouts, st.rack_lost), (1, 0, 1));
+        assert_eq!(done, ms(502));
+    }
+
+    #[test]
+    fn tlp_with_one_segment_in_flight_waits_for_a_delayed_ack() {
+        // RFC 8985 §7.2 (WCDelAckT) / Linux: with one segment in flight the PTO adds
+        // TCP_RTO_MIN (200 ms) instead of 2 ms: 100 + 2·100 + 200 = 500 ms. Without TLP the
+        // RTO (1 s minimum) repairs it.
+        let mut w = Wire::new(linux_cfg(true), AppData::Bytes(10_000), ms(50));
+        w.drop_data(9000, 1);
+        let done = w.run_to_completion(SimTime::from_secs(10));
+        let resent: Vec<SimTime> = w
+            .data_sends()
+            .filter(|(_, s)| s.is_retransmission)
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(resent, [ms(500)]);
+        assert_eq!(done, ms(600));
+        assert_eq!(w.sender.stats().timeouts, 0);
+        let mut plain = Wire::new(linux_cfg(false), AppData::Bytes(10_000), ms(50));
+        plain.drop_data(9000, 1);
+        plain.run_to_completion(SimTime::from_secs(10));
+        assert_eq!(plain.sender.stats().timeouts, 1);
+    }
+
+    #[test]
+    fn prr_spreads_the_reduction_over_the_recovery_and_exits_at_ssthresh() {
+        // RFC 6937 / Linux tcp_cwnd_reduction with CUBIC (β = 0.7): one loss in a window
+        // of 40; during recovery about one segment leaves per 1/β... i.e. ssthresh/RecoverFS
+        // of the delivered ones, never a burst, and recovery ends with cwnd = ssthresh.
+        let mut w = Wire::new(
+            TcpConfig {
+                initial_cwnd_segments: 40,
+                ..linux_cfg(true)
+            },
+            AppData::Bytes(200_000),
+            ms(50),
+        );
+        w.data_gap = ms(1);
+        w.drop_data(5000, 1);
+        w.run_until(ms(99));
+        let cwnd0 = w.sender.cwnd();
+        assert_eq!(cwnd0, 40_000);
+        let mut in_recovery = Vec::new();
+        let mut t = ms(99);
+        while t < ms(400) {
+            t = t + SimTime::from_micros(100);
+            w.run_until(t);
+            in_recovery.push((w.sender.ca_state(), w.sender.cwnd()));
+        }
+        let entry = in_recovery
+            .iter()
+            .position(|(s, _)| *s == Some(CaState::Recovery))
+            .expect("recovery");
+        let prior = in_recovery[entry - 1].1;
+        let ssthresh = w.sender.ssthresh();
+        // CUBIC's β·cwnd at the start of recovery (cwnd grew to 45 segments in slow
+        // start before the SACKs arrived): 0.7 · 45 000 in f64 = 31 499.999….
+        assert_eq!(prior, 45_000);
+        assert_eq!(ssthresh, 31_499, "CUBIC β·cwnd");
+        let exit = in_recovery
+            .windows(2)
+            .find(|p| p[0].0 == Some(CaState::Recovery) && p[1].0 == Some(CaState::Open))
+            .expect("recovery ended");
+        assert!(exit[1].1 >= ssthresh, "exits at ssthresh (then grows)");
+        // PRR: in recovery cwnd never exceeds pipe + what the proportion allows, so it is
+        // never above RecoverFS and never drops below ssthresh − 1 segment here.
+        for (s, c) in &in_recovery {
+            if *s == Some(CaState::Recovery) {
+                assert!(*c <= prior && *c + 1000 >= ssthresh, "{c}");
+            }
+        }
+        assert_eq!(w.sender.stats().timeouts, 0);
+    }
+
+    #[test]
+    fn frto_undoes_a_spurious_timeout_and_keeps_a_real_one() {
+        // RFC 5682 §3.1 (SACK-enhanced) / Linux tcp_process_loss + tcp_try_undo_loss:
+        // ten segments at t = 0 with no RTT sample yet (RTO 1 s). Spurious: the first is
+        // lost, the other nine only late (1.05 s, arriving at 1.1 s): the timeout's
+        // retransmission of the first (1 s) is ACKed at 1.1 s and F-RTO sends new data
+        // (step 2.b) instead of retransmitting the nine; the ACK of the late originals
+        // (1.15 s) acknowledges data never retransmitted (step 3.b): the timeout is
+        // undone, cwnd back to at least its 10 segments. Real: the ten are lost; the ACKs after the new data carry SACKs
+        // (step 3.a): the reduction stays.
+        let cfg = TcpConfig {
+            tlp: false, // else the probe (also due at 1 s) would come first
+            ..linux_cfg(true)
+        };
+        let spurious = {
+            let mut w = Wire::new(cfg.clone(), AppData::Bytes(30_000), ms(50));
+            w.drop_data(0, 1);
+            for k in 1..10 {
+                w.delay_data(k * 1000, SimTime::from_millis(1050));
+            }
+            w.run_to_completion(SimTime::from_secs(20));
+            w
+        };
+        let st = spurious.sender.stats();
+        println!("spurious: {st:?}");
+
+        assert_eq!((st.timeouts, st.spurious_rto_undone), (1, 1));
+        assert_eq!(st.retransmissions, 1, "only the lost first segment");
+        assert!(spurious.sender.stats().cwnd.max >= 10_000);
+        let real = {
+            let mut w = Wire::new(cfg, AppData::Bytes(30_000), ms(50));
+            for k in 0..10 {
+                w.drop_data(k * 1000, 1);
+            }
+            w.run_to_completion(SimTime::from_secs(20));
+            w
+        };
+        let st = real.sender.stats();
+        println!("real: {st:?}");
+        assert_eq!((st.timeouts, st.spurious_rto_undone), (1, 0));
+        assert!(real.sender.ssthresh() < 10_000);
     }
 }
