@@ -13,8 +13,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-const RECOVERY_KEYS_MERGED: bool = false;
-
 /// A named TCP stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum TcpProfile {
@@ -136,7 +134,7 @@ impl TcpProfile {
         let Value::Object(mut m) = v else {
             unreachable!("a profile is a table")
         };
-        for (k, on) in self.recovery().into_iter().filter(|_| RECOVERY_KEYS_MERGED) {
+        for (k, on) in self.recovery() {
             m.insert(k.to_string(), Value::Bool(on));
         }
         m
@@ -238,10 +236,8 @@ mod tests {
         let t = &flow["transport"];
         assert_eq!(t["min_rto"], "1s");
         assert_eq!(t["initial_window"], 10);
-        assert_eq!(
-            t["rack"].as_bool(),
-            Some(RECOVERY_KEYS_MERGED).filter(|on| *on)
-        );
+        assert_eq!(t["rack"], true);
+        assert_eq!(t["frto"], true);
     }
 
     #[test]
