@@ -16,6 +16,19 @@ pub const WIFI_SATURATED_10: &str =
 pub const WIFI_SATURATED_100: &str =
     include_str!("../../../../scenarios/bench/wifi-saturated-100.toml");
 
+/// The dumbbell with a Linux-like sender: CUBIC, SACK, timestamps, and with `rack` also
+/// RACK-TLP, PRR and F-RTO (issue 38: the per-ACK cost of the RACK recovery, like for like).
+pub fn dumbbell_linux(rack: bool) -> String {
+    let old = "transport = { kind = \"tcp\", variant = \"newreno\", mss = 1448 }";
+    let r = rack;
+    let new = format!(
+        "transport = {{ kind = \"tcp\", variant = \"cubic\", mss = 1448, sack = true, timestamps = true, rack = {r}, tlp = {r}, prr = {r}, frto = {r} }}"
+    );
+    let with = DUMBBELL.replace(old, &new);
+    assert_ne!(with, DUMBBELL, "the dumbbell's transport line moved");
+    with
+}
+
 /// The 10-station cell with SINR-based reception and capture (`capture = "sinr"`: the
 /// per-station medium, every frame's chunks through the BER(SINR) curves).
 pub fn wifi_capture() -> String {
@@ -128,6 +141,8 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("chain_50_flows", CHAIN_50_FLOWS.to_string()),
         ("tcp_dumbbell", DUMBBELL.to_string()),
         ("tcp_dumbbell_1gbit", dumbbell_1gbit(10)),
+        ("tcp_dumbbell_sack", dumbbell_linux(false)),
+        ("tcp_dumbbell_rack", dumbbell_linux(true)),
         ("tcp_dumbbell_1gbit_1000_flows", dumbbell_1gbit(1000)),
         ("bluetooth_piconet_2", PICONET_2.to_string()),
         ("bluetooth_scatternet_1", SCATTERNET_1.to_string()),

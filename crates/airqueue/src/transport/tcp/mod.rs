@@ -40,10 +40,24 @@
 //!   every ACK of new data (§4), TS.Recent at the receiver (§4.3), PAWS optional
 //!   ([`TcpConfig::paws`], §5) — [`sender`], [`receiver`].
 //! * RFC 9406: HyStart++ ([`TcpConfig::hystart`]) — [`hystart`], [`congestion`].
+//! * RFC 8985 §6: RACK loss detection, lost retransmissions included, with Linux 6.1's
+//!   choices (`tcp_recovery.c`: reordering window min_rtt/4 capped by SRTT, 0 before
+//!   reordering is seen in recovery; the timeout marks lost what RACK would) — [`rack`],
+//!   [`sender`] ([`TcpConfig::rack`]).
+//! * RFC 8985 §7: tail loss probe, Linux `tcp_schedule_loss_probe`/`tcp_send_loss_probe`/
+//!   `tcp_process_tlp_ack` ([`TcpConfig::tlp`]) — [`sender`].
+//! * RFC 6937: proportional rate reduction with PRR-SSRB, as Linux `tcp_cwnd_reduction`
+//!   ([`TcpConfig::prr`]) — [`prr`], [`sender`].
+//! * RFC 5682 §3.1: SACK-enhanced F-RTO with Linux's undo (`tcp_process_loss`,
+//!   `tcp_try_undo_loss`) ([`TcpConfig::frto`]) — [`sender`].
 //!
 //! Not modelled: connection teardown (FIN/RST; completion is "all data acknowledged"),
-//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), D-SACK and the
-//! rescue retransmission of RFC 6675 (NextSeg rule 4), the window scale factor's 2^shift
+//! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), D-SACK (so RACK's
+//! reordering window never grows past min_rtt/4, `tcp_rack_update_reo_wnd`, and a TLP
+//! whose original also arrived is not recognised by its D-SACK), SACK reneging with RACK
+//! (the scoreboard is kept across a timeout), Linux's undo of a fast recovery
+//! (`tcp_try_undo_recovery`, Eifel/timestamps) and the Disorder/CWR states as states of
+//! their own, pacing, the rescue retransmission of RFC 6675 (NextSeg rule 4), the window scale factor's 2^shift
 //! granularity (windows are plain byte counts), zero-window probing (this receiver never
 //! advertises less than one segment when its buffer holds at least one).
 
