@@ -488,6 +488,12 @@ pub struct TcpSpec {
     /// Lower bound of the retransmission timeout (RFC 6298: 1 s; Linux: 200 ms).
     #[serde(default = "default_min_rto")]
     pub min_rto: Duration,
+    /// How the retransmission timeout follows the RTT: "rfc6298" (default: RTO = SRTT +
+    /// 4·RTTVAR, at least `min_rto`) or "linux" (Linux's `tcp_rtt_estimator`: RTO = SRTT +
+    /// the round's largest deviation, at least `min_rto` *added* to SRTT, so about SRTT +
+    /// 200 ms; a falling RTT moves the deviation slowly).
+    #[serde(default, skip_serializing_if = "RtoKind::is_rfc6298")]
+    pub rto: RtoKind,
     /// Upper bound of the retransmission timeout and its back-off.
     #[serde(default = "default_max_rto")]
     pub max_rto: Duration,
@@ -595,6 +601,21 @@ pub struct TcpSpec {
     pub frto: bool,
 }
 
+/// [`TcpSpec::rto`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoKind {
+    #[default]
+    Rfc6298,
+    Linux,
+}
+
+impl RtoKind {
+    fn is_rfc6298(&self) -> bool {
+        *self == RtoKind::Rfc6298
+    }
+}
+
 /// [`TcpSpec::local_congestion`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -615,6 +636,7 @@ impl Default for TcpSpec {
             initial_ssthresh: None,
             initial_rto: None,
             min_rto: default_min_rto(),
+            rto: RtoKind::default(),
             max_rto: default_max_rto(),
             dupack_threshold: default_dupack_threshold(),
             delayed_ack: true,

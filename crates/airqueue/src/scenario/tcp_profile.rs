@@ -96,7 +96,7 @@ impl TcpProfile {
         let v = match self {
             TcpProfile::Linux6_1 => json!({
                 "variant": "cubic", "mss": 1448, "initial_window": 10,
-                "initial_rto": "1s", "min_rto": "200ms", "max_rto": "120s",
+                "initial_rto": "1s", "min_rto": "200ms", "max_rto": "120s", "rto": "linux",
                 "dupack_threshold": 3, "delayed_ack": true, "delayed_ack_timeout": "40ms",
                 "rcv_buffer": 131072, "rcv_buffer_max": 6291456,
                 "cwnd_validation": true, "ecn": false, "window_scaling": true,
@@ -105,7 +105,7 @@ impl TcpProfile {
             }),
             TcpProfile::Linux2_6_23 => json!({
                 "variant": "cubic", "mss": 1448, "initial_window": 3,
-                "initial_rto": "3s", "min_rto": "200ms", "max_rto": "120s",
+                "initial_rto": "3s", "min_rto": "200ms", "max_rto": "120s", "rto": "linux",
                 "dupack_threshold": 3, "delayed_ack": true, "delayed_ack_timeout": "40ms",
                 "rcv_buffer": 87380, "rcv_buffer_max": 4194304,
                 "cwnd_validation": true, "ecn": false, "window_scaling": true,
@@ -114,7 +114,7 @@ impl TcpProfile {
             }),
             TcpProfile::Linux2_4 => json!({
                 "variant": "newreno", "mss": 1448, "initial_window": 2,
-                "initial_rto": "3s", "min_rto": "200ms", "max_rto": "120s",
+                "initial_rto": "3s", "min_rto": "200ms", "max_rto": "120s", "rto": "linux",
                 "dupack_threshold": 3, "delayed_ack": true, "delayed_ack_timeout": "40ms",
                 "rcv_buffer": 87380,
                 "cwnd_validation": true, "ecn": false, "window_scaling": true,
@@ -123,7 +123,7 @@ impl TcpProfile {
             }),
             TcpProfile::Freebsd4_8 => json!({
                 "variant": "newreno", "mss": 1448, "initial_window": 1,
-                "initial_rto": "3s", "min_rto": "1s", "max_rto": "64s",
+                "initial_rto": "3s", "min_rto": "1s", "max_rto": "64s", "rto": "rfc6298",
                 "dupack_threshold": 3, "delayed_ack": true, "delayed_ack_timeout": "100ms",
                 "rcv_buffer": 65536,
                 "cwnd_validation": false, "ecn": false, "window_scaling": true,

@@ -30,10 +30,10 @@
 use crate::app::{UdpSource, WebSession};
 use crate::engine::{SimTime, TimerId};
 pub use crate::event::Side;
-use crate::scenario::{LocalCongestionKind, TcpSpec, TcpVariant};
+use crate::scenario::{LocalCongestionKind, RtoKind, TcpSpec, TcpVariant};
 use crate::transport::tcp::{
-    AppData, CongestionVariant, LimitedTime, LocalCongestion, Opener, SackBlocks, Segment,
-    SenderStats, TcpConfig, TcpReceiver, TcpSender, SSTHRESH_INFINITE,
+    AppData, CongestionVariant, LimitedTime, LocalCongestion, Opener, RtoStyle, SackBlocks,
+    Segment, SenderStats, TcpConfig, TcpReceiver, TcpSender, SSTHRESH_INFINITE,
 };
 use std::collections::VecDeque;
 
@@ -197,6 +197,10 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         initial_cwnd_segments: t.initial_window,
         initial_ssthresh: SSTHRESH_INFINITE,
         min_rto: t.min_rto.time(),
+        rto_style: match t.rto {
+            RtoKind::Rfc6298 => RtoStyle::Rfc6298,
+            RtoKind::Linux => RtoStyle::Linux,
+        },
         max_rto: t.max_rto.time(),
         dupack_threshold: t.dupack_threshold,
         delayed_ack: t.delayed_ack,

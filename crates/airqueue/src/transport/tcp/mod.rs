@@ -81,7 +81,7 @@ use crate::engine::SimTime;
 pub use congestion::{Congestion, CongestionVariant, DupAckAction, NewAckAction};
 pub use hystart::{HyStart, HyStartPhase};
 pub use receiver::{ReceiverState, ReceiverStats, TcpReceiver};
-pub use rto::RtoEstimator;
+pub use rto::{RtoEstimator, RtoStyle};
 pub use sack::{SackBlocks, Scoreboard, MAX_SACK_BLOCKS};
 pub use sender::{
     CwndStats, LimitedTime, RttStats, SenderState, SenderStats, TcpSender, TraceSample,
@@ -111,6 +111,10 @@ pub struct TcpConfig {
     pub initial_rto: SimTime,
     /// Lower bound of the RTO. Default 1 s (RFC 6298 §2.4); Linux uses 200 ms.
     pub min_rto: SimTime,
+    /// How the RTO follows the RTT samples: RFC 6298's estimator (default) or Linux's, in
+    /// which the minimum RTO is added to SRTT rather than put under the sum
+    /// ([`RtoStyle::Linux`]).
+    pub rto_style: RtoStyle,
     /// Upper bound of the RTO and of its exponential back-off. Default 64 s (RFC 6298
     /// §2.5 allows any cap of at least 60 s; 64 s is the thesis's value).
     pub max_rto: SimTime,
@@ -275,6 +279,7 @@ impl Default for TcpConfig {
             initial_ssthresh: SSTHRESH_INFINITE,
             initial_rto: SimTime::from_secs(1),
             min_rto: SimTime::from_secs(1),
+            rto_style: RtoStyle::Rfc6298,
             max_rto: SimTime::from_secs(64),
             clock_granularity: SimTime::from_millis(1),
             dupack_threshold: 3,

@@ -1152,7 +1152,7 @@ impl TcpSender {
     }
 
     fn take_rtt_sample(&mut self, r: SimTime) {
-        self.rto.on_sample(r);
+        self.rto.on_sample_at(r, self.snd_una, self.snd_max);
         self.stats.rtt.record(r);
         if self.cc.in_recovery() {
             self.stats.rtt.in_recovery += 1;
