@@ -3272,7 +3272,7 @@ mod tests {
         let mut in_recovery = Vec::new();
         let mut t = ms(99);
         while t < ms(400) {
-            t = t + SimTime::from_micros(100);
+            t += SimTime::from_micros(100);
             w.run_until(t);
             in_recovery.push((w.sender.ca_state(), w.sender.cwnd()));
         }
