@@ -258,3 +258,15 @@ def test_priority_match_is_refused() -> None:
     assert any("match.priority" in r.where for r in exp.refused)
     with pytest.raises(ExportError):
         export_scenario(res, "t", node="r", iface_map={"r.nowhere": "x"})
+
+
+def test_cake_length_accounting_is_noted_as_having_no_tc_counterpart() -> None:
+    # sch_cake.c counts memlimit in skb->truesize, always; airqueue's
+    # memory_accounting = "length" cannot be asked of the kernel, so the export says so.
+    res = load_scenario(DATA / "every-kind.toml").resolved()
+    notes = {d.dev: d.notes for d in export_scenario(res, "t", node="r").devs}
+    assert not any("memory_accounting" in n for n in notes["r.l3"])
+    cake = next(q for q in res["qdiscs"] if q.get("kind") == "cake")
+    cake["memory_accounting"] = "length"
+    notes = {d.dev: d.notes for d in export_scenario(res, "t", node="r").devs}
+    assert any("memory_accounting = 'length' has no tc counterpart" in n for n in notes["r.l3"])

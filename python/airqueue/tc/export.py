@@ -626,6 +626,11 @@ class TreeExporter:
         o.params.append(("mpu", str(int(q.get("mpu", 0)))))
         if q.get("memlimit") is not None:
             o.params.append(("memlimit", tc_size(size_bytes(q["memlimit"]))))
+        if q.get("memory_accounting", "truesize") != "truesize":
+            self.notes.append(
+                f"{where}: memory_accounting = {q['memory_accounting']!r} has no tc "
+                "counterpart; the kernel counts memlimit in skb->truesize"
+            )
 
     # -- tbf --------------------------------------------------------------------------------
 

@@ -27,14 +27,22 @@
 //!   triple-isolate, hosts are hashed set-associatively too, each host counts its bulk
 //!   flows, and a flow's quantum is divided by the bulk-flow count of its source and/or
 //!   destination host (the larger one), so hosts share the link equally whatever their
-//!   numbers of flows.
+//!   numbers of flows. As `cake_dequeue`, a sparse flow that used up its first quantum is
+//!   counted as its hosts' bulk flow before its next quantum is divided, so it counts
+//!   itself.
 //! - **COBALT** (§3.1): per flow, CoDel (sojourn above `target` for `interval` starts
 //!   dropping at `interval/√count`; the count decays rather than resets when the queue
 //!   recovers, and a flow is not over target while its sojourn is below 2 MTU times per
 //!   bulk flow or 4 MTU times) and BLUE (the drop probability rises by 1/256 each time
 //!   the flow overflows the buffer, at most once per `target`, and falls by 1/4096 each
 //!   time it empties). ECN-capable packets are marked instead of CoDel-dropped; BLUE
-//!   drops regardless, as Linux.
+//!   drops regardless, as Linux. As `cobalt_should_drop`, a packet that was marked, not
+//!   dropped, re-arms a lagging schedule to now (the next signal follows from there),
+//!   while drops leave it lagging (the next packets are dropped back to back until it
+//!   catches up). The "MTU" of the MTU times and of the target's floor (1.5 MTU times at
+//!   the tin's rate) is Linux's `psched_mtu`: the device MTU plus its hard header length,
+//!   airqueue's `link_header` (14 on Ethernet and veth: 1514), not the link's framing
+//!   `overhead`.
 //! - **Shaper** (§3.4): a virtual clock `time_next_packet` advanced by each packet's
 //!   transmission time at `bandwidth`, with the packet's length adjusted as `cake_overhead`
 //!   does: with `overhead` set the link-layer header is replaced by it, then `mpu` is the
@@ -63,8 +71,14 @@
 //!   its ranges — so this filters a little less than Linux after losses. Drops are counted
 //!   as `ack_filter`.
 //! - **Buffer**: `memlimit`, default as Linux: max(4 MiB, bandwidth × interval × 4) when
-//!   shaped, at most 10240 × MTU (Linux counts skb truesize; here packet lengths). When
-//!   full, the fattest flow of any tin loses its head packet (BLUE hears of it).
+//!   shaped, at most 10240 × MTU (MTU + `link_header`, as above). It counts what Linux
+//!   counts, each packet's `skb->truesize` (`memory_accounting = "truesize"`, the
+//!   default), modelled by [`truesize`]: the linear skb a sending host's `ip_append_data`
+//!   allocates, forwarded unchanged through veth — 2304 B for an MTU-sized datagram, as
+//!   the kernel VM shows; `memory_accounting = "length"` counts packet lengths instead
+//!   (airqueue before issue 38; about 1.5× more MTU packets fit). When full, the fattest
+//!   flow (in bytes, as Linux's `backlogs`) of any tin loses its head packet (BLUE hears
+//!   of it).
 //! - **`nat`**: the kernel looks the flow up in conntrack to hash on the addresses before
 //!   NAT. Nothing in airqueue translates addresses, so the lookup would return the
 //!   packet's own addresses: `nat = true` is accepted and hashes exactly as without it,
@@ -177,6 +191,20 @@ pub enum CakeAckFilter {
     AckFilterAggressive,
 }
 
+/// What `memlimit` counts (Linux counts `skb->truesize`; module documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CakeMemory {
+    /// Each packet's kernel memory, as Linux's `buffer_used` (the default): the
+    /// `skb->truesize` of a linear skb holding the datagram, 2304 B for a 1500 B
+    /// datagram (module documentation, [`truesize`]).
+    #[default]
+    Truesize,
+    /// Each packet's length as the qdisc sees it (`qdisc_pkt_len`): airqueue's accounting
+    /// before issue 38, about 1.5× more MTU packets in the same `memlimit`.
+    Length,
+}
+
 /// Parameters of `cake` (`tc qdisc add … cake [bandwidth R] [overhead N] [mpu N]
 /// [atm|ptm|noatm] [isolation] [nat] [wash] [ingress] [ack-filter…]
 /// [besteffort|diffserv3|diffserv4|diffserv8|precedence] [rtt T] [memlimit B]`).
@@ -223,6 +251,14 @@ pub struct CakeConf {
     /// Buffer in bytes; absent: Linux's default (module documentation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memlimit: Option<Bytes>,
+    /// What `memlimit` counts: "truesize" (each packet's kernel memory, as Linux's
+    /// `skb->truesize`; the default) or "length" (packet lengths).
+    #[serde(default, skip_serializing_if = "is_default_memory")]
+    pub memory_accounting: CakeMemory,
+}
+
+fn is_default_memory(m: &CakeMemory) -> bool {
+    *m == CakeMemory::default()
 }
 
 fn default_rtt() -> Duration {
@@ -284,8 +320,19 @@ impl Cobalt {
         }
     }
 
-    /// Whether the head packet (waiting `sojourn`) must go: `(codel, blue)`; the caller
-    /// marks instead of a CoDel drop when it can.
+    /// Whether the head packet (waiting `sojourn`) must be dropped (Linux
+    /// `cobalt_should_drop`). When CoDel's schedule is due while dropping, the packet is
+    /// signalled: `mark` is asked to set CE (true: marked, so not dropped by CoDel, as
+    /// `INET_ECN_set_ce` succeeding). BLUE drops regardless of the mark.
+    ///
+    /// As Linux, `drop_next` doubles as an activity timeout at the end: with no count it
+    /// is pushed to `now + interval`; otherwise, if the schedule (`now − drop_next`, as last
+    /// recomputed — the value from before entering the dropping state when nothing was
+    /// signalled) is in the past and the packet is *not dropped*, it is re-armed to `now`.
+    /// A packet that was only ECN-marked is not dropped, so after a mark the schedule
+    /// restarts from `now` (the next signal follows the control law from here), where a
+    /// CoDel drop leaves it lagging and the next packets are dropped back to back until it
+    /// catches up.
     fn should_drop(
         &mut self,
         p: &CobaltParams,
@@ -293,11 +340,14 @@ impl Cobalt {
         sojourn: u64,
         bulk_flows: u32,
         rng: &mut SimRng,
-    ) -> (bool, bool) {
+        mark: impl FnOnce() -> bool,
+    ) -> bool {
         let over_target = sojourn > p.target
             && sojourn > p.mtu_time * bulk_flows as u64 * 2
             && sojourn > p.mtu_time * 4;
-        let mut next_due = self.count > 0 && now >= self.drop_next;
+        // Linux's signed `schedule`, kept across the state change below as it does.
+        let mut schedule = now as i64 - self.drop_next as i64;
+        let mut next_due = self.count > 0 && schedule >= 0;
         if over_target {
             if !self.dropping {
                 self.dropping = true;
@@ -309,26 +359,31 @@ impl Cobalt {
         } else if self.dropping {
             self.dropping = false;
         }
-        let mut codel = false;
+        let mut drop = false;
         if next_due && self.dropping {
-            codel = true;
+            // Mark if ECN-capable, else drop.
+            drop = !mark();
             self.count = self.count.saturating_add(1);
             self.drop_next = Self::control(self.drop_next, p.interval, self.count);
+            schedule = now as i64 - self.drop_next as i64;
         } else {
             while next_due {
                 self.count -= 1;
                 self.drop_next = Self::control(self.drop_next, p.interval, self.count);
-                next_due = self.count > 0 && now >= self.drop_next;
+                schedule = now as i64 - self.drop_next as i64;
+                next_due = self.count > 0 && schedule >= 0;
             }
         }
-        let blue = self.p_drop > 0 && rng.random::<u32>() < self.p_drop;
-        // drop_next doubles as an activity timeout.
+        // BLUE, without ECN (deliberately, as Linux).
+        if self.p_drop > 0 && rng.random::<u32>() < self.p_drop {
+            drop = true;
+        }
         if self.count == 0 {
             self.drop_next = now + p.interval;
-        } else if now > self.drop_next && !(codel || blue) {
+        } else if schedule > 0 && !drop {
             self.drop_next = now;
         }
-        (codel, blue)
+        drop
     }
 }
 
@@ -396,6 +451,11 @@ pub struct Cake {
     ingress: bool,
     ack_filter: CakeAckFilter,
     buffer_limit: u64,
+    memory: CakeMemory,
+    /// Memory the queued packets hold, in `memory`'s units (Linux `buffer_used`).
+    buffer_used: u64,
+    /// Its peak (Linux `buffer_max_used`, tc's "memory used").
+    pub buffer_max_used: u64,
     time_next: SimTime,
     /// Ingress mode's failsafe clock (Linux `failsafe_next_packet`).
     failsafe_next: SimTime,
@@ -424,6 +484,25 @@ fn frame(len: u32, atm: CakeAtm) -> u32 {
         CakeAtm::Atm => len.div_ceil(48) * 53,
         CakeAtm::Ptm => len + len.div_ceil(64),
     }
+}
+
+/// `skb->truesize` of a packet carrying an IP datagram of `datagram` bytes, as Linux
+/// 6.1 (x86-64) sets it for a linear skb built by `ip_append_data` on the sending host
+/// (UDP, ICMP, raw sockets) and forwarded unchanged through veth and the router to the
+/// qdisc: the allocation asks for the datagram plus `LL_RESERVED_SPACE` (16 B for a 14 B
+/// Ethernet header) plus 15, `__alloc_skb` aligns that to 64 B (`SKB_DATA_ALIGN`) and adds
+/// the aligned `skb_shared_info` (320 B), kmalloc rounds the sum up to its slab size (a
+/// power of two from 512 B on, pages beyond 8 KiB likewise), and `__build_skb_around` sets
+/// `truesize = SKB_TRUESIZE(slab − 320)` = slab − 320 + 256 (the aligned `sk_buff`) + 320.
+/// A 1476–1500 B datagram: 1536 + 320 = 1856 → 2048 → 2304 B, the size the kernel VM
+/// shows (cake_hosts_udp: "memory used: 1974528b" = 857 × 2304). TCP's skbs are built
+/// differently (headers linear, data in page fragments, GSO segments split in cake);
+/// this formula is used for them too, an approximation.
+pub fn truesize(datagram: u32) -> u64 {
+    const SHARED_INFO: u64 = 320;
+    const SK_BUFF: u64 = 256;
+    let data = (datagram as u64 + 16 + 15).div_ceil(64) * 64 + SHARED_INFO;
+    data.next_power_of_two() - SHARED_INFO + SK_BUFF + SHARED_INFO
 }
 
 /// A host address's 32-bit hash.
@@ -520,7 +599,12 @@ impl Cake {
         let rate_bps = c.bandwidth.map_or(0, |r| r.bps());
         let interval = c.rtt.time().0;
         let target = (interval / 20).max(1);
-        let mtu = b.dev.psched_mtu as u64;
+        // Linux `psched_mtu(qdisc_dev(sch))`: the device MTU plus its hard header length
+        // (`dev->hard_header_len`, 14 on Ethernet and veth), which is airqueue's
+        // `link_header` (the bytes of link-layer header in `skb->len`), not the link's
+        // wire framing (`overhead`, which `DevInfo::psched_mtu` adds for the other
+        // disciplines).
+        let mtu = (b.dev.mtu + b.dev.link_header) as u64;
         let tins = c
             .diffserv
             .tins(rate_bps)
@@ -584,6 +668,9 @@ impl Cake {
             ingress: c.ingress,
             ack_filter: c.ack_filter,
             buffer_limit,
+            memory: c.memory_accounting,
+            buffer_used: 0,
+            buffer_max_used: 0,
             time_next: SimTime::ZERO,
             failsafe_next: SimTime::ZERO,
             backlog: 0,
@@ -605,6 +692,16 @@ impl Cake {
             Some(o) => (len.saturating_sub(ctx.dev.link_header) as i64 + o as i64).max(1) as u32,
         };
         frame(len.max(self.mpu), self.atm)
+    }
+
+    /// The memory packet `p` holds against `memlimit` (Linux `skb->truesize`, or its
+    /// length with `memory_accounting = "length"`).
+    #[inline]
+    fn mem_of(&self, ctx: &QdiscCtx, p: PacketId) -> u64 {
+        match self.memory {
+            CakeMemory::Truesize => truesize(ctx.packets.size(p)),
+            CakeMemory::Length => ctx.len_of(p) as u64,
+        }
     }
 
     /// The queue (and hosts) of a packet in tin `t` (Linux `cake_hash`).
@@ -715,8 +812,10 @@ impl Cake {
     /// Takes flow `f`'s head packet; queue bytes count as the qdisc sees packets
     /// ([`QdiscCtx::len_of`]), the shaper's adjusted length is computed when it leaves.
     fn pop(&mut self, t: usize, f: usize, ctx: &QdiscCtx) -> Option<PacketId> {
+        let p = self.tins[t].flows[f].queue.front().copied()?;
+        self.buffer_used -= self.mem_of(ctx, p);
         let tin = &mut self.tins[t];
-        let p = tin.flows[f].queue.pop_front()?;
+        tin.flows[f].queue.pop_front();
         let len = ctx.len_of(p) as u64;
         tin.flows[f].bytes -= len;
         tin.backlog -= len;
@@ -787,14 +886,17 @@ impl Cake {
                     let tin = &mut self.tins[t];
                     let cp = tin.cparams;
                     let bulk = if self.ingress { tin.bulk } else { 0 };
-                    let (codel, blue) =
-                        tin.flows[f]
-                            .cobalt
-                            .should_drop(&cp, now.0, sojourn, bulk, &mut self.rng);
-                    // The last packet of a queue is marked, never dropped, by CoDel.
+                    let drop = tin.flows[f].cobalt.should_drop(
+                        &cp,
+                        now.0,
+                        sojourn,
+                        bulk,
+                        &mut self.rng,
+                        || ctx.mark_ce(p),
+                    );
+                    // The last packet of a queue may be marked, never dropped (Linux
+                    // `cake_dequeue`: it leaves even when COBALT said drop).
                     let last = tin.flows[f].queue.is_empty();
-                    let marked = codel && ctx.mark_ce(p);
-                    let drop = blue || (codel && !marked);
                     if !drop || last {
                         self.charge(t, f, ctx, p, now, false);
                         return Some(p);
@@ -822,7 +924,9 @@ impl Cake {
             if tin.flows[f].deficit > 0 {
                 return Some((f, from_new));
             }
-            let refill = self.refill(t, f);
+            // As Linux `cake_dequeue`: a sparse flow that used up its quantum is moved to
+            // the bulk set (its hosts count it) *before* its next quantum is divided by
+            // its hosts' bulk-flow counts, so the flow counts itself.
             let tin = &mut self.tins[t];
             let flow = &mut tin.flows[f];
             if flow.set == FlowSet::Sparse {
@@ -835,6 +939,7 @@ impl Cake {
                     self.bulk_counts(t, f, true);
                 }
             }
+            let refill = self.refill(t, f);
             let tin = &mut self.tins[t];
             tin.flows[f].deficit += refill;
             if from_new {
@@ -1057,11 +1162,13 @@ impl Qdisc for Cake {
             }
             FlowSet::Sparse | FlowSet::Bulk => {}
         }
+        self.buffer_used += self.mem_of(ctx, pkt);
         if self.ack_filter != CakeAckFilter::NoAckFilter {
             self.filter_acks(t, f, ctx);
         }
+        self.buffer_max_used = self.buffer_max_used.max(self.buffer_used);
         let mut verdict = Verdict::Queued;
-        while self.backlog > self.buffer_limit {
+        while self.buffer_used > self.buffer_limit {
             match self.drop_fattest(ctx) {
                 Some(p) if p == pkt => verdict = Verdict::Dropped,
                 Some(_) if verdict == Verdict::Queued => verdict = Verdict::Congested,
@@ -1112,6 +1219,8 @@ impl Cake {
         };
         let tin = &mut self.tins[t];
         let p = tin.flows[f].queue.remove(i).expect("index from the queue");
+        self.buffer_used -= self.mem_of(ctx, p);
+        let tin = &mut self.tins[t];
         let len = ctx.len_of(p) as u64;
         tin.flows[f].bytes -= len;
         tin.backlog -= len;
@@ -1517,5 +1626,164 @@ mod tests {
         assert_eq!(times.len(), 100);
         let gap = (times[99].0 - times[0].0) as f64 / 99.0;
         assert!((gap - 830_400.0).abs() < 1.0, "{gap}");
+    }
+
+    #[test]
+    fn cobalt_should_drop_rearms_drop_next_after_an_ecn_mark_but_not_after_a_drop() {
+        // Reference: sch_cake.c cobalt_should_drop (Linux 6.1): `drop = !(ecn_marked =
+        // INET_ECN_set_ce(skb))`, then at the end `else if (schedule > 0 && !drop)
+        // drop_next = now`. A flow far behind its schedule (count 4, drop_next 0, now 1 s,
+        // interval 100 ms), ten head packets at the same instant: ECN-capable ones are
+        // marked twice — the first mark re-arms drop_next to now, the second is due at
+        // once and moves it to now + 100 ms/√6 — then not again; Not-ECT ones are dropped
+        // back to back, the schedule lagging by more than the ten steps of the control
+        // law make up (100 ms · Σ 1/√k for k = 5..14 ≈ 0.33 s < 1 s).
+        let p = CobaltParams {
+            target: 5_000_000,
+            interval: 100_000_000,
+            mtu_time: 0,
+        };
+        let now = 1_000_000_000u64;
+        let mut rng = crate::engine::stream(1, "test");
+        for ecn in [true, false] {
+            let mut c = Cobalt {
+                count: 4,
+                dropping: true,
+                drop_next: 0,
+                p_drop: 0,
+                blue_timer: 0,
+            };
+            let (mut marks, mut drops) = (0, 0);
+            for _ in 0..10 {
+                let mut marked = false;
+                let drop = c.should_drop(&p, now, 50_000_000, 0, &mut rng, || {
+                    marked = ecn;
+                    ecn
+                });
+                marks += marked as u32;
+                drops += drop as u32;
+            }
+            if ecn {
+                assert_eq!((marks, drops), (2, 0));
+                assert_eq!(c.count, 6);
+                assert_eq!(c.drop_next, now + 40_824_829); // 100 ms / √6
+            } else {
+                assert_eq!((marks, drops), (0, 10));
+                assert_eq!(c.count, 14);
+            }
+        }
+    }
+
+    #[test]
+    fn a_flow_turning_bulk_counts_itself_in_its_hosts_quantum_division() {
+        // Reference: sch_cake.c cake_dequeue (Linux 6.1), the `flow->deficit <= 0` branch:
+        // a sparse flow with packets left becomes bulk and its source host's
+        // srchost_bulk_flow_count is incremented *before* host_load is taken for its next
+        // quantum, `(flow_quantum * quantum_div[host_load] + dither) >> 16`. Two flows of
+        // one host (dual-srchost, unshaped: quantum 1514, packets of 1500 B): the second
+        // flow to turn bulk gets 1514 · (65535/2) / 65536 ≈ 757 (756 or 757 with the
+        // dither), its deficit going from 13 − 1500 = −1487 to −731 or −730; counting the
+        // host's bulk flows before the move would give it the whole 1513.
+        let mut h = Harness::new();
+        let mut q = cake(
+            &h,
+            "diffserv = \"besteffort\"\nisolation = \"dual-srchost\"",
+        );
+        for port in [1001u16, 1002] {
+            for _ in 0..4 {
+                let p = h.packet_with(port as u32, 1500, |p| {
+                    p.tuple.src_addr = 5;
+                    p.tuple.src_port = port;
+                });
+                h.enqueue(&mut q, p);
+            }
+        }
+        for _ in 0..5 {
+            h.dequeue(&mut q).expect("backlogged");
+        }
+        let second = q.tins[0]
+            .flows
+            .iter()
+            .find(|f| {
+                f.queue
+                    .front()
+                    .is_some_and(|&p| h.packets.get(p).tuple.src_port == 1002)
+            })
+            .expect("the second flow still queued");
+        assert_eq!(second.set, FlowSet::Bulk);
+        assert!(
+            (-731..=-730).contains(&second.deficit),
+            "{}",
+            second.deficit
+        );
+        let host = second.srchost as usize;
+        assert_eq!(q.tins[0].hosts[host].src_bulk, 2);
+    }
+
+    #[test]
+    fn cobalt_target_and_default_memlimit_use_mtu_plus_the_hard_header() {
+        // Reference: sch_cake.c cake_config_diffserv4 / cake_set_rate with
+        // `mtu = psched_mtu(qdisc_dev(sch))` (dev->mtu + dev->hard_header_len), and
+        // cake_reconfigure's cap `sch->limit (10240) * psched_mtu`. The kernel VM (Linux
+        // 6.1, veth: MTU 1500, 14 B header) shows for `cake bandwidth 9Mbit diffserv4 rtt
+        // 50ms` the tins' target_us 32298 / 2500 / 4037 / 8074 and the Bulk tin's
+        // interval_us 79798 (tests/data/tc/vm-6.1/tests__data__tc__every-kind/v9d4.qdisc
+        // .json), and for an unshaped cake "memory ... of 15140Kb" = 10240 × 1514 B
+        // (tools/kernel-vm cake_fairness). The link's wire framing (`overhead` 38 here,
+        // in DevInfo::psched_mtu) is not part of it.
+        let mut h = Harness::new();
+        h.dev.mtu = 1500;
+        h.dev.link_header = 14;
+        h.dev.psched_mtu = 1538;
+        let q = cake(
+            &h,
+            "bandwidth = \"9Mbit\"\ndiffserv = \"diffserv4\"\nrtt = \"50ms\"",
+        );
+        let us: Vec<u64> = q.tins.iter().map(|t| t.cparams.target / 1000).collect();
+        assert_eq!(us, vec![2500, 32298, 4037, 8074]);
+        assert_eq!(q.tins[1].cparams.interval / 1000, 79798);
+        assert_eq!(q.tins[1].cparams.mtu_time, 21_532_445); // 1514 B at 562.5 kbit/s, rounded up
+        let unshaped = cake(&h, "");
+        assert_eq!(unshaped.buffer_limit, 10240 * 1514);
+        assert_eq!(unshaped.buffer_limit, 15140 * 1024);
+        // A raw-IP device (tun, ppp: no hard header): 1500.
+        h.dev.link_header = 0;
+        assert_eq!(cake(&h, "").buffer_limit, 10240 * 1500);
+    }
+
+    #[test]
+    fn memlimit_counts_skb_truesize_by_default() {
+        // Reference: sch_cake.c cake_enqueue/cake_drop (Linux 6.1): `buffer_used +=
+        // skb->truesize`, `buffer_max_used` taken before `while (buffer_used >
+        // buffer_limit) cake_drop(...)`. A UDP datagram of 1476 B (1448 B of payload) has
+        // truesize 2304 in the kernel VM (cake_hosts_udp: "memory used: 1974528b" = 857 ×
+        // 2304; the formula in `truesize`). 150 such packets offered at once to a 100 ×
+        // 2304 B memlimit: 100 stay and 50 are dropped as overflow, the peak being 101 ×
+        // 2304; counting lengths (1476 B each, 156 fit) nothing is dropped.
+        assert_eq!(truesize(1476), 2304);
+        assert_eq!(truesize(1500), 2304);
+        assert_eq!(truesize(52), 768); // 52 + 31 → 128, + 320 = 448 → 512; + 256
+        assert_eq!(truesize(9000), 16640); // 9031 → 9088, + 320 → 16384; + 256
+        for (mode, kept) in [("truesize", 100), ("length", 150)] {
+            let mut h = Harness::new();
+            let mut q = cake(
+                &h,
+                &format!("memlimit = {}\nmemory_accounting = \"{mode}\"", 100 * 2304),
+            );
+            for i in 0..150 {
+                let p = h.packet(i % 4, 1476);
+                h.enqueue(&mut q, p);
+            }
+            let dropped = h.dropped();
+            assert_eq!(q.len(), kept, "{mode}");
+            assert_eq!(dropped.len(), 150 - kept, "{mode}");
+            assert!(dropped.iter().all(|d| d.1 == DropReason::QdiscOverflow));
+            if mode == "truesize" {
+                assert_eq!(q.buffer_max_used, 101 * 2304);
+                assert_eq!(q.buffer_used, 100 * 2304);
+            }
+            while h.dequeue(&mut q).is_some() {}
+            assert_eq!(q.buffer_used, 0, "{mode}: every packet's memory returned");
+        }
     }
 }
