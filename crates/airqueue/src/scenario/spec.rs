@@ -580,23 +580,24 @@ pub struct TcpSpec {
     /// when one sent after it has been delivered and more than that one's RTT plus a
     /// reordering window (min RTT / 4) has passed since it was sent, lost retransmissions
     /// included; after a timeout only the segments deemed lost are resent. Replaces the
-    /// DupThresh rule of RFC 6675. Needs `sack = true`. Linux default: on.
+    /// DupThresh rule of RFC 6675. Needs `sack = true`. Off by default; Linux: on.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rack: bool,
     /// Tail loss probe (RFC 8985 §7, Linux `tcp_send_loss_probe`): 2·SRTT (+ 2 ms; + 200 ms
     /// with one segment in flight) after the last send without an ACK, one probe segment
     /// (new data, or the last segment again) so a tail loss is repaired without the
-    /// retransmission timeout. Needs `rack = true`. Linux default: on.
+    /// retransmission timeout. Needs `rack = true`. Off by default; Linux: on.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tlp: bool,
     /// Proportional rate reduction (RFC 6937, Linux `tcp_cwnd_reduction`): during recovery the
     /// window falls to ssthresh in step with the data delivered instead of at once. Needs
-    /// `rack = true` (modelled in RACK's recovery). Linux default: on.
+    /// `rack = true` (modelled in RACK's recovery). Off by default; Linux: on.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub prr: bool,
     /// F-RTO (RFC 5682, SACK-enhanced, Linux `tcp_frto` = 2): after a timeout, new data on
     /// the next ACK tells a spurious timeout (never-retransmitted data then acknowledged:
-    /// cwnd and ssthresh restored) from a real one. Needs `rack = true`. Linux default: on.
+    /// cwnd and ssthresh restored) from a real one. Needs `rack = true`. Off by default;
+    /// Linux: on.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub frto: bool,
 }

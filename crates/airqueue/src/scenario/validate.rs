@@ -1028,4 +1028,39 @@ mod tests {
         assert!(err.problems[0].message.contains("0.008 ns"), "{err}");
         assert!(crate::scenario::load_toml_str(&toml("1Gbit")).is_ok());
     }
+
+    /// RACK needs SACK (Linux runs RACK only on SACK connections); TLP, PRR and F-RTO are
+    /// modelled in RACK's recovery: each missing prerequisite is named at its key.
+    #[test]
+    fn rack_tlp_prr_frto_name_their_prerequisites() {
+        let toml = |transport: &str| {
+            format!(
+                "[run]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n\
+                 [[links]]\nname = \"ab\"\nbetween = [\"a\", \"b\"]\nrate = \"10Mbit\"\n\
+                 [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = {{ kind = \"bulk\" }}\n\
+                 transport = {{ kind = \"tcp\", {transport} }}\n"
+            )
+        };
+        let err = crate::scenario::load_toml_str(&toml("rack = true")).unwrap_err();
+        assert_eq!(err.problems[0].path, "flows.f.transport.rack", "{err}");
+        assert!(err.problems[0].message.contains("sack = true"), "{err}");
+        let err = crate::scenario::load_toml_str(&toml(
+            "sack = true, tlp = true, prr = true, frto = true",
+        ))
+        .unwrap_err();
+        let paths: Vec<&str> = err.problems.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "flows.f.transport.tlp",
+                "flows.f.transport.prr",
+                "flows.f.transport.frto"
+            ],
+            "{err}"
+        );
+        assert!(crate::scenario::load_toml_str(&toml(
+            "sack = true, rack = true, tlp = true, prr = true, frto = true"
+        ))
+        .is_ok());
+    }
 }

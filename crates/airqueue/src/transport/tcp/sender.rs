@@ -1513,7 +1513,9 @@ impl TcpSender {
         } else if duplicate {
             self.stats.dupacks_received += 1;
         }
-        // F-RTO (RFC 5682 §3.1 SACK-enhanced; Linux tcp_process_loss).
+        // F-RTO (RFC 5682 §3.1 SACK-enhanced; Linux tcp_process_loss). New data instead of
+        // retransmissions is this ACK's decision only (Linux REXMIT_NEW vs REXMIT_LOST).
+        r.frto_new_data = false;
         if r.ca == CaState::Loss && r.frto {
             self.frto_on_ack(&mut r, new_data, newly_sacked || duplicate);
         }
