@@ -1,5 +1,6 @@
-//! The HE PHY (802.11ax; IEEE 802.11-2021 Clause 27 as merged into 802.11-2024, cited as
-//! 802.11ax's numbering), HE SU PPDUs, LDPC coding: data rates and PPDU durations.
+//! The HE PHY (IEEE 802.11ax-2021, Clause 27, now part of IEEE 802.11-2024; sections
+//! cited by the amendment's numbering), HE SU PPDUs, LDPC coding: data rates and PPDU
+//! durations.
 //!
 //! - **Rates** (§27.5, Tables 27-55 … 27-110 for the 242/484/996/2×996-tone RUs of a
 //!   20/40/80/160 MHz SU PPDU): per-stream MCS 0 … 11 (VHT's 0–9 plus 1024-QAM ¾ and ⅚,
@@ -43,7 +44,8 @@ pub fn n_sd(width_mhz: u32) -> Option<u32> {
     }
 }
 
-/// N_SD,short of the RU at `width_mhz` (§27.3.12.2, Table 27-31 … 27-xx).
+/// N_SD,short of the RU at `width_mhz` (§27.3.12.2: 60, 120, 240, 492 for the 242-, 484-,
+/// 996- and 2×996-tone RUs).
 fn n_sd_short(width_mhz: u32) -> u32 {
     match width_mhz {
         20 => 60,
