@@ -612,11 +612,13 @@ fn wifi_phy(
 ) -> PyResult<airqueue::link::wifi::Phy> {
     use airqueue::engine::SimTime;
     use airqueue::link::wifi::{Phy, Standard};
-    let std = Standard::parse(standard).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "\"{standard}\" is not a supported PHY; use \"802.11b\", \"802.11a\" or \"802.11g\""
-        ))
-    })?;
+    let std = Standard::parse(standard)
+        .filter(|s| !s.has_mcs())
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "\"{standard}\" is not a supported PHY here; use \"802.11b\", \"802.11a\" or \"802.11g\" (the rate helpers take non-HT rates)"
+            ))
+        })?;
     let mut phy = Phy::new(std);
     phy.short_preamble = short_preamble;
     if let Some(mut b) = basic_kbps {

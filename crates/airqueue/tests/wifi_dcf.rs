@@ -271,7 +271,7 @@ fn bad_cells_are_reported_with_their_field() {
     let base = "[run]\nduration = \"1s\"\n[[nodes]]\nname = \"ap\"\n[[nodes]]\nname = \"sta\"\n[[cells]]\nname = \"wlan\"\nap = \"ap\"\n";
     for (extra, field, words) in [
         (
-            "standard = \"802.11n\"\nstations = [{ node = \"sta\" }]\n",
+            "standard = \"802.11be\"\nstations = [{ node = \"sta\" }]\n",
             "cells.wlan.standard",
             "802.11b",
         ),

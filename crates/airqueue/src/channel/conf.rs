@@ -222,7 +222,7 @@ impl RadioConf {
         }
         let bw_mhz = self.bandwidth_mhz.unwrap_or(match modulation {
             Modulation::Dsss1 | Modulation::Dsss2 | Modulation::Cck5_5 | Modulation::Cck11 => 22.0,
-            Modulation::Ofdm(_) => 20.0,
+            Modulation::Ofdm(_) | Modulation::Mcs(_) => 20.0,
             Modulation::Gfsk => 1.0,
         });
         Some(Radio {

@@ -44,25 +44,64 @@ fn edca_params(phy: &Phy, c: &CellSpec) -> [EdcaParams; 4] {
     p
 }
 
-/// A station's PHY rate: its own, the cell's, or the standard's highest.
+/// A station's PHY data rate (of [`cell_rate_id`]).
 pub fn cell_rate(c: &CellSpec, st: &CellStationSpec) -> Rate {
-    st.rate.or(c.rate).unwrap_or_else(|| {
-        let std = Standard::parse(&c.standard).expect("validated");
-        Rate(*std.rates_kbps().iter().max().unwrap() as u64 * 1000)
-    })
+    let phy = cell_phy(c);
+    Rate(phy.rate_bps(cell_rate_id(c, st, &phy)).round() as u64)
 }
 
-/// The medium of validated `[[cells]]` entries on one channel (they agree on the PHY and
-/// MAC keys); each with its (interface, node) pairs, the AP's first.
-pub fn build_cell(
-    bsses: &[(&CellSpec, &[(IfaceId, NodeId)])],
-    dev_names: &[String],
-    seed: u64,
-    stats_from: SimTime,
-) -> Cell {
-    use crate::channel::BitErrors;
-    let c = bsses[0].0;
-    let mut phy = Phy::new(Standard::parse(&c.standard).expect("validated"));
+/// A station's PHY rate id ([`super::phy::mcs_id`]): its own `rate` or `mcs`, else the
+/// cell's `rate` or `mcs`, else the standard's highest rate (b/a/g) or highest valid
+/// MCS with the station's streams (n/ac/ax).
+pub fn cell_rate_id(c: &CellSpec, st: &CellStationSpec, phy: &Phy) -> u32 {
+    use super::phy::mcs_id;
+    let kbps = |r: Rate| (r.bps() / 1000) as u32;
+    let nss = st.spatial_streams.or(c.spatial_streams).unwrap_or(1);
+    let of_mcs = |mcs: u32| match phy.standard {
+        Standard::N => mcs_id(mcs / 8 + 1, (mcs % 8) as u8),
+        _ => mcs_id(nss, mcs as u8),
+    };
+    if let Some(r) = st.rate {
+        return kbps(r);
+    }
+    if let Some(m) = st.mcs {
+        return of_mcs(m);
+    }
+    if let Some(r) = c.rate {
+        return kbps(r);
+    }
+    if let Some(m) = c.mcs {
+        return of_mcs(m);
+    }
+    if phy.standard.has_mcs() {
+        let nss = if phy.standard == Standard::N { 1 } else { nss };
+        return (0..=11u8)
+            .rev()
+            .map(|m| mcs_id(nss, m))
+            .find(|&id| phy.has_rate(id))
+            .unwrap_or(mcs_id(1, 0));
+    }
+    *phy.standard.rates_kbps().iter().max().unwrap()
+}
+
+/// A validated cell's PHY: its standard in its band, width and guard interval, with the
+/// MAC timing overrides.
+pub fn cell_phy(c: &CellSpec) -> Phy {
+    use super::phy::Band;
+    use super::spec::BandKind;
+    let std = Standard::parse(&c.standard).expect("validated");
+    let band = match c.band {
+        Some(BandKind::Ghz2_4) => Band::Ghz2_4,
+        Some(BandKind::Ghz5) => Band::Ghz5,
+        None => std.default_band(),
+    };
+    let mut phy = Phy::in_band(std, band);
+    if let Some(w) = c.channel_width {
+        phy.width_mhz = w;
+    }
+    if let Some(gi) = c.guard_interval {
+        phy.gi_ns = gi.time().0 as u32;
+    }
     phy.short_preamble = c.short_preamble;
     if let Some(d) = c.slot {
         phy.slot = d.time();
@@ -81,6 +120,20 @@ pub fn build_cell(
         phy.basic_kbps.sort_unstable();
         phy.basic_kbps.dedup();
     }
+    phy
+}
+
+/// The medium of validated `[[cells]]` entries on one channel (they agree on the PHY and
+/// MAC keys); each with its (interface, node) pairs, the AP's first.
+pub fn build_cell(
+    bsses: &[(&CellSpec, &[(IfaceId, NodeId)])],
+    dev_names: &[String],
+    seed: u64,
+    stats_from: SimTime,
+) -> Cell {
+    use crate::channel::BitErrors;
+    let c = bsses[0].0;
+    let phy = cell_phy(c);
     let conf = DcfConf {
         rts_threshold: c.rts_threshold,
         short_retry_limit: c.short_retry_limit,
@@ -99,7 +152,7 @@ pub fn build_cell(
                     name: dev_names[iface.0 as usize].clone(),
                     iface,
                     node,
-                    rate_kbps: st.map_or(0, |st| (cell_rate(c, st).bps() / 1000) as u32),
+                    rate_kbps: st.map_or(0, |st| cell_rate_id(c, st, &phy)),
                     buffer: match st {
                         None => c.ap_buffer.unwrap_or(c.buffer),
                         Some(st) => st.buffer.unwrap_or(c.buffer),

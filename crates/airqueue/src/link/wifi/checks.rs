@@ -5,8 +5,9 @@
 //! medium's folder holds its own rules and the format (`crate::scenario::validate`) only
 //! calls them. Every problem is collected; nothing here panics on user input.
 
+use super::phy::{mcs_of, Band, Phy, Standard};
 use super::spec::{
-    ApQueuesKind, CaptureKind, CellMode, CellSpec, PropagationSpec, RateControlKind,
+    ApQueuesKind, BandKind, CaptureKind, CellMode, CellSpec, PropagationSpec, RateControlKind,
 };
 use crate::conf::{check_name, unique, Rate, ScenarioError, MIN_MTU};
 use crate::link::air::spec::SpectrumSpec;
@@ -25,7 +26,6 @@ pub fn check_cells(
     spectrum: Option<&SpectrumSpec>,
     errs: &mut ScenarioError,
 ) {
-    use super::Standard;
     for c in cells {
         let label = format!("cells.{}", c.name);
         check_name(format!("{label}.name"), &c.name, errs);
@@ -40,18 +40,35 @@ pub fn check_cells(
             errs.push(
                 format!("{label}.standard"),
                 format!(
-                    "\"{}\" is not a supported PHY; use \"802.11b\", \"802.11a\" or \"802.11g\"",
+                    "\"{}\" is not a supported PHY; use \"802.11b\", \"802.11a\", \"802.11g\", \"802.11n\", \"802.11ac\" or \"802.11ax\"",
                     c.standard
                 ),
             );
         }
+        // The non-HT rates of the cell's standard in its band.
+        let legacy: Vec<u32> = match std {
+            Some(std) => {
+                let band = match (std, c.band) {
+                    (Standard::N | Standard::Ax, Some(BandKind::Ghz2_4)) => Band::Ghz2_4,
+                    _ => std.default_band(),
+                };
+                Phy::in_band(std, band)
+                    .rates()
+                    .into_iter()
+                    .filter(|&k| mcs_of(k).is_none())
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        if let Some(std) = std {
+            check_mcs_phy(c, std, &label, errs);
+        }
         let rate_ok = |path: String, r: &Rate, errs: &mut ScenarioError| {
             if let Some(std) = std {
-                let ok = r.bps().is_multiple_of(1000)
-                    && std.rates_kbps().contains(&((r.bps() / 1000) as u32));
+                let ok =
+                    r.bps().is_multiple_of(1000) && legacy.contains(&((r.bps() / 1000) as u32));
                 if !ok {
-                    let list: Vec<String> = std
-                        .rates_kbps()
+                    let list: Vec<String> = legacy
                         .iter()
                         .map(|k| format!("{}Mbit", *k as f64 / 1000.0))
                         .collect();
@@ -79,10 +96,10 @@ pub fn check_cells(
                 "must name at least one rate; remove the key for the standard's set",
             );
         }
-        if c.short_preamble && std == Some(Standard::A) {
+        if c.short_preamble && !legacy.contains(&11_000) && std.is_some() {
             errs.push(
                 format!("{label}.short_preamble"),
-                "802.11a has no DSSS preamble; remove the key",
+                "a 5 GHz cell (802.11a, or n/ac/ax at 5 GHz) has no DSSS preamble; remove the key",
             );
         }
         if c.stations.is_empty() {
@@ -171,6 +188,14 @@ pub fn check_cells(
         }
         check_edca(c, &label, errs);
         check_capture(spectrum, c, &label, errs);
+        if std.is_some_and(Standard::has_mcs)
+            && spectrum.is_some_and(|sp| sp.members.contains(&c.name))
+        {
+            errs.push(
+                format!("{label}.standard"),
+                "802.11n/ac/ax cells cannot join the shared Bluetooth [spectrum] yet; remove the cell from spectrum.members",
+            );
+        }
         if c.airtime_quantum.time().0 == 0 {
             errs.push(
                 format!("{label}.airtime_quantum"),
@@ -206,7 +231,7 @@ pub fn check_cells(
                         x.short_retry_limit,
                         x.long_retry_limit,
                         x.capture,
-                        x.frame_capture,
+                        (x.frame_capture, x.band, x.channel_width, x.guard_interval),
                     )
                 )
             };
@@ -214,7 +239,7 @@ pub fn check_cells(
                 errs.push(
                     format!("cells.{}.channel", c.name),
                     format!(
-                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits, capture, frame_capture); make them equal or use another channel",
+                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, band, channel_width, guard_interval, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits, capture, frame_capture); make them equal or use another channel",
                         first.name
                     ),
                 );
@@ -222,6 +247,168 @@ pub fn check_cells(
         }
     }
     unique("cells", cells.iter().map(|c| c.name.as_str()), errs);
+}
+
+/// The HT/VHT/HE keys (`band`, `channel_width`, `guard_interval`, `mcs`,
+/// `spatial_streams`): only on n/ac/ax cells, with values the standard allows, every
+/// station's MCS/width/stream combination valid (VHT: IEEE 802.11-2020 Tables 21-30 …
+/// 21-61), and nothing the HT/VHT/HE cells do not model yet (rate control, SINR capture,
+/// the Bluetooth spectrum: checked where those keys are).
+fn check_mcs_phy(c: &CellSpec, std: Standard, label: &str, errs: &mut ScenarioError) {
+    let name = std.name();
+    if !std.has_mcs() {
+        let keys = [
+            ("band", c.band.is_some()),
+            ("channel_width", c.channel_width.is_some()),
+            ("guard_interval", c.guard_interval.is_some()),
+            ("mcs", c.mcs.is_some()),
+            ("spatial_streams", c.spatial_streams.is_some()),
+        ];
+        for (k, set) in keys {
+            if set {
+                errs.push(
+                    format!("{label}.{k}"),
+                    format!("{name} has no {k} key (it is for \"802.11n\", \"802.11ac\" and \"802.11ax\" cells); remove it or change the standard"),
+                );
+            }
+        }
+        for st in &c.stations {
+            if st.mcs.is_some() || st.spatial_streams.is_some() {
+                errs.push(
+                    format!("{label}.stations.{}.mcs", st.node),
+                    format!("{name} sends at a `rate`, not an MCS; remove mcs/spatial_streams or use standard = \"802.11n\", \"802.11ac\" or \"802.11ax\""),
+                );
+            }
+        }
+        return;
+    }
+    let band = match c.band {
+        Some(BandKind::Ghz2_4) => Band::Ghz2_4,
+        _ => Band::Ghz5,
+    };
+    if std == Standard::Ac && band == Band::Ghz2_4 {
+        errs.push(
+            format!("{label}.band"),
+            "802.11ac (VHT) is a 5 GHz PHY; use band = \"5GHz\" (or leave it out), or standard = \"802.11n\"/\"802.11ax\" at 2.4 GHz",
+        );
+    }
+    let widths: &[u32] = match (std, band) {
+        (Standard::N, _) | (Standard::Ax, Band::Ghz2_4) => &[20, 40],
+        _ => &[20, 40, 80, 160],
+    };
+    let width = c.channel_width.unwrap_or(20);
+    if !widths.contains(&width) {
+        errs.push(
+            format!("{label}.channel_width"),
+            format!(
+                "{name} {} has no {width} MHz channels; use one of {widths:?} (MHz)",
+                if band == Band::Ghz2_4 {
+                    "at 2.4 GHz"
+                } else {
+                    "at 5 GHz"
+                }
+            ),
+        );
+    }
+    let gi = c.guard_interval.map_or(800, |d| d.time().0);
+    let gis: &[u64] = if std == Standard::Ax {
+        &[800, 1600, 3200]
+    } else {
+        &[800, 400]
+    };
+    if !gis.contains(&gi) {
+        let list: Vec<String> = gis.iter().map(|g| format!("\"{g}ns\"")).collect();
+        errs.push(
+            format!("{label}.guard_interval"),
+            format!(
+                "{name} has no {gi} ns guard interval; use {}",
+                list.join(" or ")
+            ),
+        );
+    }
+    if c.rate.is_some() && c.mcs.is_some() {
+        errs.push(
+            format!("{label}.mcs"),
+            "set the cell's default as either a non-HT `rate` or an `mcs`, not both",
+        );
+    }
+    let top: u32 = match std {
+        Standard::N => 31,
+        Standard::Ac => 9,
+        _ => 11,
+    };
+    let ss_ok = |ss: Option<u32>, path: String, errs: &mut ScenarioError| {
+        match ss {
+        Some(_) if std == Standard::N => errs.push(
+            path,
+            "802.11n numbers its streams into the MCS (mcs = 8·(streams − 1) + 0…7, e.g. 15 for 2 streams of 64-QAM 5/6); remove spatial_streams",
+        ),
+        Some(n) if !(1..=4).contains(&n) => errs.push(
+            path,
+            format!("{n} spatial streams are not modelled; use 1 to 4"),
+        ),
+        _ => {}
+    }
+    };
+    let mcs_ok = |m: Option<u32>, path: String, errs: &mut ScenarioError| {
+        if let Some(m) = m {
+            if m > top {
+                errs.push(
+                    path,
+                    format!("{name} has MCS 0 to {top}; {m} is out of range (MCS 32 and the unequal-modulation HT MCSs are not modelled)"),
+                );
+            }
+        }
+    };
+    ss_ok(c.spatial_streams, format!("{label}.spatial_streams"), errs);
+    mcs_ok(c.mcs, format!("{label}.mcs"), errs);
+    let mut phy = Phy::in_band(std, band);
+    phy.width_mhz = width;
+    for st in &c.stations {
+        let at = format!("{label}.stations.{}", st.node);
+        ss_ok(st.spatial_streams, format!("{at}.spatial_streams"), errs);
+        mcs_ok(st.mcs, format!("{at}.mcs"), errs);
+        if st.rate.is_some() && st.mcs.is_some() {
+            errs.push(
+                format!("{at}.mcs"),
+                "set either a non-HT `rate` or an `mcs`, not both",
+            );
+        }
+        // The combination this station sends at (the builder's precedence).
+        if !widths.contains(&width) || st.rate.is_some() || (st.mcs.is_none() && c.rate.is_some()) {
+            continue;
+        }
+        let nss = st.spatial_streams.or(c.spatial_streams).unwrap_or(1);
+        let Some(m) = st.mcs.or(c.mcs) else { continue };
+        if std != Standard::Ac || m > top || !(1..=4).contains(&nss) {
+            continue;
+        }
+        if !phy.valid_mcs(nss, m as u8) {
+            let key = if st.mcs.is_some() {
+                format!("{at}.mcs")
+            } else {
+                format!("{label}.mcs")
+            };
+            errs.push(
+                key,
+                format!("VHT MCS {m} with {nss} spatial stream(s) at {width} MHz is not a valid combination (IEEE 802.11-2020 Tables 21-30 … 21-61: MCS 9 needs 3 streams at 20 MHz, MCS 6 is invalid with 3 streams at 80 MHz, MCS 9 with 3 streams at 160 MHz); pick another mcs, spatial_streams or channel_width"),
+            );
+        }
+    }
+    for st in &c.stations {
+        if st.rate_control.unwrap_or(c.rate_control) != RateControlKind::Fixed {
+            errs.push(
+                format!("{label}.stations.{}.rate_control", st.node),
+                format!("{name} cells have fixed MCSs for now (Minstrel-HT is still to come); use rate_control = \"fixed\" with an `mcs`"),
+            );
+        }
+    }
+    if c.capture != CaptureKind::None {
+        errs.push(
+            format!("{label}.capture"),
+            format!("SINR-based reception is not modelled for {name} cells yet; remove capture"),
+        );
+    }
 }
 
 /// A cell's `mode`: an infrastructure cell names its `ap`; an ad hoc cell (IBSS) has none,
@@ -357,6 +544,16 @@ pub fn check_propagation(
             errs.push(path, format!("unknown node \"{n}\"; add it to [[nodes]]"));
         }
     };
+    if !pr.positions.is_empty() {
+        for c in cells {
+            if Standard::parse(&c.standard).is_some_and(Standard::has_mcs) {
+                errs.push(
+                    format!("cells.{}.standard", c.name),
+                    "802.11n/ac/ax cells do not take [propagation] positions yet (their SNR model per MCS and width is still to come); use a hearing graph (hears) or per-station snr_db",
+                );
+            }
+        }
+    }
     for (node, xy) in &pr.positions {
         known(node, format!("propagation.positions.{node}"), errs);
         if !xy.iter().all(|v| v.is_finite()) {

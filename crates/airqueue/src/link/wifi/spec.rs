@@ -24,9 +24,38 @@ use serde::{Deserialize, Serialize};
 pub struct CellSpec {
     /// Unique name (among links, segments and cells); the interfaces are `<node>.<name>`.
     pub name: String,
-    /// The PHY: "802.11b" (DSSS/CCK 1–11 Mb/s), "802.11a" (OFDM 6–54 Mb/s) or "802.11g"
-    /// (both; OFDM frames with the 6 µs signal extension), as ns-3's `WifiHelper::SetStandard`.
+    /// The PHY: "802.11b" (DSSS/CCK 1–11 Mb/s), "802.11a" (OFDM 6–54 Mb/s), "802.11g"
+    /// (both; OFDM frames with the 6 µs signal extension), as ns-3's `WifiHelper::SetStandard`;
+    /// or "802.11n" (HT), "802.11ac" (VHT) or "802.11ax" (HE SU), whose stations send at
+    /// an `mcs` over `channel_width`, one MPDU per channel access (no aggregation yet) with
+    /// non-HT ACKs (docs/wifi.md, "HT, VHT and HE PHYs"). "b", "a", "g", "n", "ac", "ax"
+    /// also work.
     pub standard: String,
+    /// n and ax: the band, "2.4GHz" or "5GHz" (default "5GHz"; SIFS 10 us and a 6 us
+    /// signal extension after OFDM PPDUs at 2.4 GHz, SIFS 16 us at 5 GHz). ac is 5 GHz
+    /// only; b and g are 2.4 GHz, a 5 GHz (leave the key out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band: Option<BandKind>,
+    /// n, ac, ax: channel width in MHz, 20 (default) or 40; ac and ax also 80 and 160
+    /// (ax at 2.4 GHz: 20 or 40).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_width: Option<u32>,
+    /// n, ac, ax: guard interval of the data symbols: n and ac "800ns" (default) or
+    /// "400ns" (short GI); ax "800ns" (default), "1600ns" or "3200ns".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard_interval: Option<Duration>,
+    /// n, ac, ax: MCS of stations that set no `mcs` or `rate` of their own. n: 0–31 in
+    /// HT numbering (streams = mcs / 8 + 1, e.g. 15 = 2 streams of 64-QAM 5/6); ac: 0–9,
+    /// ax: 0–11, each with `spatial_streams`. Default: the highest valid MCS (n 7; ac 9,
+    /// or 8 at 20 MHz; ax 11). ac's MCS 9 is invalid at 20 MHz (except 3 streams), MCS 6
+    /// at 80 MHz with 3 streams and MCS 9 at 160 MHz with 3 streams (IEEE 802.11-2020
+    /// Tables 21-30 … 21-61).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcs: Option<u32>,
+    /// ac and ax: spatial streams (1–4) of stations that set none (default 1). n carries
+    /// the streams in its MCS number instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spatial_streams: Option<u32>,
     /// "infrastructure" (default: an AP and its stations) or "adhoc" (an IBSS, IEEE
     /// 802.11-2016 §11.1.4: no AP, every station reaches every other directly, for
     /// node-to-node trunks and multi-hop chains, seed 004 §4.2.8).
@@ -45,7 +74,8 @@ pub struct CellSpec {
     /// The stations (at least one).
     pub stations: Vec<CellStationSpec>,
     /// PHY rate of stations that do not set their own (default: the standard's highest,
-    /// 11Mbit for b, 54Mbit for a and g). One of the standard's rates.
+    /// 11Mbit for b, 54Mbit for a and g). One of the standard's rates; in an n/ac/ax cell
+    /// a non-HT rate of the band (non-HT PPDUs), the default there being `mcs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
     /// Short PLCP preamble for DSSS rates above 1 Mb/s (`iw … set bitrates` / hostapd
@@ -54,16 +84,19 @@ pub struct CellSpec {
     pub short_preamble: bool,
     /// BSSBasicRateSet (control responses go at the highest basic rate not above the
     /// eliciting frame's, IEEE 802.11-2016 §10.6.6.5.2). Default: b ["1Mbit", "2Mbit"], a
-    /// ["6Mbit", "12Mbit", "24Mbit"], g both.
+    /// ["6Mbit", "12Mbit", "24Mbit"], g both; n/ac/ax as a at 5 GHz and as g at 2.4 GHz
+    /// (an HT/VHT/HE frame is answered at the highest basic rate not above its MCS's
+    /// non-HT reference rate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basic_rates: Option<Vec<Rate>>,
-    /// aSlotTime override (default: b 20us, a 9us, g 9us = short slot).
+    /// aSlotTime override (default: b 20us, a, g, n, ac, ax 9us = short slot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<Duration>,
-    /// aSIFSTime override (default: b and g 10us, a 16us).
+    /// aSIFSTime override (default: b, g and n/ax at 2.4 GHz 10us; a and n/ac/ax at 5 GHz
+    /// 16us).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sifs: Option<Duration>,
-    /// aCWmin override (default: b 31, a and g 15).
+    /// aCWmin override (default: b 31, the others 15).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cw_min: Option<u32>,
     /// aCWmax override (default 1023).
@@ -139,6 +172,17 @@ pub struct CellSpec {
     /// capture model).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub frame_capture: bool,
+}
+
+/// The band of an 802.11n or 802.11ax cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum BandKind {
+    /// 2.4 GHz.
+    #[serde(rename = "2.4GHz")]
+    Ghz2_4,
+    /// 5 GHz.
+    #[serde(rename = "5GHz")]
+    Ghz5,
 }
 
 /// How a receiver treats overlapping frames.
@@ -325,9 +369,18 @@ pub struct CellStationSpec {
     /// Expand this entry into `count` stations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u32>,
-    /// Its fixed PHY rate, both directions (default: the cell's `rate`).
+    /// Its fixed PHY rate, both directions (default: the cell's `rate`). In an n/ac/ax
+    /// cell a non-HT rate of the band (its data then goes in non-HT PPDUs); use `mcs`
+    /// for HT/VHT/HE.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// n/ac/ax: its MCS, both directions (default: the cell's `mcs`); numbering as the
+    /// cell's `mcs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcs: Option<u32>,
+    /// ac/ax: its spatial streams, 1–4 (default: the cell's `spatial_streams`, else 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spatial_streams: Option<u32>,
     /// Its driver buffer, packets (default: the cell's `buffer`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<u32>,

@@ -505,11 +505,11 @@ fn resolve_iface(names: &NameTable, name: &str) -> Option<u32> {
 impl Adwiser {
     pub fn from_conf(c: &AdwiserConf, b: &BuildCtx, errs: &mut ScenarioError) -> Option<Adwiser> {
         let p = &b.path;
-        let Some(standard) = Standard::parse(&c.standard) else {
+        let Some(standard) = Standard::parse(&c.standard).filter(|s| !s.has_mcs()) else {
             errs.push(
                 format!("{p}.standard"),
                 format!(
-                    "\"{}\" is no 802.11 PHY; use \"802.11b\", \"802.11a\" or \"802.11g\"",
+                    "\"{}\" is no 802.11 PHY ADWISER models; use \"802.11b\", \"802.11a\" or \"802.11g\"",
                     c.standard
                 ),
             );

@@ -376,7 +376,7 @@ impl Medium for Cell {
         }
         Some(LinkView {
             neighbour,
-            rate_bps: self.rate(port, q) as u64 * 1000,
+            rate_bps: self.phy.rate_bps(self.rate(port, q)).round() as u64,
             quality: if self.is_ap(port) {
                 self.sta[q].quality_down
             } else {

@@ -70,23 +70,11 @@ pub(super) fn rate_ctl(
     }
 }
 
-/// The BER of each of `rates` at SNR `snr_db` (the channel module's modulation curves).
+/// The BER of each of `rates` at SNR `snr_db` (the channel module's modulation curves;
+/// an MCS's SNR is the per-stream SNR over the channel's width, `Modulation::Mcs`).
 pub(super) fn ber_table(rates: &[u32], phy: &Phy, snr_db: f64) -> Vec<f64> {
-    use crate::channel::modulation::Modulation;
     let snr = 10f64.powf(snr_db / 10.0);
-    rates
-        .iter()
-        .map(|&k| {
-            let m = match (phy.standard, k) {
-                (_, 1_000) => Modulation::Dsss1,
-                (_, 2_000) => Modulation::Dsss2,
-                (_, 5_500) => Modulation::Cck5_5,
-                (_, 11_000) => Modulation::Cck11,
-                (_, k) => Modulation::Ofdm((k / 1000) as u8),
-            };
-            m.ber(snr)
-        })
-        .collect()
+    rates.iter().map(|&k| phy.modulation(k).ber(snr)).collect()
 }
 
 impl Cell {

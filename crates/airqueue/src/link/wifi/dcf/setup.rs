@@ -130,8 +130,8 @@ impl Cell {
         }
         let neighbours = neighbour_lists(&ports, &ap_of, &cell_of);
         let mut fns = Vec::new();
-        let mut rates = phy.standard.rates_kbps().to_vec();
-        rates.sort_unstable();
+        // b/a/g: the standard's rates ascending, as before; n/ac/ax add the MCSs.
+        let rates = phy.rates();
         let sta = ports
             .iter()
             .enumerate()

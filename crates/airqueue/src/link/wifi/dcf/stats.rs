@@ -92,9 +92,9 @@ impl Cell {
             t.rate.push(if self.is_ap(p) {
                 0.0
             } else if self.ap_of[p] == NO_AP {
-                self.rate_kbps[p] as f64 * 1e3
+                self.phy.rate_bps(self.rate_kbps[p])
             } else {
-                self.rate(self.ap_of[p] as usize, p) as f64 * 1e3
+                self.phy.rate_bps(self.rate(self.ap_of[p] as usize, p))
             });
             t.sent.push(st.sent);
             t.retries.push(st.retries);
