@@ -346,13 +346,25 @@ impl Simulation {
                 f
             }
         };
-        let r = self.real.as_mut().expect("live");
-        r.counts.injected += 1;
+        self.real.as_mut().expect("live").counts.injected += 1;
+        let id = self.alloc_real(f, &h, dst.unwrap_or(from), &bytes[..h.size as usize]);
+        if dst.is_none() {
+            self.drop_packet(id, DropReason::NoRoute, None);
+        } else {
+            let _ = self.forward(from, id);
+        }
+        Ok(id)
+    }
+
+    /// A packet of real flow `f` with header `h` and `bytes`, bound for `dst`, enters the
+    /// arena now at its flow's source, counted sent (by the flow and the ledger); its bytes
+    /// go to the side table, in the slot's reused buffer.
+    fn alloc_real(&mut self, f: u32, h: &RealHeader, dst: NodeId, bytes: &[u8]) -> PacketId {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         let pkt = Packet {
             enqueued: now,
-            dst_node: dst.unwrap_or(from),
+            dst_node: dst,
             size_bytes: h.size,
             // A local socket's priority from its TOS (Linux's `rt_tos2priority`).
             priority: crate::qdisc::rt_tos2priority(h.dscp),
@@ -370,19 +382,15 @@ impl Simulation {
         flow.next_seq += 1;
         flow.stats.on_send(h.payload);
         let id = self.packets.alloc(pkt, Location::Source(f));
+        self.ledger.sent += 1;
+        let r = self.real.as_mut().expect("live");
         let slot = id.0 as usize;
         if r.bytes.len() <= slot {
             r.bytes.resize_with(slot + 1, Vec::new);
         }
         r.bytes[slot].clear();
-        r.bytes[slot].extend_from_slice(&bytes[..h.size as usize]);
-        self.ledger.sent += 1;
-        if dst.is_none() {
-            self.drop_packet(id, DropReason::NoRoute, None);
-        } else {
-            let _ = self.forward(from, id);
-        }
-        Ok(id)
+        r.bytes[slot].extend_from_slice(bytes);
+        id
     }
 
     /// A real host's echo reply to an emulated node's ping (its data carries the request's
@@ -512,36 +520,8 @@ impl Simulation {
                 f
             }
         };
-        let flow = &mut self.flows[f as usize];
-        let id = self.packets.alloc(
-            Packet {
-                enqueued: now,
-                dst_node: host,
-                size_bytes: h.size,
-                priority: crate::qdisc::rt_tos2priority(h.dscp),
-                flow: FlowId(f),
-                tuple: h.tuple,
-                payload_bytes: h.payload,
-                ttl: h.ttl,
-                dscp: h.dscp,
-                ecn: h.ecn,
-                icmp_type: h.icmp_type,
-                created: now,
-                flow_seq: flow.next_seq,
-                ..Packet::default()
-            },
-            Location::Source(f),
-        );
-        flow.next_seq += 1;
-        flow.stats.on_send(h.payload);
-        let r = self.real.as_mut().expect("live");
-        let slot = id.0 as usize;
-        if r.bytes.len() <= slot {
-            r.bytes.resize_with(slot + 1, Vec::new);
-        }
-        r.bytes[slot] = bytes;
-        r.counts.errors += 1;
-        self.ledger.sent += 1;
+        self.real.as_mut().expect("live").counts.errors += 1;
+        let id = self.alloc_real(f, &h, host, &bytes);
         let _ = self.forward(at, id);
     }
 

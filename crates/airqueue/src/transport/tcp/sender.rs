@@ -947,16 +947,8 @@ impl TcpSender {
 
     /// An ACK on an established connection with SACK on (RFC 6675 §5).
     fn on_established_ack_sack(&mut self, now: SimTime, ack: &AckInfo, sack: &SackBlocks) {
-        if ack.flags.contains(TcpFlags::SYN) {
-            self.ack_pending = self.opener == Opener::Sender;
+        if !self.accept_ack(ack) {
             return;
-        }
-        if ack.ack < self.snd_una || ack.ack > self.snd_max {
-            self.stats.stale_acks += 1;
-            return;
-        }
-        if self.ecn && ack.flags.contains(TcpFlags::ECE) {
-            self.on_ecn_echo(ack.ack);
         }
         let new_data = ack.ack > self.snd_una;
         let duplicate =
@@ -1071,19 +1063,29 @@ impl TcpSender {
         self.record(now);
     }
 
-    fn on_established_ack(&mut self, now: SimTime, ack: &AckInfo) {
+    /// What every ACK on an established connection goes through first: a repeated SYN-ACK
+    /// (our handshake ACK was lost or is late) is acknowledged again (a late duplicate of the
+    /// receiver's own SYN needs no answer), an ACK outside snd_una..=snd_max is ignored
+    /// (stale), and an ECN echo is answered (RFC 3168 §6.1.2). False when the ACK ends here.
+    #[inline(always)]
+    fn accept_ack(&mut self, ack: &AckInfo) -> bool {
         if ack.flags.contains(TcpFlags::SYN) {
-            // A repeated SYN-ACK: our handshake ACK was lost or is late; acknowledge again.
-            // (A late duplicate of the receiver's own SYN needs no answer.)
             self.ack_pending = self.opener == Opener::Sender;
-            return;
+            return false;
         }
         if ack.ack < self.snd_una || ack.ack > self.snd_max {
             self.stats.stale_acks += 1;
-            return;
+            return false;
         }
         if self.ecn && ack.flags.contains(TcpFlags::ECE) {
             self.on_ecn_echo(ack.ack);
+        }
+        true
+    }
+
+    fn on_established_ack(&mut self, now: SimTime, ack: &AckInfo) {
+        if !self.accept_ack(ack) {
+            return;
         }
         if ack.ack == self.snd_una {
             let duplicate = self.snd_max > self.snd_una
@@ -1470,16 +1472,8 @@ impl TcpSender {
 
     /// An ACK on an established connection with RACK on (see the section above).
     fn on_established_ack_rack(&mut self, now: SimTime, ack: &AckInfo, sack: &SackBlocks) {
-        if ack.flags.contains(TcpFlags::SYN) {
-            self.ack_pending = self.opener == Opener::Sender;
+        if !self.accept_ack(ack) {
             return;
-        }
-        if ack.ack < self.snd_una || ack.ack > self.snd_max {
-            self.stats.stale_acks += 1;
-            return;
-        }
-        if self.ecn && ack.flags.contains(TcpFlags::ECE) {
-            self.on_ecn_echo(ack.ack);
         }
         let mut r = self.rack.take().expect("rack on");
         let new_data = ack.ack > self.snd_una;
