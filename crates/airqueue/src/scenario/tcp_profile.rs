@@ -143,12 +143,7 @@ impl TcpProfile {
     /// RACK-TLP, PRR and F-RTO as the kernel ran them (keys `rack`, `tlp`, `prr`, `frto`).
     fn recovery(self) -> [(&'static str, bool); 4] {
         let modern = self == TcpProfile::Linux6_1;
-        [
-            ("rack", modern),
-            ("tlp", modern),
-            ("prr", modern),
-            ("frto", modern),
-        ]
+        RECOVERY_KEYS.map(|k| (k, modern))
     }
 }
 
@@ -166,10 +161,21 @@ pub fn apply(flow: &mut Value) {
     else {
         return;
     };
+    // Linux runs RACK and TLP only with SACK (`tcp_identify_packet_loss` falls back to
+    // NewReno marking, `tcp_schedule_loss_probe` needs `tcp_is_sack`), and this model's PRR
+    // and F-RTO live in RACK's recovery: a flow that writes `sack = false` keeps the rest of
+    // the profile without them, as a Linux host with `tcp_sack = 0` would.
+    let no_sack = t.get("sack") == Some(&Value::Bool(false));
     for (k, v) in profile.keys() {
+        if no_sack && RECOVERY_KEYS.contains(&k.as_str()) {
+            continue;
+        }
         t.entry(k).or_insert(v);
     }
 }
+
+/// The keys of [`TcpProfile::recovery`].
+const RECOVERY_KEYS: [&str; 4] = ["rack", "tlp", "prr", "frto"];
 
 /// The profiles side by side as the markdown table of docs/tcp-profiles.md: one row per key,
 /// one column per profile, values as a scenario writes them.
@@ -238,6 +244,16 @@ mod tests {
         assert_eq!(t["initial_window"], 10);
         assert_eq!(t["rack"], true);
         assert_eq!(t["frto"], true);
+    }
+
+    /// A Linux host with `tcp_sack = 0` runs neither RACK nor TLP.
+    #[test]
+    fn sack_off_leaves_out_the_recovery_that_needs_it() {
+        let mut flow = json!({"transport": {"kind": "tcp", "profile": "linux-6.1", "sack": false}});
+        apply(&mut flow);
+        let t = flow["transport"].as_object().unwrap();
+        assert!(RECOVERY_KEYS.iter().all(|k| !t.contains_key(*k)));
+        assert_eq!(t["initial_window"], 10);
     }
 
     #[test]
