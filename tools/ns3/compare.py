@@ -9,10 +9,13 @@ then goodput, fairness and losses. With ``--callgrind`` it also counts the instr
 each simulator's event loop under valgrind on a shortened run, a measure that does not
 depend on the machine's load. ``--cc cubic`` runs both with CUBIC and SACK (airqueue's
 ``variant = "cubic"``, ``sack = true``, ``timestamps = true``; ns-3's ``TcpCubic`` with
-``Sack`` on). See docs/ns3-comparison.md.
+``Sack`` on). ``--ns3`` names the ns-3 program; given more than once, every build named runs
+in the same interleaved series (e.g. Debian's 3.37 and the PyPI wheel's 3.44, side by side).
+See docs/ns3-comparison.md.
 
     tools/ns3/build.sh && python3 tools/ns3/compare.py --repeat 5 --callgrind
     python3 tools/ns3/compare.py --repeat 5 --cc cubic
+    python3 tools/ns3/compare.py --ns3 tools/ns3/dumbbell --ns3 tools/ns3/dumbbell-ns3.44
 """
 
 from __future__ import annotations
@@ -243,26 +246,37 @@ def mbit(bps: float) -> str:
     return f"{bps / 1e6:.3f}"
 
 
+def builds(by_sim: dict[str, Runs]) -> list[str]:
+    """The ns-3 builds of one workload's results (every simulator but airqueue)."""
+    return [sim for sim in by_sim if sim != "airqueue"]
+
+
+def build_label(binary: Path, report: dict[str, Any]) -> str:
+    """ns-3 <version> (<program file>): one build's name in the tables."""
+    return f"ns-3 {report['version']} ({binary.name})"
+
+
 def speed_table(results: dict[str, dict[str, Runs]]) -> str:
     lines = [
-        "| workload | simulated s | airqueue loop s | ns-3 loop s | speed-up (loop) "
+        "| workload | ns-3 build | simulated s | airqueue loop s | ns-3 loop s | speed-up (loop) "
         "| airqueue process s | ns-3 process s | speed-up (process) "
         "| airqueue events | ns-3 events |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for key, by_sim in results.items():
-        aq, ns = by_sim["airqueue"], by_sim["ns-3"]
-        aq_lo, aq_hi = aq.loop_range()
-        ns_lo, ns_hi = ns.loop_range()
-        lines.append(
-            f"| {VARIANTS[key].name} | {aq.timed[0].report['sim_seconds']:g} "
-            f"| {aq.loop_median():.4f} ({aq_lo:.4f}–{aq_hi:.4f}) "
-            f"| {ns.loop_median():.3f} ({ns_lo:.3f}–{ns_hi:.3f}) "
-            f"| **{ns.loop_median() / aq.loop_median():.0f}x** "
-            f"| {aq.process_median():.3f} | {ns.process_median():.3f} "
-            f"| {ns.process_median() / aq.process_median():.1f}x "
-            f"| {aq.timed[0].report['events']:,} | {ns.timed[0].report['events']:,} |"
-        )
+        for build in builds(by_sim):
+            aq, ns = by_sim["airqueue"], by_sim[build]
+            aq_lo, aq_hi = aq.loop_range()
+            ns_lo, ns_hi = ns.loop_range()
+            lines.append(
+                f"| {VARIANTS[key].name} | {build} | {aq.timed[0].report['sim_seconds']:g} "
+                f"| {aq.loop_median():.4f} ({aq_lo:.4f}–{aq_hi:.4f}) "
+                f"| {ns.loop_median():.3f} ({ns_lo:.3f}–{ns_hi:.3f}) "
+                f"| **{ns.loop_median() / aq.loop_median():.0f}x** "
+                f"| {aq.process_median():.3f} | {ns.process_median():.3f} "
+                f"| {ns.process_median() / aq.process_median():.1f}x "
+                f"| {aq.timed[0].report['events']:,} | {ns.timed[0].report['events']:,} |"
+            )
     return "\n".join(lines)
 
 
@@ -287,31 +301,38 @@ def behaviour_table(rows: list[tuple[str, str, dict[str, Any]]]) -> str:
 
 
 def goodput_table(results: dict[str, dict[str, Runs]], label: str) -> str:
-    """airqueue's total goodput against the matched ns-3 configuration's."""
+    """airqueue's total goodput against the matched ns-3 configuration's, each build."""
     lines = [
-        f"| workload | airqueue Mbit/s | {label} Mbit/s | difference |",
-        "| --- | ---: | ---: | ---: |",
+        f"| workload | ns-3 build | airqueue Mbit/s | {label} Mbit/s | difference |",
+        "| --- | --- | ---: | ---: | ---: |",
     ]
     for key, by_sim in results.items():
         aq = sum(goodputs(by_sim["airqueue"].timed[0].report))
-        ns = sum(goodputs(by_sim["ns-3"].timed[0].report))
-        lines.append(f"| {VARIANTS[key].name} | {mbit(aq)} | {mbit(ns)} | {(aq - ns) / ns:+.2%} |")
+        for build in builds(by_sim):
+            ns = sum(goodputs(by_sim[build].timed[0].report))
+            lines.append(
+                f"| {VARIANTS[key].name} | {build} | {mbit(aq)} | {mbit(ns)} "
+                f"| {(aq - ns) / ns:+.2%} |"
+            )
     return "\n".join(lines)
 
 
 def callgrind_table(counts: dict[str, dict[str, int | None]], duration: float) -> str:
     lines = [
-        f"| workload ({duration:g} s simulated) | airqueue instructions | ns-3 instructions "
-        "| ratio |",
-        "| --- | ---: | ---: | ---: |",
+        f"| workload ({duration:g} s simulated) | ns-3 build | airqueue instructions "
+        "| ns-3 instructions | ratio |",
+        "| --- | --- | ---: | ---: | ---: |",
     ]
     for key, c in counts.items():
-        aq, ns = c["airqueue"], c["ns-3"]
-        ratio = f"**{ns / aq:.0f}x**" if aq and ns else "-"
-        lines.append(
-            f"| {VARIANTS[key].name} | {f'{aq:,}' if aq else '-'} | {f'{ns:,}' if ns else '-'} "
-            f"| {ratio} |"
-        )
+        aq = c["airqueue"]
+        for build, ns in c.items():
+            if build == "airqueue":
+                continue
+            ratio = f"**{ns / aq:.0f}x**" if aq and ns else "-"
+            lines.append(
+                f"| {VARIANTS[key].name} | {build} | {f'{aq:,}' if aq else '-'} "
+                f"| {f'{ns:,}' if ns else '-'} | {ratio} |"
+            )
     return "\n".join(lines)
 
 
@@ -346,7 +367,14 @@ def main() -> None:
         help=f"Comma-separated workloads among {', '.join(VARIANTS)}.",
     )
     ap.add_argument("--duration", type=float, help="Simulated seconds (default: the 60 s).")
-    ap.add_argument("--ns3", type=Path, default=NS3_BINARY, help="The ns-3 dumbbell program.")
+    ap.add_argument(
+        "--ns3",
+        type=Path,
+        action="append",
+        help="An ns-3 dumbbell program (default tools/ns3/dumbbell); give it again to run "
+        "several builds side by side, e.g. tools/ns3/dumbbell-ns3.44 (build.sh with "
+        "NS3_PREFIX).",
+    )
     ap.add_argument(
         "--cc",
         choices=list(CONGESTION_CONTROLS),
@@ -367,8 +395,10 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="Also write every run's report here.")
     args = ap.parse_args()
 
-    if not args.ns3.exists():
-        raise SystemExit(f"{args.ns3} not found: run tools/ns3/build.sh first")
+    binaries: list[Path] = args.ns3 or [NS3_BINARY]
+    for binary in binaries:
+        if not binary.exists():
+            raise SystemExit(f"{binary} not found: run tools/ns3/build.sh first")
     keys = [k.strip() for k in args.variants.split(",") if k.strip()]
     unknown = [k for k in keys if k not in VARIANTS]
     if unknown:
@@ -376,17 +406,25 @@ def main() -> None:
 
     cc = CONGESTION_CONTROLS[args.cc]
     load_before = load()
-    results: dict[str, dict[str, Runs]] = {k: {"airqueue": Runs(), "ns-3": Runs()} for k in keys}
+    # Each build's label comes from the version its program reports (one short run).
+    labels = {
+        build_label(b, run_json(ns3_cmd(b, VARIANTS[keys[0]], 0.2, False)).report): b
+        for b in binaries
+    }
+    if len(labels) != len(binaries):
+        raise SystemExit("two --ns3 programs have the same name and version")
+    sims = ["airqueue", *labels]
+    results: dict[str, dict[str, Runs]] = {k: {sim: Runs() for sim in sims} for k in keys}
     for i in range(args.repeat):
         for key in keys:
             variant = VARIANTS[key]
-            # Alternate who goes first, so neither always runs on a warmer (or busier) machine.
-            order = ["airqueue", "ns-3"] if i % 2 == 0 else ["ns-3", "airqueue"]
+            # Take turns to go first, so none always runs on a warmer (or busier) machine.
+            order = sims[i % len(sims) :] + sims[: i % len(sims)]
             for sim in order:
                 cmd = (
                     airqueue_cmd(variant, args.duration, cc)
                     if sim == "airqueue"
-                    else ns3_cmd(args.ns3, variant, args.duration, False, cc.matched[1])
+                    else ns3_cmd(labels[sim], variant, args.duration, False, cc.matched[1])
                 )
                 sample = run_json(cmd)
                 results[key][sim].timed.append(sample)
@@ -402,15 +440,15 @@ def main() -> None:
     rows: list[tuple[str, str, dict[str, Any]]] = []
     for key in keys:
         variant = VARIANTS[key]
-        counted = run_json(ns3_cmd(args.ns3, variant, args.duration, True, cc.matched[1]))
-        results[key]["ns-3"].counted = counted
-        rows += [
-            (key, "airqueue", results[key]["airqueue"].timed[0].report),
-            (key, cc.matched[0], counted.report),
-        ]
-        for label, tcp_args in cc.others:
-            other = run_json(ns3_cmd(args.ns3, variant, args.duration, True, tcp_args))
-            rows.append((key, label, other.report))
+        rows.append((key, "airqueue", results[key]["airqueue"].timed[0].report))
+        for build, binary in labels.items():
+            counted = run_json(ns3_cmd(binary, variant, args.duration, True, cc.matched[1]))
+            results[key][build].counted = counted
+            version = counted.report["version"]
+            rows.append((key, f"{cc.matched[0]} {version} ({binary.name})", counted.report))
+            for label, tcp_args in cc.others:
+                other = run_json(ns3_cmd(binary, variant, args.duration, True, tcp_args))
+                rows.append((key, f"{label} {version} ({binary.name})", other.report))
     load_after = load()
 
     counts: dict[str, dict[str, int | None]] = {}
@@ -425,20 +463,27 @@ def main() -> None:
                         AIRQUEUE_LOOP,
                         Path(tmp),
                     ),
-                    "ns-3": callgrind_instructions(
-                        ns3_cmd(args.ns3, variant, args.callgrind_duration, False, cc.matched[1]),
-                        NS3_LOOP,
-                        Path(tmp),
-                    ),
+                    **{
+                        build: callgrind_instructions(
+                            ns3_cmd(binary, variant, args.callgrind_duration, False, cc.matched[1]),
+                            NS3_LOOP,
+                            Path(tmp),
+                        )
+                        for build, binary in labels.items()
+                    },
                 }
 
     first = results[keys[0]]["airqueue"].timed[0].report
-    print(f"## airqueue {first['version']} against ns-3 3.37, reference dumbbell, {args.cc}\n")
+    print(
+        f"## airqueue {first['version']} against {', '.join(labels)}, reference dumbbell, "
+        f"{args.cc}\n"
+    )
     print(f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
     print(f"- machine: {machine()}")
     print(f"- load average (1, 5, 15 min) before: {load_before}; after: {load_after}")
     print(
-        f"- {args.repeat} timed runs per simulator and workload, interleaved; medians "
+        f"- {args.repeat} timed runs per simulator (and ns-3 build) and workload, interleaved; "
+        "medians "
         "(min–max). 'loop' is the event loop alone, as each simulator times it "
         "(airqueue's `wall_seconds`, ns-3's `Simulator::Run()`); 'process' is the whole "
         "process from the outside (for airqueue: Python start, imports, scenario load)."

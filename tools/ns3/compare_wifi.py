@@ -15,7 +15,13 @@ The cells named in --timed (default: n = 10, both access modes) are run --repeat
 the two simulators interleaved, so a load change on the shared machine hits both, and the
 speed-up is the ratio of medians; every other cell is run once. Prints markdown tables.
 
+``--ns3`` names the ns-3 build: ``debian`` (default) runs tools/ns3/wifi_saturation and
+tools/ns3/wifi_mixed_rate, any other name NAME runs wifi_saturation-NAME and
+wifi_mixed_rate-NAME (build.sh with NS3_PREFIX writes wifi_saturation-ns3.44). Given more
+than once, every build runs in the same interleaved series.
+
     tools/ns3/build.sh && python3 tools/ns3/compare_wifi.py --repeat 5
+    python3 tools/ns3/compare_wifi.py --ns3 debian --ns3 ns3.44 --n 10 --repeat 5
 """
 
 from __future__ import annotations
@@ -138,54 +144,70 @@ def mbit(bps: float) -> str:
     return f"{bps / 1e6:.3f}"
 
 
+def program(name: str, build: str) -> Path:
+    """The ns-3 program `name` of one build: Debian's is plain, the others suffixed."""
+    return HERE / (name if build == "debian" else f"{name}-{build}")
+
+
+def builds(by_sim: dict[str, Runs]) -> list[str]:
+    """The ns-3 builds of one cell's results (keys other than airqueue and the p.d. runs)."""
+    return [sim for sim in by_sim if sim != "airqueue" and not sim.endswith(" p.d.")]
+
+
 def saturation_table(results: dict[Cell, dict[str, Runs]]) -> str:
     """Throughput of airqueue and of ns-3 in its two collision settings (wifi_common.h):
     without preamble detection (receivers lock on and defer EIFS; 2 Mb/s RTS can survive a
     collision) and with it (no frame survives a collision; receivers defer DIFS)."""
     lines = [
-        "| cell | airqueue Mbit/s | ns-3 Mbit/s | diff. | ns-3 with preamble detection "
-        "Mbit/s | diff. | collisions per access: airqueue / ns-3 / ns-3 p.d. "
+        "| cell | ns-3 build | airqueue Mbit/s | ns-3 Mbit/s | diff. | ns-3 with preamble "
+        "detection Mbit/s | diff. | collisions per access: airqueue / ns-3 / ns-3 p.d. "
         "| airqueue loop s | ns-3 loop s | speed-up (loop) | airqueue events | ns-3 events |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| ---: |",
     ]
     for cell, by_sim in results.items():
-        aq, ns, pd = by_sim["airqueue"], by_sim["ns-3"], by_sim["ns-3 p.d."]
-        a = airqueue_throughput(aq.report)
-        b = float(ns.report["throughput_bps"])
-        c = float(pd.report["throughput_bps"])
-        attempts = aq.report["frames_sent"] + aq.report["collisions"]
-        p = aq.report["collisions"] / attempts if attempts else float("nan")
-        lines.append(
-            f"| {cell.name} | {mbit(a)} | {mbit(b)} | {(a - b) / b:+.2%} | {mbit(c)} "
-            f"| {(a - c) / c:+.2%} | {p:.3f} / {ns.report['collisions_per_access']:.3f} / "
-            f"{pd.report['collisions_per_access']:.3f} "
-            f"| {aq.loop():.4f} | {ns.loop():.2f} | **{ns.loop() / aq.loop():,.0f}x** "
-            f"| {aq.report['events']:,} | {ns.report['events']:,} |"
-        )
+        for build in builds(by_sim):
+            aq, ns, pd = by_sim["airqueue"], by_sim[build], by_sim[f"{build} p.d."]
+            a = airqueue_throughput(aq.report)
+            b = float(ns.report["throughput_bps"])
+            c = float(pd.report["throughput_bps"])
+            attempts = aq.report["frames_sent"] + aq.report["collisions"]
+            p = aq.report["collisions"] / attempts if attempts else float("nan")
+            lines.append(
+                f"| {cell.name} | {ns.report['version']} ({build}) | {mbit(a)} | {mbit(b)} "
+                f"| {(a - b) / b:+.2%} | {mbit(c)} "
+                f"| {(a - c) / c:+.2%} | {p:.3f} / {ns.report['collisions_per_access']:.3f} / "
+                f"{pd.report['collisions_per_access']:.3f} "
+                f"| {aq.loop():.4f} | {ns.loop():.2f} | **{ns.loop() / aq.loop():,.0f}x** "
+                f"| {aq.report['events']:,} | {ns.report['events']:,} |"
+            )
     return "\n".join(lines)
 
 
 def timing_table(results: dict[Cell, dict[str, Runs]]) -> str:
     lines = [
-        "| cell | runs | airqueue loop s (min–max) | ns-3 loop s (min–max) | speed-up (loop) "
-        "| airqueue process s | ns-3 process s | speed-up (process) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| cell | ns-3 build | runs | airqueue loop s (min–max) | ns-3 loop s (min–max) "
+        "| speed-up (loop) | airqueue process s | ns-3 process s | speed-up (process) |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for cell, by_sim in results.items():
-        aq, ns = by_sim["airqueue"], by_sim["ns-3"]
-        if len(aq.samples) < 2:
-            continue
-        lines.append(
-            f"| {cell.name} | {len(aq.samples)} | {aq.loop():.4f} ({aq.loop_range()}) "
-            f"| {ns.loop():.3f} ({ns.loop_range()}) | **{ns.loop() / aq.loop():,.0f}x** "
-            f"| {aq.process():.3f} | {ns.process():.3f} | {ns.process() / aq.process():.1f}x |"
-        )
+        for build in builds(by_sim):
+            aq, ns = by_sim["airqueue"], by_sim[build]
+            if len(aq.samples) < 2:
+                continue
+            lines.append(
+                f"| {cell.name} | {ns.report['version']} ({build}) | {len(aq.samples)} "
+                f"| {aq.loop():.4f} ({aq.loop_range()}) "
+                f"| {ns.loop():.3f} ({ns.loop_range()}) | **{ns.loop() / aq.loop():,.0f}x** "
+                f"| {aq.process():.3f} | {ns.process():.3f} | {ns.process() / aq.process():.1f}x |"
+            )
     return "\n".join(lines)
 
 
-def mixed_table(aq: Runs, ns: Runs) -> str:
+def mixed_table(aq: Runs, ns: Runs, build: str) -> str:
     lines = [
-        "| flow | PHY rate | airqueue Mbit/s | ns-3 Mbit/s | difference |",
+        f"| flow | PHY rate | airqueue Mbit/s | ns-3 {ns.report['version']} ({build}) Mbit/s "
+        "| difference |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for f in ns.report["flows"]:
@@ -239,12 +261,19 @@ def main() -> None:
         help="Each station's CBR rate, Mbit/s, in both simulators (default 11; 1 is "
         "airqueue bench's wifi-saturated-10 cell, still saturated at 10 stations).",
     )
+    ap.add_argument(
+        "--ns3",
+        action="append",
+        help="ns-3 build: debian (default; tools/ns3/wifi_saturation) or NAME "
+        "(tools/ns3/wifi_saturation-NAME, e.g. ns3.44); again for several side by side.",
+    )
     args = ap.parse_args()
 
-    saturation_bin, mixed_bin = HERE / "wifi_saturation", HERE / "wifi_mixed_rate"
-    for binary in (saturation_bin, mixed_bin):
-        if not binary.exists():
-            raise SystemExit(f"{binary} not found: run tools/ns3/build.sh first")
+    build_names: list[str] = args.ns3 or ["debian"]
+    for build in build_names:
+        for name in ("wifi_saturation", *(() if args.no_mixed else ("wifi_mixed_rate",))):
+            if not program(name, build).exists():
+                raise SystemExit(f"{program(name, build)} not found: run tools/ns3/build.sh first")
     cells, timed = parse_cells(args.n, args.timed)
     if args.capture != "none" or args.offered != 11.0:
         cells = [Cell(c.n, c.access, args.capture, args.offered) for c in cells]
@@ -252,20 +281,30 @@ def main() -> None:
 
     load_before = load()
     results: dict[Cell, dict[str, Runs]] = {}
+    sims = ["airqueue", *build_names]
     for cell in cells:
-        results[cell] = {"airqueue": Runs(), "ns-3": Runs(), "ns-3 p.d.": Runs()}
-        # ns-3 with preamble detection once, untimed: for the behaviour only.
-        results[cell]["ns-3 p.d."].samples.append(
-            run_json(cell.ns3_cmd(saturation_bin, args.duration, preamble_detection=True))
-        )
+        results[cell] = {sim: Runs() for sim in sims}
+        for build in build_names:
+            # ns-3 with preamble detection once, untimed: for the behaviour only.
+            results[cell][f"{build} p.d."] = Runs(
+                [
+                    run_json(
+                        cell.ns3_cmd(
+                            program("wifi_saturation", build),
+                            args.duration,
+                            preamble_detection=True,
+                        )
+                    )
+                ]
+            )
         repeat = args.repeat if cell in timed else 1
         for i in range(repeat):
-            # Alternate who goes first, so neither always runs on a warmer (or busier) machine.
-            for sim in ["airqueue", "ns-3"] if i % 2 == 0 else ["ns-3", "airqueue"]:
+            # Take turns to go first, so none always runs on a warmer (or busier) machine.
+            for sim in sims[i % len(sims) :] + sims[: i % len(sims)]:
                 cmd = (
                     cell.airqueue_cmd(args.duration)
                     if sim == "airqueue"
-                    else cell.ns3_cmd(saturation_bin, args.duration)
+                    else cell.ns3_cmd(program("wifi_saturation", sim), args.duration)
                 )
                 sample = run_json(cmd)
                 results[cell][sim].samples.append(sample)
@@ -274,16 +313,22 @@ def main() -> None:
                     f"{sample.report['wall_seconds']:.4f} s",
                     file=sys.stderr,
                 )
-    mixed: dict[str, Runs] = {"airqueue": Runs(), "ns-3": Runs()}
+    mixed: dict[str, Runs] = {sim: Runs() for sim in sims}
     if not args.no_mixed:
         mixed["airqueue"].samples.append(
             run_json([sys.executable, "-c", AIRQUEUE_SCRIPT, str(MIXED), "{}"])
         )
-        mixed["ns-3"].samples.append(run_json([str(mixed_bin), "--json=1"]))
+        for build in build_names:
+            mixed[build].samples.append(
+                run_json([str(program("wifi_mixed_rate", build)), "--json=1"])
+            )
     load_after = load()
 
     version = next(iter(results.values()))["airqueue"].report["version"]
-    print(f"## airqueue {version} against ns-3 3.37, 802.11b cells\n")
+    ns3_versions = ", ".join(
+        f"ns-3 {next(iter(results.values()))[b].report['version']} ({b})" for b in build_names
+    )
+    print(f"## airqueue {version} against {ns3_versions}, 802.11b cells\n")
     print(f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
     print(f"- machine: {machine()}")
     print(f"- load average (1, 5, 15 min) before: {load_before}; after: {load_after}")
@@ -310,7 +355,9 @@ def main() -> None:
     if not args.no_mixed:
         print()
         print("### Mixed-rate TCP downloads (goodput)\n")
-        print(mixed_table(mixed["airqueue"], mixed["ns-3"]))
+        for build in build_names:
+            print()
+            print(mixed_table(mixed["airqueue"], mixed[build], build))
 
     if args.json is not None:
         dump = {

@@ -35,6 +35,12 @@
 #include <string>
 #include <vector>
 
+// The ns-3 version the JSON reports: tools/ns3/build.sh defines it from the libraries it
+// links; 3.37 (Debian's libns3-dev) when built by hand.
+#ifndef AQ_NS3_VERSION
+#define AQ_NS3_VERSION "3.37"
+#endif
+
 using namespace ns3;
 
 namespace
@@ -328,7 +334,7 @@ main(int argc, char* argv[])
 
     std::ostringstream out;
     out.precision(10);
-    out << "{\"simulator\": \"ns-3\", \"version\": \"3.37\", \"tcp\": \"" << tcp
+    out << "{\"simulator\": \"ns-3\", \"version\": \"" AQ_NS3_VERSION "\", \"tcp\": \"" << tcp
         << "\", \"sack\": " << (sack ? "true" : "false") << ", \"sim_seconds\": " << duration
         << ", \"bottleneck_rate\": \"" << bottleneckRate
         << "\", \"wall_seconds\": " << wallSeconds << ", \"setup_seconds\": " << setupSeconds

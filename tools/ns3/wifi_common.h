@@ -49,11 +49,22 @@
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <string>
 #include <vector>
+
+// The ns-3 version the JSON reports: tools/ns3/build.sh defines it from the libraries it
+// links; 3.37 (Debian's libns3-dev) when built by hand.
+#ifndef AQ_NS3_VERSION
+#define AQ_NS3_VERSION "3.37"
+#endif
+// Its minor number, for the few API differences between 3.37 and 3.44 (#if below).
+#ifndef AQ_NS3_MINOR
+#define AQ_NS3_MINOR 37
+#endif
 
 namespace ns3
 {
@@ -80,7 +91,12 @@ class PerStationRateWifiManager : public ConstantRateWifiManager
     }
 
   private:
+#if AQ_NS3_MINOR >= 44
+    // ns-3 3.44: widths are MHz_u (double), and GetChannelWidthForTransmission is gone.
+    WifiTxVector DoGetDataTxVector(WifiRemoteStation* station, MHz_u allowedWidth) override
+#else
     WifiTxVector DoGetDataTxVector(WifiRemoteStation* station, uint16_t allowedWidth) override
+#endif
     {
         auto it = m_modes.find(station->m_state->m_address);
         WifiMode mode;
@@ -94,6 +110,18 @@ class PerStationRateWifiManager : public ConstantRateWifiManager
             GetAttribute("DataMode", v);
             mode = v.Get();
         }
+#if AQ_NS3_MINOR >= 44
+        return WifiTxVector(
+            mode,
+            GetDefaultTxPowerLevel(),
+            GetPreambleForTransmission(mode.GetModulationClass(), GetShortPreambleEnabled()),
+            NanoSeconds(800),
+            1,
+            1,
+            0,
+            std::min(GetPhy()->GetChannelWidth(), allowedWidth),
+            false);
+#else
         return WifiTxVector(
             mode,
             GetDefaultTxPowerLevel(),
@@ -104,6 +132,7 @@ class PerStationRateWifiManager : public ConstantRateWifiManager
             0,
             GetChannelWidthForTransmission(mode, allowedWidth),
             false);
+#endif
     }
 
     std::map<Mac48Address, WifiMode> m_modes;
@@ -171,8 +200,16 @@ ConfigureCellDefaults(uint32_t buffer)
                        QueueSizeValue(QueueSize(std::to_string(buffer) + "p")));
     // No lifetime in the driver buffer (ns-3: 500 ms).
     Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1e6)));
+#if AQ_NS3_MINOR >= 44
+    // ns-3 3.44 made MaxSsrc/MaxSlrc obsolete: one limit, WifiMac::FrameRetryLimit, counts
+    // the attempts of every frame (its default, 7). A data frame above the RTS threshold
+    // then gets 7 attempts, not the 4 of 3.37's long retry limit (see
+    // docs/ns3-wifi-comparison.md).
+    Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(7));
+#else
     Config::SetDefault("ns3::WifiRemoteStationManager::MaxSsrc", UintegerValue(7));
     Config::SetDefault("ns3::WifiRemoteStationManager::MaxSlrc", UintegerValue(4));
+#endif
     Config::SetDefault("ns3::WifiRemoteStationManager::FragmentationThreshold",
                        UintegerValue(2346));
 }

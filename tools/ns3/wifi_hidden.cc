@@ -195,7 +195,7 @@ main(int argc, char* argv[])
     }
     std::ostringstream out;
     out.precision(10);
-    out << "{\"simulator\": \"ns-3\", \"version\": \"3.37\", \"standard\": \"" << standard
+    out << "{\"simulator\": \"ns-3\", \"version\": \"" AQ_NS3_VERSION "\", \"standard\": \"" << standard
         << "\", \"hidden\": " << (hidden ? "true" : "false") << ", \"rts_threshold\": " << rts
         << ", \"seed\": " << seed << ", \"sim_seconds\": " << duration
         << ", \"warmup_seconds\": " << warmup << ", \"wall_seconds\": " << wallSeconds

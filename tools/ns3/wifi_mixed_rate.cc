@@ -170,7 +170,7 @@ main(int argc, char* argv[])
 
     std::ostringstream out;
     out.precision(10);
-    out << "{\"simulator\": \"ns-3\", \"version\": \"3.37\", \"sim_seconds\": " << duration
+    out << "{\"simulator\": \"ns-3\", \"version\": \"" AQ_NS3_VERSION "\", \"sim_seconds\": " << duration
         << ", \"warmup_seconds\": " << warmup << ", \"wall_seconds\": " << wallSeconds
         << ", \"setup_seconds\": " << setupSeconds << ", \"events\": " << events
         << ", \"total_goodput_bps\": " << total << ", \"ap_drops\": " << apDrops

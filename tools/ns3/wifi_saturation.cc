@@ -198,7 +198,7 @@ main(int argc, char* argv[])
 
     std::ostringstream out;
     out.precision(10);
-    out << "{\"simulator\": \"ns-3\", \"version\": \"3.37\", \"n\": " << n
+    out << "{\"simulator\": \"ns-3\", \"version\": \"" AQ_NS3_VERSION "\", \"n\": " << n
         << ", \"rate_mbps\": " << rate << ", \"rts_threshold\": " << rts
         << ", \"preamble_detection\": " << (preambleDetection ? "true" : "false")
         << ", \"sim_seconds\": " << duration << ", \"warmup_seconds\": " << warmup

@@ -278,7 +278,7 @@ main(int argc, char* argv[])
     }
     std::ostringstream out;
     out.precision(10);
-    out << "{\"simulator\": \"ns-3\", \"version\": \"3.37\", \"seed\": " << seed
+    out << "{\"simulator\": \"ns-3\", \"version\": \"" AQ_NS3_VERSION "\", \"seed\": " << seed
         << ", \"sim_seconds\": " << duration << ", \"from_seconds\": " << from
         << ", \"up_start_seconds\": " << upStart << ", \"wall_seconds\": " << wallSeconds
         << ", \"setup_seconds\": " << setupSeconds << ", \"ap_drops\": " << apDrops
