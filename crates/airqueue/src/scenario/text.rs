@@ -286,8 +286,11 @@ enum Ordered {
     Float(f64),
     Str(String),
     Array(Vec<Ordered>),
-    Table(Vec<(String, Ordered)>),
+    Table(Vec<Entry>),
 }
+
+/// A key and its value in an [`Ordered`] table.
+type Entry = (String, Ordered);
 
 impl<'de> serde::Deserialize<'de> for Ordered {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -361,7 +364,8 @@ fn write_table(
     inside_aot: bool,
 ) -> Option<()> {
     let mut literals: Vec<(&str, &Ordered)> = Vec::new();
-    let mut tables: Vec<(&str, &[(String, Ordered)], bool)> = Vec::new();
+    // (key, table, whether it is an entry of an array of tables)
+    let mut tables: Vec<(&str, &[Entry], bool)> = Vec::new();
     let mut scratch = String::new();
     for (k, v) in table {
         match v {
