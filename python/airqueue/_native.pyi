@@ -38,6 +38,16 @@ def check_counts(
     """As :func:`check`, with the number of entries per list section (after ``count``
     expansion; empty sections left out) instead of the resolved scenario."""
 
+def prepare_toml(text: str, overrides_json: str) -> tuple[str, bool] | None:
+    """A scenario file's TOML ``text`` with overrides (``overrides_json``: a JSON list of
+    [dotted path, value] pairs) applied, as (scenario JSON for the other functions, whether
+    it has a ``[sweep]`` table, taken out); None where Python's loader must read it (TOML
+    1.1 syntax, dates, NaN, an override path Python refuses)."""
+
+def resolved_toml(resolved_json: str) -> str | None:
+    """``tomli_w.dumps(json.loads(resolved_json))``'s text, made by the core; None where
+    tomli_w would raise (a null)."""
+
 def run(
     scenario_json: str,
     seed: int | None = None,

@@ -162,7 +162,11 @@ class Result:
         more: dict[str, pd.DataFrame] | None = None,
     ) -> None:
         self.summary = summary
-        self.scenario: dict[str, Any] = scenario if scenario is not None else {}
+        self._scenario: dict[str, Any] | None = scenario if scenario is not None else {}
+        #: The core's resolved scenario JSON while :attr:`scenario` was not read: its
+        #: TOML text is then made by the core (see :meth:`scenario_toml`).
+        self._scenario_json: str | None = None
+        self._scenario_toml: str | None = None
         self.pcap: dict[str, tuple[Path, int]] = pcap if pcap is not None else {}
         #: The core's columns of the tables no DataFrame was made of yet, by name.
         self._columns: dict[str, Columns] = {}
@@ -183,9 +187,12 @@ class Result:
         """A result from what the core's ``run`` returned; no DataFrame is built yet."""
         result = cls(
             summary=summary_from_native(raw),
-            scenario=json.loads(raw["resolved_json"]),
             pcap={link: (Path(path), int(n)) for link, path, n in raw.get("pcap", [])},
         )
+        # Decoded on first read: 20 000 entries of a large scenario take Python a while,
+        # and `airqueue run` only writes them out (as TOML the core makes).
+        result._scenario = None
+        result._scenario_json = raw["resolved_json"]
         for name, cols in raw["tables"]:
             result._columns[name] = cols
             if name not in CORE_TABLES:
@@ -313,9 +320,29 @@ class Result:
     def conservation_ok(self) -> bool:
         return bool(self.summary.get("conservation_ok"))
 
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The resolved scenario (counts expanded, defaults filled in)."""
+        if self._scenario is None:
+            self._scenario = json.loads(self._scenario_json or "{}")
+        return self._scenario
+
+    @scenario.setter
+    def scenario(self, value: dict[str, Any]) -> None:
+        self._scenario = value
+
     def scenario_toml(self) -> str:
-        """The resolved scenario as TOML text (what scenario.toml holds)."""
-        return tomli_w.dumps(self.scenario)
+        """The resolved scenario as TOML text (what scenario.toml holds): tomli_w's text,
+        made by the core from its JSON while :attr:`scenario` was not read (and so not
+        changed); the same bytes (tests/test_core_load.py)."""
+        if self._scenario is not None:
+            return tomli_w.dumps(self._scenario)
+        if self._scenario_toml is None:
+            from . import _native
+
+            text = _native.resolved_toml(self._scenario_json or "{}")
+            self._scenario_toml = text if text is not None else tomli_w.dumps(self.scenario)
+        return self._scenario_toml
 
     def parquet_metadata(self) -> dict[bytes, bytes]:
         """What every parquet file of this run carries: the scenario file's name and

@@ -19,7 +19,7 @@ import tomli_w
 
 from . import _native, shipped
 from .errors import InternalError, ScenarioError
-from .values import LongInteger, copy_tables, to_core_json, to_core_value
+from .values import LongInteger, _is_unicode, copy_tables, to_core_json, to_core_value
 
 #: The top-level table that describes a sweep; handled here, never passed to the core.
 SWEEP_SECTION = "sweep"
@@ -147,8 +147,71 @@ class Scenario:
         return tomli_w.dumps(self.resolved())
 
     @property
+    def has_sweep(self) -> bool:
+        """Whether the file has a ``[sweep]`` table (see :attr:`sweep`)."""
+        return self.sweep is not None
+
+    @property
     def description(self) -> str:
         return str(self.data.get("description", ""))
+
+
+class _CoreRead(Scenario):
+    """A scenario file the core parsed, overrides applied (issue 37: Python's ``tomllib``
+    and the value-by-value copy for the core took most of ``airqueue validate``'s time on
+    a 10 000-host file). The core's JSON is what :meth:`to_json` gives; :attr:`data` and
+    :attr:`sweep` are read with Python's parser on first use (a sweep, the API), and once
+    :attr:`data` was handed out (and may have been changed), :meth:`to_json` is made
+    from it."""
+
+    def __init__(
+        self,
+        text: str,
+        source: Path,
+        overrides: dict[str, Any],
+        core_json: str,
+        has_sweep: bool,
+    ) -> None:
+        self._text = text
+        self.source = source
+        self.overrides = overrides
+        self._core_json: str | None = core_json
+        self._has_sweep = has_sweep
+        self._read: tuple[dict[str, Any], dict[str, Any] | None] | None = None
+
+    def _python_read(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        if self._read is None:
+            data, sweep = _parse_text(self._text, self.source)
+            for k, v in self.overrides.items():
+                set_path(data, k, v)
+            self._read = (data, sweep)
+        return self._read
+
+    @property  # type: ignore[override]
+    def data(self) -> dict[str, Any]:
+        self._core_json = None
+        return self._python_read()[0]
+
+    @data.setter
+    def data(self, value: dict[str, Any]) -> None:
+        self._core_json = None
+        self._read = (value, self._python_read()[1])
+
+    @property  # type: ignore[override]
+    def sweep(self) -> dict[str, Any] | None:
+        return self._python_read()[1]
+
+    @sweep.setter
+    def sweep(self, value: dict[str, Any] | None) -> None:
+        self._read = (self._python_read()[0], value)
+        self._has_sweep = value is not None
+
+    @property
+    def has_sweep(self) -> bool:
+        return self._has_sweep if self._read is None else self._read[1] is not None
+
+    def to_json(self) -> str:
+        return self._core_json if self._core_json is not None else super().to_json()
 
 
 def call_native(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -309,38 +372,87 @@ def load_scenario(
                 "is a string with line breaks, i.e. TOML text, where a file path was expected; "
                 "pass the file's path, or the parsed table (`tomllib.loads(text)`)",
             )
-        path = Path(source)
-        if not _exists(path) and (found := shipped.find(path)) is not None:
-            path = found
+        path = _read_path(source)
+        text = _read_text(path)
         try:
-            # utf-8-sig: a byte order mark (which some Windows editors write) is not part
-            # of the text, as for the core's TOML parser; tomllib would call it an
-            # "Invalid statement (at line 1, column 1)".
-            text = path.read_text(encoding="utf-8-sig")
-        except FileNotFoundError:
-            raise ScenarioError.single(
-                str(path),
-                "no such file, and no scenario shipped with airqueue has this name "
-                "(`airqueue list scenarios` lists them, e.g. examples/udp-bottleneck)",
-            ) from None
-        except UnicodeDecodeError as e:
-            raise _undecodable(path, e) from None
-        except (OSError, ValueError) as e:
-            raise ScenarioError.single(str(path), f"cannot be read: {e}") from None
-        try:
-            data = loads_toml(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError.single(
-                str(path), f"is not valid TOML: {e}{unquoted_unit_hint(text, e)}"
-            ) from None
-        except RecursionError:
-            raise ScenarioError.single(
-                str(path), "nests tables or lists too deeply to read; no scenario needs that"
-            ) from None
+            overrides = _overrides(set)
+        except ScenarioError:
+            _parse_text(text, path)  # the file's own syntax error is reported first
+            raise
+        core = _core_read(text, overrides)
+        if core is not None:
+            return _CoreRead(text, path, overrides, *core)
+        data, sweep = _parse_text(text, path)
+        for k, v in overrides.items():
+            set_path(data, k, v)
+        return Scenario(data=data, source=path, overrides=overrides, sweep=sweep)
     sweep = data.pop(SWEEP_SECTION, None)
-    overrides: dict[str, Any] = {}
-    if set is not None:
-        overrides = dict(set) if isinstance(set, Mapping) else parse_assignments(set)
+    overrides = _overrides(set)
     for k, v in overrides.items():
         set_path(data, k, v)
     return Scenario(data=data, source=path, overrides=overrides, sweep=sweep)
+
+
+def _overrides(set: Mapping[str, Any] | Iterable[str] | None) -> dict[str, Any]:
+    """``load_scenario``'s ``set`` as a dict of dotted path to value."""
+    if set is None:
+        return {}
+    return dict(set) if isinstance(set, Mapping) else parse_assignments(set)
+
+
+def _read_path(source: str | Path) -> Path:
+    """The file ``source`` names: as given, or the shipped scenario of that name."""
+    path = Path(source)
+    if not _exists(path) and (found := shipped.find(path)) is not None:
+        path = found
+    return path
+
+
+def _read_text(path: Path) -> str:
+    """A scenario file's text, or a :class:`ScenarioError` saying why it cannot be read."""
+    try:
+        # utf-8-sig: a byte order mark (which some Windows editors write) is not part
+        # of the text, as for the core's TOML parser; tomllib would call it an
+        # "Invalid statement (at line 1, column 1)".
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ScenarioError.single(
+            str(path),
+            "no such file, and no scenario shipped with airqueue has this name "
+            "(`airqueue list scenarios` lists them, e.g. examples/udp-bottleneck)",
+        ) from None
+    except UnicodeDecodeError as e:
+        raise _undecodable(path, e) from None
+    except (OSError, ValueError) as e:
+        raise ScenarioError.single(str(path), f"cannot be read: {e}") from None
+
+
+def _parse_text(text: str, path: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A scenario file's tables read with Python's parser, and its ``[sweep]`` table
+    (taken out)."""
+    try:
+        data = loads_toml(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError.single(
+            str(path), f"is not valid TOML: {e}{unquoted_unit_hint(text, e)}"
+        ) from None
+    except RecursionError:
+        raise ScenarioError.single(
+            str(path), "nests tables or lists too deeply to read; no scenario needs that"
+        ) from None
+    return data, data.pop(SWEEP_SECTION, None)
+
+
+def _core_read(text: str, overrides: dict[str, Any]) -> tuple[str, bool] | None:
+    """The core's reading of a scenario file's text with ``overrides`` applied: (the
+    scenario's JSON for the core, whether it has a ``[sweep]`` table), or None where the
+    answer is Python's to give (see ``prepare_toml`` in crates/airqueue/src/scenario/text.rs:
+    TOML 1.1 syntax, dates, NaN, an override path Python refuses)."""
+    if not all(isinstance(k, str) and _is_unicode(k) for k in overrides):
+        return None
+    # Each value as Python's walk of the whole scenario makes it, under its key (a
+    # `seed` out of range is told its own range).
+    pairs = [
+        [k, to_core_value({(key := k.rsplit(".", 1)[-1]): v})[key]] for k, v in overrides.items()
+    ]
+    return call_native(_native.prepare_toml, text, json.dumps(pairs, allow_nan=False))

@@ -199,6 +199,41 @@ fn check_counts(py: Python<'_>, scenario_json: &str, max_memory: Option<u64>) ->
     })
 }
 
+/// A scenario file's TOML text with `--set` overrides (`overrides_json`: a JSON list of
+/// [dotted path, value] pairs, in order) as the scenario JSON the other functions take,
+/// and whether the file has a `[sweep]` table (taken out); `None` when Python's loader
+/// must read the file instead (syntax only TOML 1.1 has, a value JSON cannot hold, an
+/// override Python refuses: its messages are Python's). Issue 37: the core parses large
+/// files many times faster than Python's `tomllib`.
+#[pyfunction]
+fn prepare_toml(
+    py: Python<'_>,
+    text: &str,
+    overrides_json: &str,
+) -> PyResult<Option<(String, bool)>> {
+    let text = text.to_owned();
+    let overrides: Vec<(String, serde_json::Value)> = serde_json::from_str(overrides_json)
+        .map_err(|e| PyValueError::new_err(format!("overrides_json: {e}")))?;
+    py.detach(move || {
+        guarded(|| {
+            Ok(scenario::prepare_toml(&text, &overrides).map(|(v, sweep)| {
+                (
+                    serde_json::to_string(&v).expect("JSON values serialize"),
+                    sweep,
+                )
+            }))
+        })
+    })
+}
+
+/// The resolved scenario's JSON text as the TOML text `tomli_w.dumps(json.loads(text))`
+/// gives (a run's `scenario.toml`), or `None` where tomli_w would raise.
+#[pyfunction]
+fn resolved_toml(py: Python<'_>, resolved_json: &str) -> PyResult<Option<String>> {
+    let text = resolved_json.to_owned();
+    py.detach(move || guarded(|| Ok(scenario::resolved_toml(&text))))
+}
+
 /// Watches a run from inside the core's event loop (called every few thousand events):
 /// every [`SIGNAL_CHECK`] of wall time it takes the GIL to run Python's signal handlers, so
 /// that Ctrl-C (KeyboardInterrupt) stops the run within milliseconds, and every
@@ -822,6 +857,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(check_counts, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(resolved_toml, m)?)?;
     m.add_function(wrap_pyfunction!(live_open_tun, m)?)?;
     m.add_function(wrap_pyfunction!(live_hosts, m)?)?;
     m.add_function(wrap_pyfunction!(live_run, m)?)?;

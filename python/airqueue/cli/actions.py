@@ -52,7 +52,7 @@ def run_scenario(
 
     scenario = load(file, sets)
     target_dir = out_dir if out_dir is not None else Path("results") / file.stem
-    if scenario.sweep is not None and not quiet:
+    if scenario.has_sweep and not quiet:
         out.print(
             "the [sweep] table is not used by run (this is the base point); use airqueue sweep",
             style="dim",

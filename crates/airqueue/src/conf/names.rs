@@ -5,7 +5,7 @@
 //! the layer above it, and words the same problem the same way.
 
 use super::ScenarioError;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// IPv4's minimum MTU (RFC 791: every host must accept 68-byte datagrams).
 pub const MIN_MTU: u32 = 68;
@@ -27,7 +27,7 @@ pub fn check_name(path: String, name: &str, errs: &mut ScenarioError) {
 
 /// Each name of `section` used by one entry only.
 pub fn unique<'a>(section: &str, names: impl Iterator<Item = &'a str>, errs: &mut ScenarioError) {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for n in names {
         if !seen.insert(n) {
             errs.push(

@@ -11,6 +11,7 @@ mod parse;
 mod schema;
 pub mod spec;
 pub mod tcp_profile;
+mod text;
 mod validate;
 
 /// The units, problems and kind enums live below every model (`crate::conf`); the
@@ -22,6 +23,7 @@ pub use parse::parse_value;
 pub use schema::scenario_schema;
 pub use spec::*;
 pub use tcp_profile::TcpProfile;
+pub use text::{prepare_toml, resolved_toml};
 pub use validate::validate;
 
 /// Parses, expands and validates a scenario given as a JSON value.
@@ -43,9 +45,10 @@ pub fn load_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
 /// (a path's MTU needs every link on the path). `None` when an entry was left out or
 /// `count` could not be expanded.
 pub fn load_value_all(v: serde_json::Value) -> (Option<Scenario>, ScenarioError) {
-    let partial = parse::parse_partial(v);
-    let mut errs = partial.errs.clone();
-    let Some(raw) = partial.scenario.clone() else {
+    let mut partial = parse::parse_partial(v);
+    // Taken, not cloned: a copy of a 10 000-host scenario costs more than its checks.
+    let mut errs = std::mem::take(&mut partial.errs);
+    let Some(raw) = partial.scenario.take() else {
         return (None, errs);
     };
     let later = |e: ScenarioError, errs: &mut ScenarioError| {

@@ -17,7 +17,7 @@ use crate::link::p2p::checks::check_links;
 use crate::link::segment::checks::check_segments;
 use crate::link::wifi::checks::{check_cell_next_hop, check_cells, check_propagation};
 use crate::stripe::checks::{check_trunks, TrunkSurroundings};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Checks an expanded scenario and returns every problem found.
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
@@ -91,8 +91,8 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         &nodes,
         &mut errs,
     );
-    let mut devs: HashMap<String, &str> = HashMap::new();
-    let mut links_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut devs: HashMap<String, &str> = HashMap::default();
+    let mut links_of: HashMap<&str, Vec<&str>> = HashMap::default();
     let ends = s
         .links
         .iter()
@@ -130,7 +130,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     check_trunks(&s.trunks, &around, &mut errs);
 
     // Qdiscs.
-    let mut roots = HashSet::new();
+    let mut roots = HashSet::default();
     for q in &s.qdiscs {
         let label = format!("qdiscs.{}", q.display_name());
         let is_virtual = s.virtual_devs.iter().any(|v| v.name == q.dev);
@@ -266,7 +266,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
 /// Node addresses (`nodes.*.address`): unicast, and unique among every node's address,
 /// the plan's included (a written address may not take a planned one).
 fn check_addresses(s: &Scenario, errs: &mut ScenarioError) {
-    let mut owner: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
+    let mut owner: rustc_hash::FxHashMap<u32, &str> = rustc_hash::FxHashMap::default();
     for (i, n) in s.nodes.iter().enumerate() {
         let path = format!("nodes.{}.address", n.name);
         if let Some(a) = n.address {
@@ -552,8 +552,8 @@ fn check_virtual_devs<'a>(
     nodes: &HashSet<&str>,
     errs: &mut ScenarioError,
 ) -> HashMap<&'a str, &'a str> {
-    let mut member_of: HashMap<&str, &str> = HashMap::new();
-    let mut names = HashSet::new();
+    let mut member_of: HashMap<&str, &str> = HashMap::default();
+    let mut names = HashSet::default();
     let mut hint: Vec<&String> = devs.keys().collect();
     hint.sort();
     hint.truncate(8);

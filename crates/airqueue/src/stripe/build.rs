@@ -29,8 +29,8 @@ pub struct TrunkEnd {
 pub fn trunk_end(
     t: &TrunkSpec,
     me: usize,
-    node_index: &HashMap<&str, NodeId>,
-    iface_index: &HashMap<String, IfaceId>,
+    node_index: &HashMap<&str, NodeId, impl std::hash::BuildHasher>,
+    iface_index: &HashMap<String, IfaceId, impl std::hash::BuildHasher>,
 ) -> TrunkEnd {
     let members_at = |node: &str| -> Vec<IfaceId> {
         t.members
@@ -70,8 +70,8 @@ pub fn trunk_member_devices(t: &TrunkSpec) -> impl Iterator<Item = String> + '_ 
 /// still override.
 pub fn route_over_trunk(
     t: &TrunkSpec,
-    node_index: &HashMap<&str, NodeId>,
-    iface_index: &HashMap<String, IfaceId>,
+    node_index: &HashMap<&str, NodeId, impl std::hash::BuildHasher>,
+    iface_index: &HashMap<String, IfaceId, impl std::hash::BuildHasher>,
     routes: &mut Routes,
     nodes: usize,
 ) {

@@ -7,7 +7,7 @@ use super::spec::{Scheme, TrunkSpec};
 use crate::conf::ScenarioError;
 use crate::conf::{check_name, unique};
 use crate::engine::SimTime;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What a trunk's checks read of the rest of the scenario.
 pub struct TrunkSurroundings<'a> {
@@ -28,7 +28,7 @@ pub struct TrunkSurroundings<'a> {
 /// one trunk at most and in no virtual device, no qdisc of its own on a member, sizes and
 /// intervals the schemes can use.
 pub fn check_trunks(trunks: &[TrunkSpec], around: &TrunkSurroundings, errs: &mut ScenarioError) {
-    let mut in_trunk: HashMap<String, &str> = HashMap::new();
+    let mut in_trunk: HashMap<String, &str> = HashMap::default();
     for t in trunks {
         let label = format!("trunks.{}", t.name);
         check_name(format!("{label}.name"), &t.name, errs);
@@ -89,7 +89,7 @@ pub fn check_trunks(trunks: &[TrunkSpec], around: &TrunkSurroundings, errs: &mut
         if t.quantum.0 == 0 {
             errs.push(format!("{label}.quantum"), "must be above 0, e.g. 3000");
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for (i, m) in t.members.iter().enumerate() {
             let path = format!("{label}.members[{i}]");
             if !seen.insert(m.as_str()) {
@@ -149,13 +149,13 @@ mod tests {
             { "name": "t", "between": ["a", "b"], "members": ["l1", "c1"] },
         ]))
         .unwrap();
-        let nodes = HashSet::from(["a", "b"]);
+        let nodes: HashSet<&str> = ["a", "b"].into_iter().collect();
         let devs: HashMap<String, &str> = ["a.l1", "b.l1", "a.c1", "b.c1"]
             .into_iter()
             .map(|d| (d.to_string(), &d[2..]))
             .collect();
-        let member_of = HashMap::from([("b.l1", "b.imq0")]);
-        let qdisc_devs = HashSet::from(["a.l1"]);
+        let member_of: HashMap<&str, &str> = [("b.l1", "b.imq0")].into_iter().collect();
+        let qdisc_devs: HashSet<&str> = ["a.l1"].into_iter().collect();
         let cell_buffer = |m: &str, _: &str| (m == "c1").then_some(4);
         let around = TrunkSurroundings {
             nodes: &nodes,

@@ -21,7 +21,7 @@ pub fn check_spectrum(
     spectrum: Option<&SpectrumSpec>,
     piconets: &[PiconetSpec],
     cells: &[CellSpec],
-    nodes: &HashSet<&str>,
+    nodes: &HashSet<&str, impl std::hash::BuildHasher>,
     errs: &mut ScenarioError,
 ) {
     let members: Vec<&str> = spectrum.map_or(Vec::new(), |sp| {

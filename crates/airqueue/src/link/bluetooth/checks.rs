@@ -23,9 +23,9 @@ use std::collections::{HashMap, HashSet};
 pub fn check_piconets(
     piconets: &[PiconetSpec],
     bridges: &[BridgeSpec],
-    taken: &HashSet<&str>,
+    taken: &HashSet<&str, impl std::hash::BuildHasher>,
     spectrum: Option<&SpectrumSpec>,
-    nodes: &HashSet<&str>,
+    nodes: &HashSet<&str, impl std::hash::BuildHasher>,
     errs: &mut ScenarioError,
 ) {
     for p in piconets {

@@ -11,8 +11,8 @@ use std::collections::HashSet;
 /// least two, a sane MTU.
 pub fn check_segments(
     segments: &[SegmentSpec],
-    links: &HashSet<&str>,
-    nodes: &HashSet<&str>,
+    links: &HashSet<&str, impl std::hash::BuildHasher>,
+    nodes: &HashSet<&str, impl std::hash::BuildHasher>,
     errs: &mut ScenarioError,
 ) {
     for g in segments {

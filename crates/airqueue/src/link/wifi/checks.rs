@@ -21,8 +21,8 @@ use std::collections::HashSet;
 /// use SINR capture).
 pub fn check_cells(
     cells: &[CellSpec],
-    taken: &HashSet<&str>,
-    nodes: &HashSet<&str>,
+    taken: &HashSet<&str, impl std::hash::BuildHasher>,
+    nodes: &HashSet<&str, impl std::hash::BuildHasher>,
     spectrum: Option<&SpectrumSpec>,
     errs: &mut ScenarioError,
 ) {
@@ -535,7 +535,7 @@ pub fn check_propagation(
     propagation: Option<&PropagationSpec>,
     cells: &[CellSpec],
     spectrum: Option<&SpectrumSpec>,
-    nodes: &HashSet<&str>,
+    nodes: &HashSet<&str, impl std::hash::BuildHasher>,
     errs: &mut ScenarioError,
 ) {
     let Some(pr) = propagation else { return };

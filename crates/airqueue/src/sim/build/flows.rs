@@ -96,7 +96,7 @@ impl Builder<'_> {
         // `answers`: the answering half of a call waits for the first packet of its call.
         // Indices are those of the flows built: a flow without a route is not among them
         // (it is a problem already), and neither half of a call that lost one is wired.
-        let built: std::collections::HashMap<&str, usize> = flows
+        let built: rustc_hash::FxHashMap<&str, usize> = flows
             .iter()
             .enumerate()
             .map(|(i, g)| (g.name.as_str(), i))

@@ -10,7 +10,7 @@ use crate::packet::NodeId;
 use crate::qdisc::classify::NameTable;
 use crate::scenario::Scenario;
 use crate::topology::{IfaceId, Node};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// What the qdiscs of one medium's interfaces see of it, and its ports.
 pub(super) struct MediumPlan {
@@ -69,7 +69,7 @@ impl<'s> Builder<'s> {
             flow_names: s.flows.iter().map(|f| f.name.clone()).collect(),
             dev_names: Vec::new(),
             iface_medium_name: Vec::new(),
-            iface_index: HashMap::new(),
+            iface_index: HashMap::default(),
             plans: Vec::new(),
             place: Vec::new(),
             cell_media: Vec::new(),

@@ -31,7 +31,7 @@ use crate::qdisc::Qdisc;
 use crate::scenario::Scenario;
 use crate::topology::{IfaceId, Node, PortRef};
 use interfaces::MediumPlan;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Test and extension hooks: components that replace what the scenario would build.
 #[derive(Default)]

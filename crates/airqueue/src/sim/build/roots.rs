@@ -12,7 +12,7 @@ use crate::scenario::{QdiscSpec, VdevDequeue};
 use crate::sim::{Interface, RootQueue};
 use crate::stripe::build::{trunk_end, trunk_member_devices};
 use crate::topology::{IfaceId, PortRef};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What the root qdiscs built from the scenario read: the `[[qdiscs]]` entries by device,
 /// and the flag boards the disciplines of one node may share (seed 000's CAWN).
