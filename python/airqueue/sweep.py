@@ -656,6 +656,10 @@ SUM_METRICS = (
     "retransmits",
     "fast_retransmits",
     "timeouts",
+    "tcp_loss_probes",
+    "rack_marked_lost",
+    "tcp_lost_retransmit",
+    "tcp_spurious_rtos",
 )
 
 

@@ -283,6 +283,23 @@ impl Simulation {
             "local_drops",
             u64s(&|x| counters(x).map_or(0, |c| c.local_drops)),
         );
+        // Linux's recovery counters (nstat TcpExt*), 0 without RACK-TLP / F-RTO.
+        t.push(
+            "tcp_loss_probes",
+            u64s(&|x| counters(x).map_or(0, |c| c.tcp_loss_probes)),
+        );
+        t.push(
+            "rack_marked_lost",
+            u64s(&|x| counters(x).map_or(0, |c| c.rack_marked_lost)),
+        );
+        t.push(
+            "tcp_lost_retransmit",
+            u64s(&|x| counters(x).map_or(0, |c| c.tcp_lost_retransmit)),
+        );
+        t.push(
+            "tcp_spurious_rtos",
+            u64s(&|x| counters(x).map_or(0, |c| c.tcp_spurious_rtos)),
+        );
         // Where the senders' time went (fractions of the time they were established and
         // stopped for one of the three reasons; NaN for other flows).
         let frac = |x: &super::FlowRt, pick: fn(&super::tcp_flow::TcpCounters) -> f64| {

@@ -77,6 +77,15 @@ pub struct TcpCounters {
     /// Data segments the host's own interface queue refused, kept unsent
     /// (`transport.local_congestion` "cwr" or "quench").
     pub local_drops: u64,
+    /// Linux's recovery counters, as nstat names them (0 without RACK-TLP / F-RTO):
+    /// tail loss probes sent (`TcpExtTCPLossProbes`), …
+    pub tcp_loss_probes: u64,
+    /// … segments RACK marked lost (RFC 8985 §6.2; Linux keeps no counter of these), …
+    pub rack_marked_lost: u64,
+    /// … retransmissions of lost segments found lost again (`TcpExtTCPLostRetransmit`) …
+    pub tcp_lost_retransmit: u64,
+    /// … and timeouts F-RTO found spurious and undid (`TcpExtTCPSpuriousRTOs`).
+    pub tcp_spurious_rtos: u64,
     /// Time the senders were application-, receive-window- and cwnd-limited.
     pub app_limited: SimTime,
     pub rwnd_limited: SimTime,
@@ -90,6 +99,10 @@ impl TcpCounters {
         self.timeouts += s.timeouts;
         self.ecn_reductions += s.ecn_reductions;
         self.local_drops += s.local_drops;
+        self.tcp_loss_probes += s.tlp_probes;
+        self.rack_marked_lost += s.rack_lost;
+        self.tcp_lost_retransmit += s.lost_retransmits;
+        self.tcp_spurious_rtos += s.spurious_rto_undone;
     }
     fn add_limited(&mut self, l: LimitedTime) {
         self.app_limited += l.app;
@@ -115,6 +128,10 @@ impl TcpCounters {
             connections: self.connections - earlier.connections,
             ecn_reductions: self.ecn_reductions - earlier.ecn_reductions,
             local_drops: self.local_drops - earlier.local_drops,
+            tcp_loss_probes: self.tcp_loss_probes - earlier.tcp_loss_probes,
+            rack_marked_lost: self.rack_marked_lost - earlier.rack_marked_lost,
+            tcp_lost_retransmit: self.tcp_lost_retransmit - earlier.tcp_lost_retransmit,
+            tcp_spurious_rtos: self.tcp_spurious_rtos - earlier.tcp_spurious_rtos,
             app_limited: self.app_limited - earlier.app_limited,
             rwnd_limited: self.rwnd_limited - earlier.rwnd_limited,
             cwnd_limited: self.cwnd_limited - earlier.cwnd_limited,

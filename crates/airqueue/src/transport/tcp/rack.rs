@@ -42,8 +42,9 @@
 //!   (`tcp_rack_skb_timeout`), i.e. at the deadline exactly. The reordering timer is set
 //!   for the largest remaining time of the segments still waiting (RFC 8985 §6.2 step 5
 //!   "max"), plus Linux's `TCP_TIMEOUT_MIN` (2 ms) — done by the sender.
-//! * A retransmission detected lost (a later-sent segment was delivered) is counted in
-//!   [`RackBoard::lost_retransmits`] and becomes retransmittable again; Linux keeps a lost
+//! * A retransmission detected lost (a later-sent segment was delivered) becomes
+//!   retransmittable again; that of a segment already marked lost is counted in
+//!   [`RackBoard::lost_retransmits`] (Linux `tcp_mark_skb_lost` → `TCPLostRetransmit`); Linux keeps a lost
 //!   TLP retransmission (a segment not marked lost before) out of the retransmit queue
 //!   until the RTO, here it is retransmitted like any other lost segment.
 
@@ -69,6 +70,14 @@ pub struct SegRec {
 }
 
 impl SegRec {
+    /// A ring slot not holding a record.
+    const EMPTY: SegRec = SegRec {
+        start: 0,
+        end: 0,
+        xmit: SimTime::ZERO,
+        flags: 0,
+    };
+
     fn len(&self) -> u64 {
         self.end - self.start
     }
@@ -114,9 +123,18 @@ pub struct Detection {
 /// The per-segment record and RACK's state.
 #[derive(Clone, Debug)]
 pub struct RackBoard {
-    recs: VecDeque<SegRec>,
-    /// Absolute index of `recs[0]` (records are numbered in send order of new data).
+    /// The records in a ring addressed by absolute index: record `idx` is in slot
+    /// `idx & mask` (the length is a power of two; it doubles when full, the only
+    /// allocation after construction).
+    ring: Vec<SegRec>,
+    mask: u64,
+    /// Absolute index of the oldest outstanding record (records are numbered in send
+    /// order of new data) …
     head: u64,
+    /// … and one past the newest.
+    tail: u64,
+    /// Where the last SACKed range ended (a guess for the next one).
+    sack_hint: u64,
     /// Every never-retransmitted record below it is delivered, SACKed or lost.
     orig_cursor: u64,
     /// Retransmissions in send order: `(record index, send time)`.
@@ -139,7 +157,9 @@ pub struct RackBoard {
     min_rtt: Option<SimTime>,
     /// Reordering observed (Linux `tp->reord_seen` > 0).
     reord_seen: bool,
+    /// Segments RACK marked lost (retransmissions included; not the timeout's marks).
     pub rack_lost: u64,
+    /// Retransmissions of lost segments found lost again (Linux `TCPLostRetransmit`).
     pub lost_retransmits: u64,
     undo: Undo,
     /// F-RTO: `high_seq`, the end of the data sent before the timeout …
@@ -153,9 +173,13 @@ impl RackBoard {
     /// A board sized for `segments` outstanding segments (it grows if a window exceeds
     /// it, and keeps the size).
     pub fn new(segments: usize) -> RackBoard {
+        let cap = segments.max(16).next_power_of_two();
         RackBoard {
-            recs: VecDeque::with_capacity(segments),
+            ring: vec![SegRec::EMPTY; cap],
+            mask: cap as u64 - 1,
             head: 0,
+            tail: 0,
+            sack_hint: 0,
             orig_cursor: 0,
             rtx_fifo: VecDeque::with_capacity(segments),
             rtx_hint: 0,
@@ -179,34 +203,64 @@ impl RackBoard {
         }
     }
 
+    #[inline]
     fn rec(&self, idx: u64) -> &SegRec {
-        &self.recs[(idx - self.head) as usize]
+        &self.ring[(idx & self.mask) as usize]
     }
+    #[inline]
     fn rec_mut(&mut self, idx: u64) -> &mut SegRec {
-        &mut self.recs[(idx - self.head) as usize]
+        &mut self.ring[(idx & self.mask) as usize]
     }
     fn end_idx(&self) -> u64 {
-        self.head + self.recs.len() as u64
+        self.tail
+    }
+
+    /// The first index in `[head, tail)` whose record fails `pred` (`tail` if none),
+    /// for a `pred` that holds on a prefix: a binary search.
+    fn partition_point(&self, pred: impl Fn(&SegRec) -> bool) -> u64 {
+        let (mut lo, mut hi) = (self.head, self.tail);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.rec(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Doubles the ring (a window larger than any before).
+    #[cold]
+    fn grow(&mut self) {
+        let cap = self.ring.len() * 2;
+        let mask = cap as u64 - 1;
+        let mut ring = vec![SegRec::EMPTY; cap];
+        for idx in self.head..self.tail {
+            ring[(idx & mask) as usize] = *self.rec(idx);
+        }
+        self.ring = ring;
+        self.mask = mask;
     }
 
     /// The record with absolute index `idx`, if outstanding.
     pub fn get(&self, idx: u64) -> Option<&SegRec> {
-        (idx >= self.head && idx < self.end_idx()).then(|| self.rec(idx))
+        (idx >= self.head && idx < self.tail).then(|| self.rec(idx))
     }
     /// Absolute index of the record starting at `seq`.
     pub fn index_of(&self, seq: u64) -> Option<u64> {
-        let i = self.recs.partition_point(|r| r.start < seq);
-        (i < self.recs.len() && self.recs[i].start == seq).then(|| self.head + i as u64)
+        let i = self.partition_point(|r| r.start < seq);
+        (i < self.tail && self.rec(i).start == seq).then_some(i)
     }
     /// The last record (the tail-loss probe's retransmission).
     pub fn last_index(&self) -> Option<u64> {
-        (!self.recs.is_empty()).then(|| self.end_idx() - 1)
+        (self.tail > self.head).then(|| self.tail - 1)
     }
     pub fn is_empty(&self) -> bool {
-        self.recs.is_empty()
+        self.tail == self.head
     }
     pub fn segments(&self) -> usize {
-        self.recs.len()
+        (self.tail - self.head) as usize
     }
 
     /// Linux `tcp_packets_in_flight` in bytes for `outstanding` = snd_max − snd_una.
@@ -239,15 +293,20 @@ impl RackBoard {
 
     /// A new segment `[start, end)` left at `now`.
     pub fn on_send_new(&mut self, start: u64, end: u64, now: SimTime) {
-        if self.recs.is_empty() {
+        if self.tail == self.head {
             self.head = self.head.max(self.orig_cursor);
+            self.tail = self.head;
+        } else if self.tail - self.head == self.ring.len() as u64 {
+            self.grow();
         }
-        self.recs.push_back(SegRec {
+        let idx = self.tail;
+        *self.rec_mut(idx) = SegRec {
             start,
             end,
             xmit: now,
             flags: 0,
-        });
+        };
+        self.tail += 1;
         self.undo = Undo::New;
     }
 
@@ -273,7 +332,7 @@ impl RackBoard {
         match std::mem::replace(&mut self.undo, Undo::None) {
             Undo::None => {}
             Undo::New => {
-                self.recs.pop_back();
+                self.tail -= 1;
             }
             Undo::Retransmit(idx, before, pushed) => {
                 let len = before.len();
@@ -355,10 +414,21 @@ impl RackBoard {
     /// The SACK blocks newly covered `[s, e)`: every record inside is SACKed. Returns the
     /// bytes newly delivered.
     pub fn on_sacked_range(&mut self, s: u64, e: u64, now: SimTime) -> u64 {
-        let mut i = self.recs.partition_point(|r| r.end <= s);
+        // The first record ending above `s`: where the last range ended, as usual when
+        // the blocks grow in sequence order, else by binary search.
+        let h = self.sack_hint;
+        let mut i = if h >= self.head
+            && h < self.tail
+            && self.rec(h).end > s
+            && (h == self.head || self.rec(h - 1).end <= s)
+        {
+            h
+        } else {
+            self.partition_point(|r| r.end <= s)
+        };
         let mut delivered = 0;
-        while i < self.recs.len() && self.recs[i].start < e {
-            let r = self.recs[i];
+        while i < self.tail && self.rec(i).start < e {
+            let r = *self.rec(i);
             if !r.is_sacked() && r.start >= s && r.end <= e {
                 self.check_reordering(&r);
                 if !r.ever_retransmitted() && r.end <= self.frto_high_seq {
@@ -367,7 +437,7 @@ impl RackBoard {
                 self.uncount(r);
                 // A SACKed record leaves the lost count but keeps its LOST flag out of
                 // the retransmission queue by the SACKED test.
-                let rm = &mut self.recs[i];
+                let rm = self.rec_mut(i);
                 rm.flags = (rm.flags & !(RETRANS | LOST)) | SACKED;
                 self.sacked_bytes += r.len();
                 self.sacked_segs += 1;
@@ -377,6 +447,7 @@ impl RackBoard {
             i += 1;
         }
         self.highest_sacked = self.highest_sacked.max(e);
+        self.sack_hint = i;
         delivered
     }
 
@@ -384,12 +455,34 @@ impl RackBoard {
     /// bytes newly delivered (not SACKed before).
     pub fn on_cumulative_ack(&mut self, una: u64, now: SimTime) -> u64 {
         let mut delivered = 0;
-        while let Some(&r) = self.recs.front() {
+        while self.head < self.tail {
+            let r = *self.rec(self.head);
             if r.end > una {
                 break;
             }
-            self.recs.pop_front();
             self.head += 1;
+            if r.flags == 0 {
+                // A run of segments sent once only, neither SACKed nor lost: in sequence
+                // order they were sent in time order, so the last of the run is the
+                // latest sent and has the smallest RTT; it alone sets RACK.rtt, min_rtt
+                // and RACK.xmit_ts, as `advance` on each in turn would. Reordering is
+                // seen if the first (lowest) ends below the highest SACK.
+                self.check_reordering(&r);
+                self.orig_delivered = true;
+                delivered += r.len();
+                let mut last = r;
+                while self.head < self.tail {
+                    let n = *self.rec(self.head);
+                    if n.end > una || n.flags != 0 {
+                        break;
+                    }
+                    self.head += 1;
+                    delivered += n.len();
+                    last = n;
+                }
+                self.advance(last, now);
+                continue;
+            }
             if r.is_sacked() {
                 self.sacked_bytes -= r.len();
                 self.sacked_segs -= 1;
@@ -419,7 +512,9 @@ impl RackBoard {
         srtt.map_or(quarter, |s| quarter.min(s))
     }
 
-    /// Linux `tcp_mark_skb_lost`.
+    /// Linux `tcp_mark_skb_lost`. A segment already lost whose retransmission is in
+    /// flight counts in [`RackBoard::lost_retransmits`] (`LINUX_MIB_TCPLOSTRETRANSMIT`, on
+    /// RACK's and the timeout's marks alike, as Linux counts it there).
     fn mark_lost(&mut self, idx: u64) -> (u64, bool) {
         let r = *self.rec(idx);
         if r.is_sacked() {
@@ -430,6 +525,9 @@ impl RackBoard {
         let was_rtx = r.is_retrans_in_flight();
         if was_rtx {
             self.retrans_bytes -= len;
+            if r.is_lost() {
+                self.lost_retransmits += 1;
+            }
         }
         if !r.is_lost() {
             self.lost_bytes += len;
@@ -445,8 +543,27 @@ impl RackBoard {
 
     /// RFC 8985 §6.2 step 5 (`tcp_rack_detect_loss`) at `now` with window `reo_wnd`.
     /// `sb` is the scoreboard whose ranges the SACKed records lie in.
+    #[inline]
     pub fn detect_loss(&mut self, now: SimTime, reo_wnd: SimTime, sb: &Scoreboard) -> Detection {
         self.advanced = false;
+        // The common case in order delivery: no retransmission in flight and the oldest
+        // candidate sent once only was sent after RACK.xmit_ts (the walk below would stop
+        // there at once).
+        if self.rtx_fifo.is_empty() {
+            let idx = self.orig_cursor.max(self.head);
+            if idx == self.tail || {
+                let r = self.rec(idx);
+                r.flags == 0 && !sent_after(self.rack_xmit, self.rack_end, r.xmit, r.end)
+            } {
+                return Detection::default();
+            }
+        }
+        self.detect_loss_walk(now, reo_wnd, sb)
+    }
+
+    /// [`RackBoard::detect_loss`] past its shortcut: the two time-ordered walks.
+    #[inline(never)]
+    fn detect_loss_walk(&mut self, now: SimTime, reo_wnd: SimTime, sb: &Scoreboard) -> Detection {
         let mut d = Detection::default();
         let deadline_of = |x: SimTime, rtt: SimTime| x + rtt + reo_wnd;
         let (rx, re, rtt) = (self.rack_xmit, self.rack_end, self.rack_rtt);
@@ -464,7 +581,7 @@ impl RackBoard {
                 let ranges = sb.ranges();
                 let k = ranges.partition_point(|&(_, e)| e <= r.start);
                 let run_end = ranges.get(k).map_or(r.end, |&(_, e)| e.max(r.end));
-                let j = self.recs.partition_point(|x| x.start < run_end) as u64 + self.head;
+                let j = self.partition_point(|x| x.start < run_end);
                 if prefix {
                     self.orig_cursor = j;
                 }
@@ -520,7 +637,6 @@ impl RackBoard {
                 let (n, _) = self.mark_lost(i);
                 d.newly_lost += n;
                 d.lost_retransmission = true;
-                self.lost_retransmits += 1;
                 self.rack_lost += 1;
                 if k == 0 {
                     self.rtx_fifo.pop_front();
@@ -556,8 +672,8 @@ impl RackBoard {
     /// Linux `tcp_undo_cwnd_reduction(sk, true)` for a spurious RTO (F-RTO): every lost
     /// mark is cleared.
     pub fn unmark_all_lost(&mut self) {
-        for r in self.recs.iter_mut() {
-            r.flags &= !LOST;
+        for idx in self.head..self.tail {
+            self.rec_mut(idx).flags &= !LOST;
         }
         self.lost_bytes = 0;
         self.rtx_pending = 0;
@@ -660,5 +776,140 @@ mod tests {
         assert!(d.lost_retransmission);
         assert_eq!(b.lost_retransmits, 1);
         assert_eq!(b.next_retransmit(), Some((1, 1000, 1000)), "to send again");
+    }
+
+    /// What RFC 8985 §6.2 step 5 marks, by the definition rather than by a walk: every
+    /// outstanding segment not SACKed, not waiting for its retransmission (lost and not
+    /// resent: Linux skips those, `tcp_rack_detect_loss`), sent before RACK.xmit_ts, whose
+    /// deadline xmit + RACK.rtt + reo_wnd has passed. Returns the board as it should be
+    /// after, and the expected detection.
+    fn full_scan(b: &RackBoard, now: SimTime, reo_wnd: SimTime) -> (RackBoard, Detection) {
+        let mut want = b.clone();
+        let mut d = Detection::default();
+        let (rx, re, rtt) = b.rack();
+        for idx in b.head..b.tail {
+            let r = *b.get(idx).unwrap();
+            if r.is_sacked() || (r.is_lost() && !r.is_retrans_in_flight()) {
+                continue;
+            }
+            if !sent_after(rx, re, r.xmit, r.end) {
+                continue;
+            }
+            let deadline = r.xmit + rtt + reo_wnd;
+            if deadline <= now {
+                let len = r.end - r.start;
+                d.newly_lost += len;
+                want.rack_lost += 1;
+                if r.is_retrans_in_flight() {
+                    d.lost_retransmission = true;
+                    want.retrans_bytes -= len;
+                    if r.is_lost() {
+                        want.lost_retransmits += 1;
+                    }
+                }
+                if !r.is_lost() {
+                    want.lost_bytes += len;
+                }
+                want.rtx_pending += len;
+                let w = want.rec_mut(idx);
+                w.flags = (w.flags & !RETRANS) | LOST;
+            } else {
+                let left = deadline - now;
+                d.reo_timeout = Some(d.reo_timeout.map_or(left, |t| t.max(left)));
+            }
+        }
+        (want, d)
+    }
+
+    #[test]
+    fn the_bounded_walk_marks_exactly_what_a_full_scan_marks() {
+        // Linux tcp_rack_detect_loss walks tsorted_sent_queue from the oldest send and
+        // stops at the first segment sent after RACK.xmit_ts; the board walks its two
+        // time-ordered lists from cursors. Over random histories of sends, SACKs,
+        // cumulative ACKs, retransmissions (in sequence order and of the last segment, as
+        // the tail-loss probe does) and timeouts, every detection must mark the segments,
+        // count the bytes and arm the reordering timer exactly as the definition does.
+        use rand::{Rng, SeedableRng};
+        let us = SimTime::from_micros;
+        let mut detections = 0;
+        let mut marked = 0;
+        let mut waited = 0;
+        for seed in 0..300u64 {
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+            let mut b = RackBoard::new(16);
+            let mut sb = Scoreboard::new();
+            let (mut una, mut snd_max, mut now) = (0u64, 0u64, 0u64);
+            for _ in 0..400 {
+                match rng.random_range(0..100) {
+                    0..35 => {
+                        let len = 100 * rng.random_range(1..=3);
+                        b.on_send_new(snd_max, snd_max + len, us(now));
+                        snd_max += len;
+                        now += rng.random_range(0..=2);
+                    }
+                    35..60 if !b.is_empty() => {
+                        // SACK a run of one to three records (the receiver's block).
+                        let first = rng.random_range(b.head..b.tail);
+                        let last = (first + rng.random_range(0..3)).min(b.tail - 1);
+                        let (s, e) = (b.get(first).unwrap().start, b.get(last).unwrap().end);
+                        now += rng.random_range(0..=3);
+                        let blocks = SackBlocks::from_slice(&[(s, e)]);
+                        sb.update_each(una, snd_max, &blocks, |s, e| {
+                            b.on_sacked_range(s, e, us(now));
+                        });
+                    }
+                    60..70 if !b.is_empty() => {
+                        let upto = (b.head + rng.random_range(0..3)).min(b.tail - 1);
+                        una = b.get(upto).unwrap().end;
+                        now += rng.random_range(0..=3);
+                        sb.update_each(una, snd_max, &SackBlocks::NONE, |_, _| {});
+                        b.on_cumulative_ack(una, us(now));
+                    }
+                    70..85 => {
+                        now += rng.random_range(1..=3);
+                        if let Some((idx, _, _)) = b.next_retransmit() {
+                            b.on_retransmit(idx, us(now));
+                        } else if let Some(idx) = b.last_index() {
+                            if !b.get(idx).unwrap().is_sacked() && rng.random_bool(0.3) {
+                                b.on_retransmit(idx, us(now));
+                            }
+                        }
+                    }
+                    85..87 => {
+                        now += rng.random_range(5..=20);
+                        b.mark_lost_on_rto(us(now));
+                    }
+                    _ => {}
+                }
+                if !b.advanced() && !rng.random_bool(0.1) {
+                    continue;
+                }
+                now += rng.random_range(0..=4);
+                let reo = us(rng.random_range(0..=3) * rng.random_range(0..=2));
+                let (want, want_d) = full_scan(&b, us(now), reo);
+                let d = b.detect_loss(us(now), reo, &sb);
+                let ctx = format!("seed {seed}, now {now} µs, reo {reo:?}");
+                assert_eq!(d, want_d, "{ctx}");
+                for idx in b.head..b.tail {
+                    assert_eq!(b.get(idx), want.get(idx), "record {idx}, {ctx}");
+                }
+                assert_eq!(
+                    (b.lost_bytes, b.retrans_bytes, b.rtx_pending),
+                    (want.lost_bytes, want.retrans_bytes, want.rtx_pending),
+                    "{ctx}"
+                );
+                assert_eq!(
+                    (b.rack_lost, b.lost_retransmits),
+                    (want.rack_lost, want.lost_retransmits),
+                    "{ctx}"
+                );
+                detections += 1;
+                marked += u64::from(d.newly_lost > 0);
+                waited += u64::from(d.reo_timeout.is_some());
+            }
+        }
+        // The histories exercise both outcomes, not just empty detections.
+        assert!(detections > 10_000, "{detections}");
+        assert!(marked > 1_000 && waited > 1_000, "{marked} {waited}");
     }
 }

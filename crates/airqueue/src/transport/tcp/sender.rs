@@ -230,14 +230,17 @@ pub struct SenderStats {
     /// Window reductions for them (at most one per window, none during loss recovery with
     /// `Cwr`; every one with `Quench`).
     pub local_reductions: u64,
-    /// Tail loss probes sent (RFC 8985 §7; Linux `TCPLossProbes`).
+    /// Tail loss probes sent (RFC 8985 §7; nstat `TcpExtTCPLossProbes`, counted in
+    /// `tcp_send_loss_probe`).
     pub tlp_probes: u64,
-    /// Segments RACK marked lost (RFC 8985 §6.2; retransmissions included).
+    /// Segments RACK marked lost (RFC 8985 §6.2; retransmissions included, the timeout's
+    /// marks not). Linux has no counter of its own for these.
     pub rack_lost: u64,
-    /// Retransmissions RACK found lost again (Linux `TCPLostRetransmit`, RACK's share).
+    /// Retransmissions of segments marked lost that were found lost again, by RACK or by
+    /// the timeout (nstat `TcpExtTCPLostRetransmit`, counted in `tcp_mark_skb_lost`).
     pub lost_retransmits: u64,
-    /// Timeouts F-RTO found spurious and undid (RFC 5682; Linux `TCPSpuriousRtoUndo`…
-    /// `tcp_try_undo_loss` with `frto_undo`).
+    /// Timeouts F-RTO found spurious and undid (RFC 5682; nstat `TcpExtTCPSpuriousRTOs`,
+    /// counted in `tcp_try_undo_loss` when `frto_undo`).
     pub spurious_rto_undone: u64,
 }
 
@@ -1699,6 +1702,13 @@ impl TcpSender {
     /// One segment by the RACK path's rules (see the section above).
     fn rack_transmit(&mut self, now: SimTime) -> Option<Segment> {
         let mut r = self.rack.take().expect("rack on");
+        let seg = self.rack_transmit_with(&mut r, now);
+        self.rack = Some(r);
+        seg
+    }
+
+    /// Keeps what a send is about to change, to take it back ([`TcpSender::on_local_drop`]).
+    fn rack_save(r: &mut RackState) {
         r.saved = (
             r.prr.out,
             r.tlp_high_seq,
@@ -1706,15 +1716,13 @@ impl TcpSender {
             r.tlp_pending,
             r.aux,
         );
-        let seg = self.rack_transmit_with(&mut r, now);
-        self.rack = Some(r);
-        seg
     }
 
     fn rack_transmit_with(&mut self, r: &mut RackState, now: SimTime) -> Option<Segment> {
         let outstanding = self.snd_max - self.snd_una;
         let new_len = self.mss.min(self.app_end.saturating_sub(self.snd_max));
         if r.tlp_pending {
+            Self::rack_save(r);
             // Linux tcp_send_loss_probe: new data if the peer's window admits it (cwnd
             // is not checked), else the last segment again.
             r.tlp_pending = false;
@@ -1743,6 +1751,7 @@ impl TcpSender {
                     self.note_limit(now, Limit::Cwnd);
                     return None;
                 }
+                Self::rack_save(r);
                 let seg = self.emit_data(now, start, len);
                 r.board.on_retransmit(idx, now);
                 if r.ca == CaState::Recovery {
@@ -1767,6 +1776,7 @@ impl TcpSender {
             }
             len = self.rwnd; // as without RACK: nothing in flight, a window below one MSS
         }
+        Self::rack_save(r);
         Some(self.rack_send_new(r, now, len))
     }
 
