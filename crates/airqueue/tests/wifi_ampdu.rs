@@ -92,10 +92,10 @@ fn lone_station_with_aggregation_gets_the_closed_form_throughput() {
 }
 
 /// Reference: each MPDU of an A-MPDU survives independently with 1 − p, p = 1 − (1 −
-/// BER)^(8·1538) the PER of its own 1538 bytes (BER 5.6e-5: p = 0.4983); it is retried in
+/// BER)^(8·1538) the PER of its own 1538 bytes (BER 5.6e-5: p = 0.4979); it is retried in
 /// later A-MPDUs until acknowledged or `short_retry_limit` = 7 failures, so a finished
-/// MPDU is dropped with probability p⁷ (0.00762) and fails (1 − p⁷)/(1 − p) − (1 − p⁷) =
-/// 0.9850 times on average (each attempt a `channel_errors` count). Tolerance: 4 standard
+/// MPDU is dropped with probability p⁷ (0.00759) and fails (1 − p⁷)/(1 − p) − (1 − p⁷) =
+/// 0.9843 times on average (each attempt a `channel_errors` count). Tolerance: 4 standard
 /// errors of the drop fraction; 2 % for the failures per MPDU (≈ 60 000 MPDUs). Only
 /// `channel_error` drops, and the ledger is conserved.
 #[test]
