@@ -1,5 +1,6 @@
 //! 802.11n/ac/ax cells (issue 36, item 1): a lone saturated station, one MPDU per channel
-//! access, against the contention-free closed form with PPDU durations worked by hand
+//! access (`aggregation = { ampdu = false }`; A-MPDUs are in `wifi_ampdu.rs`), against
+//! the contention-free closed form with PPDU durations worked by hand
 //! from the standard; and the HT/VHT/HE scenario keys' errors.
 
 mod common;
@@ -13,7 +14,7 @@ use common::*;
 fn lone_station(phy: &str) -> String {
     format!(
         "[run]\nduration = \"11s\"\nwarmup = \"1s\"\n[[nodes]]\nname = \"ap\"\n[[nodes]]\nname = \"sta\"\n\
-         [[cells]]\nname = \"wlan\"\nap = \"ap\"\nstations = [{{ node = \"sta\" }}]\n{phy}\n\
+         [[cells]]\nname = \"wlan\"\nap = \"ap\"\nstations = [{{ node = \"sta\" }}]\naggregation = {{ ampdu = false }}\n{phy}\n\
          [[flows]]\nname = \"up\"\nfrom = \"sta\"\nto = \"ap\"\napp = {{ kind = \"cbr\", size = 1472, rate = \"150Mbit\" }}\n"
     )
 }

@@ -201,7 +201,30 @@ pub fn build_cell(
             ports: p.as_slice(),
         })
         .collect();
-    Cell::shared(phy, conf, &refs, seed, stats_from)
+    let mut cell = Cell::shared(phy, conf, &refs, seed, stats_from);
+    if let Some(agg) = aggregation_of(c) {
+        cell.set_aggregation(agg);
+    }
+    cell
+}
+
+/// A validated n/ac/ax cell's aggregation: on unless `ampdu = false`, with ns-3's
+/// defaults (65 535-byte A-MPDUs, the standard's window); `None` for b/a/g cells.
+pub fn aggregation_of(c: &CellSpec) -> Option<super::AggConf> {
+    use super::{ampdu, block_ack};
+    let std = Standard::parse(&c.standard).expect("validated");
+    let window = block_ack::max_window(std)?;
+    let max = ampdu::max_ampdu_bytes(std)?;
+    let a = c.aggregation.unwrap_or(super::spec::AggregationSpec {
+        ampdu: true,
+        max_ampdu_bytes: None,
+        max_mpdus: None,
+        amsdu: false,
+    });
+    a.ampdu.then(|| super::AggConf {
+        max_bytes: a.max_ampdu_bytes.unwrap_or(65_535).min(max),
+        window: a.max_mpdus.unwrap_or(window),
+    })
 }
 
 /// Who hears whom among a cell medium's ports (`at`: each port's node and station entry,

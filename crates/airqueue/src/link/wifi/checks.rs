@@ -7,7 +7,8 @@
 
 use super::phy::{mcs_of, Band, Phy, Standard};
 use super::spec::{
-    ApQueuesKind, BandKind, CaptureKind, CellMode, CellSpec, PropagationSpec, RateControlKind,
+    AggregationSpec, ApQueuesKind, BandKind, CaptureKind, CellMode, CellSpec, PropagationSpec,
+    RateControlKind,
 };
 use crate::conf::{check_name, unique, Rate, ScenarioError, MIN_MTU};
 use crate::link::air::spec::SpectrumSpec;
@@ -62,6 +63,7 @@ pub fn check_cells(
         };
         if let Some(std) = std {
             check_mcs_phy(c, std, &label, errs);
+            check_aggregation(c, std, &label, errs);
         }
         let rate_ok = |path: String, r: &Rate, errs: &mut ScenarioError| {
             if let Some(std) = std {
@@ -231,7 +233,13 @@ pub fn check_cells(
                         x.short_retry_limit,
                         x.long_retry_limit,
                         x.capture,
-                        (x.frame_capture, x.band, x.channel_width, x.guard_interval),
+                        (
+                            x.frame_capture,
+                            x.band,
+                            x.channel_width,
+                            x.guard_interval,
+                            x.aggregation,
+                        ),
                     )
                 )
             };
@@ -239,7 +247,7 @@ pub fn check_cells(
                 errs.push(
                     format!("cells.{}.channel", c.name),
                     format!(
-                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, band, channel_width, guard_interval, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits, capture, frame_capture); make them equal or use another channel",
+                        "shares channel {ch} with cell \"{}\" but differs in its PHY or MAC keys (standard, band, channel_width, guard_interval, short_preamble, basic_rates, slot, sifs, cw_min, cw_max, rts_threshold, retry limits, capture, frame_capture, aggregation); make them equal or use another channel",
                         first.name
                     ),
                 );
@@ -411,6 +419,84 @@ fn check_mcs_phy(c: &CellSpec, std: Standard, label: &str, errs: &mut ScenarioEr
     }
 }
 
+/// The `aggregation` key: only on n/ac/ax cells, limits within the standard's (IEEE
+/// 802.11-2020 §10.12.2 A-MPDU lengths, §10.25.2 windows), and nothing the aggregating
+/// medium does not model yet (A-MSDU, mac80211 queues, RTS/CTS).
+fn check_aggregation(c: &CellSpec, std: Standard, label: &str, errs: &mut ScenarioError) {
+    use super::{ampdu, block_ack};
+    let a = c.aggregation.unwrap_or(AggregationSpec {
+        ampdu: std.has_mcs(),
+        max_ampdu_bytes: None,
+        max_mpdus: None,
+        amsdu: false,
+    });
+    if c.aggregation.is_none() && !std.has_mcs() {
+        return;
+    }
+    let at = format!("{label}.aggregation");
+    let name = std.name();
+    let (Some(max_bytes), Some(window)) = (ampdu::max_ampdu_bytes(std), block_ack::max_window(std))
+    else {
+        errs.push(
+            at,
+            format!("{name} has no A-MPDU aggregation or block ack (they are HT, VHT and HE features); remove aggregation or use standard = \"802.11n\", \"802.11ac\" or \"802.11ax\""),
+        );
+        return;
+    };
+    if let Some(b) = a.max_ampdu_bytes {
+        if b == 0 || b > max_bytes {
+            errs.push(
+                format!("{at}.max_ampdu_bytes"),
+                format!("{name} A-MPDUs are 1 to {max_bytes} bytes long; {b} is not (n 65535, ac 1048575, ax 6500631)"),
+            );
+        }
+    }
+    if let Some(w) = a.max_mpdus {
+        if w == 0 || w > window {
+            let only = if w > 64 && w <= 256 {
+                " (256 is an 802.11ax window)"
+            } else {
+                ""
+            };
+            errs.push(
+                format!("{at}.max_mpdus"),
+                format!(
+                    "{name} block ack windows hold 1 to {window} MPDUs; {w} is not allowed{only}"
+                ),
+            );
+        }
+    }
+    if a.amsdu {
+        errs.push(
+            format!("{at}.amsdu"),
+            "A-MSDU aggregation is not modelled yet; use amsdu = false",
+        );
+    }
+    if !a.ampdu {
+        return;
+    }
+    if c.ap_queues == ApQueuesKind::Mac80211 {
+        errs.push(
+            format!("{at}.ampdu"),
+            "A-MPDUs from mac80211 TXQs are not modelled yet; use ap_queues = \"driver\" or aggregation = { ampdu = false }",
+        );
+    }
+    for st in &c.stations {
+        if st.rate.is_some() || (st.mcs.is_none() && c.rate.is_some()) {
+            errs.push(
+                format!("{label}.stations.{}.rate", st.node),
+                "a station at a non-HT rate sends non-HT PPDUs, which carry no A-MPDU; give it an mcs or set aggregation = { ampdu = false } on the cell",
+            );
+        }
+    }
+    if c.rts_threshold < 2347 {
+        errs.push(
+            format!("{at}.ampdu"),
+            "RTS/CTS before A-MPDUs is not modelled yet; leave rts_threshold at 2347 or use aggregation = { ampdu = false }",
+        );
+    }
+}
+
 /// A cell's `mode`: an infrastructure cell names its `ap`; an ad hoc cell (IBSS) has none,
 /// at least two stations, and not (yet) the keys that need an AP or a per-peer rate
 /// control.
@@ -544,6 +630,15 @@ pub fn check_propagation(
             errs.push(path, format!("unknown node \"{n}\"; add it to [[nodes]]"));
         }
     };
+    for c in cells {
+        let agg = c.aggregation.is_none_or(|a| a.ampdu);
+        if agg && Standard::parse(&c.standard).is_some_and(Standard::has_mcs) {
+            errs.push(
+                format!("cells.{}.aggregation", c.name),
+                "A-MPDU aggregation is not modelled with [propagation] (the per-station medium) yet; set aggregation = { ampdu = false } on this cell",
+            );
+        }
+    }
     if !pr.positions.is_empty() {
         for c in cells {
             if Standard::parse(&c.standard).is_some_and(Standard::has_mcs) {

@@ -10,7 +10,9 @@
 //! and the model with its unit tests, so a change to 802.11 stays in one place and needs
 //! nothing above the link layer.
 
+pub mod ampdu;
 pub mod arf;
+pub mod block_ack;
 pub(crate) mod build;
 pub(crate) mod checks;
 pub mod coexist;
@@ -22,6 +24,6 @@ pub mod rate;
 pub mod spec;
 pub mod txq;
 
-pub use dcf::{BssConf, Cell, DcfConf, PortConf, RateControl};
+pub use dcf::{AggConf, BssConf, Cell, DcfConf, PortConf, RateControl};
 pub use edca::{Ac, EdcaParams};
 pub use phy::{Phy, Standard};

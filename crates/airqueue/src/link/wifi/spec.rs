@@ -27,8 +27,8 @@ pub struct CellSpec {
     /// The PHY: "802.11b" (DSSS/CCK 1–11 Mb/s), "802.11a" (OFDM 6–54 Mb/s), "802.11g"
     /// (both; OFDM frames with the 6 µs signal extension), as ns-3's `WifiHelper::SetStandard`;
     /// or "802.11n" (HT), "802.11ac" (VHT) or "802.11ax" (HE SU), whose stations send at
-    /// an `mcs` over `channel_width`, one MPDU per channel access (no aggregation yet) with
-    /// non-HT ACKs (docs/wifi.md, "HT, VHT and HE PHYs"). "b", "a", "g", "n", "ac", "ax"
+    /// an `mcs` over `channel_width`, A-MPDUs under block ack (`aggregation`) with non-HT
+    /// BlockAcks (docs/wifi.md, "HT, VHT and HE PHYs"). "b", "a", "g", "n", "ac", "ax"
     /// also work.
     pub standard: String,
     /// n and ax: the band, "2.4GHz" or "5GHz" (default "5GHz"; SIFS 10 us and a 6 us
@@ -172,6 +172,35 @@ pub struct CellSpec {
     /// capture model).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub frame_capture: bool,
+    /// n, ac, ax: A-MPDU aggregation under block ack (IEEE 802.11-2020 §10.12, §10.25),
+    /// e.g. `{ ampdu = true, max_ampdu_bytes = 65535, max_mpdus = 64 }`. Default: on, with
+    /// ns-3's defaults (A-MPDUs up to 65535 bytes, the standard's window: 64 MPDUs for n
+    /// and ac, 256 for ax; no A-MSDU). Not with mac80211 `ap_queues`, `rts_threshold`,
+    /// `[propagation]` yet. See docs/wifi.md, "A-MPDU aggregation and block ack".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<AggregationSpec>,
+}
+
+/// A-MPDU aggregation of an 802.11n/ac/ax cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AggregationSpec {
+    /// Send A-MPDUs under a block ack agreement (default true); false: one MPDU and its
+    /// ACK per channel access.
+    #[serde(default = "default_true_cell")]
+    pub ampdu: bool,
+    /// The largest A-MPDU in bytes (delimiters and padding included): at most the
+    /// standard's, n 65535, ac 1048575, ax 6500631. Default 65535 (ns-3's
+    /// `BE_MaxAmpduSize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ampdu_bytes: Option<u32>,
+    /// The block ack window (buffer size), MPDUs per A-MPDU: 1 to the standard's, n and
+    /// ac 64, ax 256 (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_mpdus: Option<u32>,
+    /// A-MSDU aggregation inside each MPDU (not modelled yet: must be false).
+    #[serde(default)]
+    pub amsdu: bool,
 }
 
 /// The band of an 802.11n or 802.11ax cell.

@@ -88,7 +88,11 @@ impl Cell {
         }
         self.air.clear();
         let (decide, busy_end, outcome) = if self.on_air.len() == 1 {
-            self.lone_exchange(now, cx)
+            if self.aggregates(self.on_air[0] as usize) {
+                self.ampdu_exchange(now, cx)
+            } else {
+                self.lone_exchange(now, cx)
+            }
         } else {
             self.collide(now, counting, cx)
         };
@@ -191,13 +195,10 @@ impl Cell {
         for j in 0..self.on_air.len() {
             let k = self.on_air[j] as usize;
             let p = self.fns[k].port as usize;
-            let (pkt, mpdu, q, _) = self.head(k, cx);
-            let kbps = self.attempt_kbps(k, q, cx);
-            cx.tx_start(self.ports[p], pkt);
-            let first = if mpdu > self.conf.rts_threshold {
-                self.phy.duration(RTS_BYTES, self.phy.response_kbps(kbps))
+            let first = if self.aggregates(k) {
+                self.ampdu_start(k, now, cx).0
             } else {
-                self.phy.duration(mpdu, kbps)
+                self.first_frame(k, cx)
             };
             if counting {
                 self.sta[p].stats.airtime += first.0;
@@ -209,6 +210,20 @@ impl Cell {
             end = end.max(now + first);
         }
         (end, self.ifs.idle_from(end, true), Outcome::Collision)
+    }
+
+    /// The first frame (RTS or DATA) of function `k`'s single-MPDU exchange, sent into a
+    /// collision: its air time.
+    fn first_frame(&mut self, k: usize, cx: &mut LinkCtx<'_>) -> SimTime {
+        let p = self.fns[k].port as usize;
+        let (pkt, mpdu, q, _) = self.head(k, cx);
+        let kbps = self.attempt_kbps(k, q, cx);
+        cx.tx_start(self.ports[p], pkt);
+        if mpdu > self.conf.rts_threshold {
+            self.phy.duration(RTS_BYTES, self.phy.response_kbps(kbps))
+        } else {
+            self.phy.duration(mpdu, kbps)
+        }
     }
 
     /// Several functions of one port expired in the same slot (§10.22.2.4): the highest
@@ -226,6 +241,13 @@ impl Cell {
             self.on_air.remove(j);
             if counting {
                 self.fns[k].stats.internal += 1;
+            }
+            if self.aggregates(k) {
+                // Its A-MPDU was not sent: CW doubles, no MPDU counts a failure.
+                self.fns[k].backoff.double_cw();
+                self.draw(k);
+                self.fns[k].txop_from = None;
+                continue;
             }
             let (pkt, _, q, _) = self.head(k, cx);
             let done = self.fail(k, pkt, Outcome::Collision, false, false, counting, cx);
@@ -409,6 +431,17 @@ impl Cell {
         let mut txop_next: Option<(usize, SimTime)> = None;
         for j in 0..self.on_air.len() {
             let k = self.on_air[j] as usize;
+            if self.aggregates(k) {
+                let air = self.air[j];
+                match self.ampdu_settle(k, self.outcome, air, counting, cx) {
+                    Some(next) => txop_next = Some((k, next)),
+                    None => {
+                        self.draw(k);
+                        self.fns[k].txop_from = None;
+                    }
+                }
+                continue;
+            }
             let p = self.fns[k].port as usize;
             let pkt = *self.fns[k].buf.front().expect("a transmitter has a frame");
             let (size, next_hop) = {

@@ -60,6 +60,7 @@ use crate::packet::{DropReason, Location, NodeId, PacketId};
 use crate::topology::IfaceId;
 use std::collections::VecDeque;
 
+mod aggregate;
 mod channel_access;
 mod frame_exchange;
 pub mod hearing;
@@ -67,6 +68,7 @@ mod rates;
 mod setup;
 mod stats;
 use crate::link::DriverLedger;
+pub use aggregate::AggConf;
 use channel_access::{Backoff, Ifs};
 use frame_exchange::ewma;
 use hearing::{Spatial, HX_EVENT};
@@ -194,6 +196,8 @@ pub struct Cell {
     associated: Vec<bool>,
     /// Partial hearing: the per-station medium ([`hearing`]) instead of the shared slot.
     hx: Option<Box<Spatial>>,
+    /// A-MPDU aggregation under block ack ([`aggregate`]), if the cell aggregates.
+    agg: Option<Box<aggregate::Aggregation>>,
 }
 
 impl Cell {

@@ -238,6 +238,7 @@ impl Cell {
             coex: None,
             associated: vec![true; ports.len()],
             hx: None,
+            agg: None,
         }
     }
 

@@ -413,6 +413,22 @@ impl Phy {
         })
     }
 
+    /// Air time of an HT, VHT or HE PPDU at MCS rate id `id` carrying an A-MPDU of
+    /// `ampdu` octets (its subframes, delimiters and padding but the last subframe's:
+    /// [`super::ampdu`]): TXTIME of [`ht`] for the A-MPDU as the PSDU, of [`vht`] and
+    /// [`he`] for APEP_LENGTH (the A-MPDU padded to 4 octets).
+    pub fn psdu_duration(&self, ampdu: u32, id: u32) -> SimTime {
+        let (nss, m) = mcs_of(id).expect("an A-MPDU goes at an MCS");
+        let (w, gi) = (self.width_mhz, self.gi_ns);
+        let ext = self.ext_us() * 1000;
+        let apep = super::ampdu::psdu_bytes(self.standard, ampdu);
+        SimTime(match self.standard {
+            Standard::N => ht::txtime_ns(apep, m, nss, w, gi == 400, ext),
+            Standard::Ac => vht::txtime_ns(apep, m, nss, w, gi == 400),
+            _ => he::txtime_ns(apep, m, nss, w, gi, 0, ext),
+        })
+    }
+
     /// Air time of the PLCP preamble and header of a PPDU at `kbps` (DSSS 192 µs long /
     /// 96 µs short; OFDM 20 µs; an HT/VHT/HE PPDU counts its non-HT part, 20 µs): what ns-3
     /// adds to SIFS + slot for the CTS and ACK timeouts (aRxPHYStartDelay in IEEE
