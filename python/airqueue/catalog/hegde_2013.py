@@ -337,7 +337,7 @@ def _fig1_flows(n: int) -> list[dict[str, Any]]:
             "count": n // 3,
             "from": "server",
             "to": f"a{r}_{{i}}",
-            "transport": {"kind": "tcp", "profile": "linux-2.6.23"},
+            "transport": {"kind": "tcp", "rcv_buffer": "256KiB"},
             "app": {"kind": "bulk"},
         }
         for r in _FIG1_RATES
@@ -629,20 +629,22 @@ ADWISER_FIG25 = _adwiser(
 # ran, over the AP buffers of the other entries (the paper's is 100 packets;
 # docs/reproductions/hegde-2013.md, "Figs. 10, 11, 24 and 25").
 
-#: The TCP the scenarios ran before they took the laptops' profile (issue 38): the keys'
-#: own defaults (NewReno without SACK or timestamps, 1 s initial RTO, 64 KiB receive
-#: buffer) with RFC 3390's initial window of 3, a 200 ms minimum RTO and an 8 MiB buffer
-#: on the upload. The readings run it beside the scenario's linux-2.6.23 profile (Linux
-#: 2.6.23, Fedora 8, §I-A; "default Linux kernel settings", §IV-A).
-ADWISER_ERA_TCP = {"kind": "tcp", "initial_window": 3, "min_rto": "200ms"}
+#: Linux 2.6.23's defaults (the physical testbed's laptops, Fedora 8, §II; "default Linux
+#: kernel settings", §IV-A): CUBIC (the default since 2.6.19) with SACK and timestamps on,
+#: TCP_TIMEOUT_INIT = 3 s (RFC 2988), TCP_RTO_MIN = 200 ms; the scenario already has the
+#: 200 ms minimum and RFC 3390's initial window of 3 segments.
+ADWISER_LINUX_2623_TCP = {
+    "variant": "cubic",
+    "sack": True,
+    "timestamps": True,
+    "initial_rto": "3s",
+}
 
 
-def _era_tcp(data: dict[str, Any]) -> None:
-    """Every flow runs the pre-profile TCP (the uploads with their 8 MiB buffer)."""
+def _linux_2623(data: dict[str, Any]) -> None:
+    """Every flow (the pages' server and the uploader) runs Linux 2.6.23's TCP."""
     for f in data["flows"]:
-        f["transport"] = dict(ADWISER_ERA_TCP)
-        if f["name"].startswith("bulk"):
-            f["transport"]["rcv_buffer"] = "8MiB"
+        f["transport"] = {**f.get("transport", {}), **ADWISER_LINUX_2623_TCP}
 
 
 def _upload_from_browser(data: dict[str, Any]) -> None:
@@ -665,13 +667,13 @@ def _fig11_reading(
         _flows(data, "bulk").pop("start", None)
         if reading is not None:
             reading(data)
-        if not linux:
-            _era_tcp(data)
+        if linux:
+            _linux_2623(data)
 
     tcp = (
-        "Linux 2.6.23's TCP (the scenario's linux-2.6.23 profile)"
+        "Linux 2.6.23's TCP (CUBIC, SACK, timestamps, 3 s initial RTO)"
         if linux
-        else "the pre-profile TCP (NewReno, no SACK, IW 3, 200 ms minimum RTO)"
+        else ("the scenario's TCP (NewReno)")
     )
     return _adwiser(
         name=f"hegde-adwiser-fig11-{suffix}",
@@ -716,7 +718,7 @@ def _fig12_flows(n: int) -> list[dict[str, Any]]:
         "name": "tcp",
         "from": "server",
         "to": "sta",
-        "transport": {"kind": "tcp", "profile": "linux-2.6.23"},
+        "transport": {"kind": "tcp", "rcv_buffer": "256KiB"},
         "app": {"kind": "bulk"},
     }
     if n == 0:
