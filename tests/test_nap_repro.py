@@ -88,12 +88,15 @@ def test_client_and_background_builders() -> None:
 #: even in the quick forms (docs/reproductions/yip-kwok-2007.md, "The findings as
 #: checks"): the interference-free levels (§3.1: 70 / 700 kB/s ±25 %), CAWN's levels
 #: (Fig. 12: ≥ 40 / ≥ 500 kB/s), CIF-Simple starving one interface (Fig. 13), the WLAN's
-#: level beside CIF-Complete (Fig. 14(a)), BIAS below CAWN in loss (Figs. 17–18). (Fig.
+#: level beside CIF-Complete (Fig. 14(a); not in the quick form since issue 38), BIAS below
+#: CAWN in loss (Figs. 17–18). (Fig.
 #: 15(c)'s "BoTh-WiN and CAWN below the CIFQs in Bluetooth drops" held while imq0's
 #: members pulled from one shared 1000-packet FIFO; with IMQ's own device queues BoTh-WiN
 #: drops as FIFO does, above the CIFQs: the page says why.)
 ROBUST = {
-    "yip-kwok-fig11-14-ftp": (1, 2, 3, 4, 9, 12),
+    # 12 (CIF-Complete's WLAN >= 495 kB/s) left the set with the linux-2.4 profile (issue 38):
+    # 504 kB/s in the full form (3 seeds), 488 in the quick form's single 120-s seed.
+    "yip-kwok-fig11-14-ftp": (1, 2, 3, 4, 9),
     "yip-kwok-fig15-voice": (),
     "yip-kwok-fig16-video": (),
     "yip-kwok-fig17-background": (3, 5),

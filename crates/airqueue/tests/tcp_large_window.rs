@@ -24,6 +24,9 @@ use common::*;
 /// 20 s (5 s warm-up). The flow is not told of its own trunk queue's refusals
 /// (`local_congestion = "loss"`, where the scenario has FreeBSD's "quench"): the stall came
 /// from those overflows as losses, and with the sender told there are none to recover.
+/// The scenario's flow runs the freebsd-4.8 profile with Reno written over it (issue 38);
+/// this test replaces it with the classic Reno it was written for (the keys below and the
+/// other keys' own defaults), so its numbers do not depend on the profile.
 fn seven_member_trunk(rcv_buffer: &str) -> String {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -32,7 +35,7 @@ fn seven_member_trunk(rcv_buffer: &str) -> String {
     .unwrap();
     let all = "members = [\"ch1\", \"ch2\", \"ch3\", \"ch4\", \"ch5\", \"ch6\", \"ch7\", \"ch8\", \"ch9\", \"ch10\"]";
     let seven = "members = [\"ch1\", \"ch2\", \"ch3\", \"ch4\", \"ch5\", \"ch6\", \"ch7\"]";
-    let reno = "transport = { kind = \"tcp\", variant = \"reno\", mss = 1448, local_congestion = \"quench\" }";
+    let reno = "transport = { kind = \"tcp\", profile = \"freebsd-4.8\", variant = \"reno\" }";
     assert!(text.contains(all) && text.contains(reno) && text.contains("duration = \"60s\""));
     text.replace(all, seven)
         .replace("duration = \"60s\"", "duration = \"20s\"")
