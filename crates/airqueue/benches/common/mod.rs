@@ -40,6 +40,27 @@ pub fn wifi_capture() -> String {
     with
 }
 
+/// The saturated cell with `n` stations instead of 10, offering 10 Mbit in all (10/n Mbit
+/// each): the station-count scaling of a cell's per-frame cost (issue 37 item 3).
+pub fn wifi_saturated(n: u32) -> String {
+    let mut text = WIFI_SATURATED_10.to_string();
+    for (from, to) in [
+        ("count = 10\n".to_string(), format!("count = {n}\n")),
+        ("count = 10 }".to_string(), format!("count = {n} }}")),
+        (
+            "rate = \"1Mbit\" }".to_string(),
+            format!("rate = \"{}kbit\" }}", 10_000 / n),
+        ),
+    ] {
+        assert!(
+            text.contains(&from),
+            "wifi-saturated-10.toml changed: {from}"
+        );
+        text = text.replace(&from, &to);
+    }
+    text
+}
+
 /// The dumbbell with every rate scaled up: `airqueue bench … --set
 /// links.bottleneck.rate=1Gbit --set links.access.rate=10Gbit --set
 /// qdiscs.router.bottleneck.limit=1000 --set flows.bulk.transport.rcv_buffer=8MiB`, with
@@ -148,6 +169,9 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("bluetooth_scatternet_1", SCATTERNET_1.to_string()),
         ("wifi_saturated_10", WIFI_SATURATED_10.to_string()),
         ("wifi_saturated_10_capture", wifi_capture()),
+        ("wifi_saturated_5", wifi_saturated(5)),
+        ("wifi_saturated_20", wifi_saturated(20)),
+        ("wifi_saturated_50", wifi_saturated(50)),
         ("wifi_saturated_100", WIFI_SATURATED_100.to_string()),
     ]
 }

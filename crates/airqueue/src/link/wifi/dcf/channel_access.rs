@@ -124,6 +124,12 @@ impl Backoff {
         }
     }
 
+    /// Its AIFSN.
+    #[inline]
+    pub(super) fn aifsn(&self) -> u32 {
+        self.aifsn
+    }
+
     /// The slots left (`None`: no back-off pending).
     #[inline]
     pub(super) fn slots(&self) -> Option<u32> {
@@ -203,8 +209,14 @@ impl Backoff {
     /// post-back-off can run out unseen, a function with a frame transmits when its
     /// counter does).
     pub(super) fn freeze(&mut self, ifs: &Ifs, from: SimTime, now: SimTime) -> Option<u32> {
+        self.lose(ifs.idle_slots(from, now))
+    }
+
+    /// The counter loses `elapsed` wholly idle slots at a freeze (or at several in a row:
+    /// their idle slots summed, [`super::contention`]); one that reaches 0 is spent.
+    #[inline]
+    pub(super) fn lose(&mut self, elapsed: u64) -> Option<u32> {
         if let Some(b) = self.slots {
-            let elapsed = ifs.idle_slots(from, now);
             let left = b as u64 - elapsed.min(b as u64);
             self.slots = (left > 0).then_some(left as u32);
         }
@@ -286,7 +298,9 @@ impl Deferral {
     }
 }
 
-/// The shared-slot medium's contention: one `idle_from` for every port.
+/// The shared-slot medium's contention: one `idle_from` for every port. The counters are
+/// kept lazily ([`super::contention`]): a busy period costs O(AIFSN classes), a function
+/// that (re)contends O(log n), whatever the number of stations.
 impl Cell {
     /// Where function `k` counts its slots from: AIFS[AC] after the busy period (the DCF:
     /// `idle_from`).
@@ -295,21 +309,44 @@ impl Cell {
         self.fns[k].backoff.reference(&self.ifs, self.idle_from)
     }
 
+    /// Brings function `k`'s counter up to date: it loses the idle slots its class counted
+    /// in the busy periods since it was last read (each one a freeze, §10.3.4.3).
+    #[inline]
+    pub(super) fn sync(&mut self, k: usize) {
+        if let Some(elapsed) = self.cont.synced(k) {
+            self.fns[k].backoff.lose(elapsed);
+        }
+    }
+
     /// A new back-off for function `k`, uniform in [0, CW], from its port's stream.
     pub(super) fn draw(&mut self, k: usize) {
+        self.sync(k);
         let p = self.fns[k].port as usize;
         self.fns[k].backoff.draw(&mut self.sta[p].rng);
     }
 
+    /// Function `k` (with a frame) contends with its slots left, counted from its
+    /// reference: the current idle period's, or the next one's while the medium is busy.
+    pub(super) fn file(&mut self, k: usize) {
+        self.sync(k);
+        let left = self.fns[k].backoff.slots().unwrap_or(0);
+        self.cont.file_slots(k, left);
+    }
+
     /// Function `k` has a new head frame at `now` and is not on the air: when does it send?
     pub(super) fn contend(&mut self, k: usize, now: SimTime) {
+        self.sync(k);
         let from = self.reference(k);
         let idle = self.on_air.is_empty();
         let p = self.fns[k].port as usize;
         let at = self.fns[k]
             .backoff
             .on_frame(&self.ifs, from, now, idle, &mut self.sta[p].rng);
-        self.fns[k].tx_at = at;
+        match self.fns[k].backoff.slots() {
+            // `at` = `from` + b·slot: filed by its count, it follows the medium.
+            Some(b) => self.cont.file_slots(k, b),
+            None => self.cont.file_at(k, at),
+        }
     }
 
     /// [`Self::contend`], or its per-station form with partial hearing.
@@ -321,52 +358,100 @@ impl Cell {
         }
     }
 
+    /// When class `c`'s function filed under `key` transmits if the medium stays idle.
+    #[inline]
+    fn class_tx_at(&self, c: usize, key: u64) -> SimTime {
+        let class = &self.cont.classes[c];
+        debug_assert!(key >= class.counted, "a contender's count ran out unseen");
+        let from = self.ifs.aifs_reference(self.idle_from, class.aifsn);
+        self.ifs
+            .after_slots(from, key.saturating_sub(class.counted) as u32)
+    }
+
+    /// When the next transmission starts if the medium stays idle (`MAX`: nobody
+    /// contends): the earliest explicit instant or class expiry.
+    pub(super) fn next_tx(&self) -> SimTime {
+        let mut next = self
+            .cont
+            .explicit
+            .min()
+            .map_or(SimTime::MAX, |(t, _)| SimTime(t));
+        for c in 0..self.cont.classes.len() {
+            if let Some((key, _)) = self.cont.classes[c].heap.min() {
+                next = next.min(self.class_tx_at(c, key));
+            }
+        }
+        next
+    }
+
     /// The timer fired at `now`: the functions whose back-off expires now go on the air
-    /// (`on_air`, in function order), every other counter freezes (§10.3.4.3). Returns
-    /// whether anyone transmits.
+    /// (`on_air`, in function order), every other counter freezes (§10.3.4.3: its class
+    /// folds the idle slots in). Returns whether anyone transmits.
     pub(super) fn seize(&mut self, now: SimTime) -> bool {
-        if !self.fns.iter().any(|f| f.tx_at == now) {
+        if self.next_tx() != now {
             return false;
         }
         debug_assert!(self.on_air.is_empty());
-        for k in 0..self.fns.len() {
-            let from = self.reference(k);
-            let f = &mut self.fns[k];
-            if f.tx_at == now {
-                f.tx_at = SimTime::MAX;
-                f.backoff.clear();
-                self.on_air.push(k as u32);
-            } else if f.backoff.slots().is_some() {
-                if f.backoff.freeze(&self.ifs, from, now).is_some() {
-                    f.tx_at = SimTime::MAX; // set again when the medium is idle
-                } else {
-                    // Only a post-back-off (no frame) can have run out before now.
-                    debug_assert!(f.buf.is_empty());
-                }
+        while let Some((t, k)) = self.cont.explicit.min() {
+            if t != now.0 {
+                break;
             }
+            self.cont.explicit.pop();
+            self.on_air.push(k);
+        }
+        for c in 0..self.cont.classes.len() {
+            while let Some((key, k)) = self.cont.classes[c].heap.min() {
+                if self.class_tx_at(c, key) != now {
+                    break;
+                }
+                self.cont.classes[c].heap.pop();
+                self.on_air.push(k);
+            }
+        }
+        self.on_air.sort_unstable();
+        let (ifs, idle_from) = (self.ifs, self.idle_from);
+        self.cont
+            .fold(|aifsn| ifs.idle_slots(ifs.aifs_reference(idle_from, aifsn), now));
+        self.cont.seized.clear();
+        for j in 0..self.on_air.len() {
+            let k = self.on_air[j] as usize;
+            self.sync(k);
+            self.fns[k].backoff.clear();
+            self.cont.seized.push(k as u32);
         }
         true
     }
 
-    /// The exchange is settled and the medium idle from `idle_from`: every function with
-    /// a frame counts its slots left from its reference again.
+    /// The exchange is settled and the medium idle from `idle_from`: the functions that
+    /// transmitted count their new back-off from their reference (the others' counts
+    /// follow the reference by themselves).
     pub(super) fn resume(&mut self) {
-        for k in 0..self.fns.len() {
+        // An explicit instant that did not come (none is expected): from the reference.
+        while let Some((_, k)) = self.cont.explicit.pop() {
+            if !self.fns[k as usize].buf.is_empty() {
+                self.file(k as usize);
+            }
+        }
+        for j in 0..self.cont.seized.len() {
+            let k = self.cont.seized[j] as usize;
             if !self.fns[k].buf.is_empty() {
-                let from = self.reference(k);
-                self.fns[k].tx_at = self.fns[k].backoff.expiry(&self.ifs, from);
+                self.file(k);
             }
         }
     }
 
-    /// Arms the timer at the earliest transmission of a contending function.
+    /// Arms the timer at the earliest transmission of a contending function (with
+    /// partial hearing, whose ports each freeze and resume anyway, a pass over them).
     pub(super) fn rearm(&mut self, cx: &mut LinkCtx<'_>) {
-        let next = self
-            .fns
-            .iter()
-            .map(|f| f.tx_at)
-            .min()
-            .unwrap_or(SimTime::MAX);
+        let next = if self.hx.is_some() {
+            self.fns
+                .iter()
+                .map(|f| f.tx_at)
+                .min()
+                .unwrap_or(SimTime::MAX)
+        } else {
+            self.next_tx()
+        };
         if next == SimTime::MAX {
             cx.cancel(self.timer);
         } else {

@@ -520,7 +520,7 @@ impl Cell {
         // function with a frame transmitted or kept a counter.
         self.resume();
         if let Some((k, at)) = txop_next {
-            self.fns[k].tx_at = at;
+            self.cont.file_at(k, at);
         }
         self.rearm(cx);
     }

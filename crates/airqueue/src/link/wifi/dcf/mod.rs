@@ -62,6 +62,7 @@ use std::collections::VecDeque;
 
 mod aggregate;
 mod channel_access;
+mod contention;
 mod frame_exchange;
 pub mod hearing;
 mod rates;
@@ -70,6 +71,7 @@ mod stats;
 use crate::link::DriverLedger;
 pub use aggregate::AggConf;
 use channel_access::{Backoff, Ifs};
+use contention::Contention;
 use frame_exchange::ewma;
 use hearing::{Spatial, HX_EVENT};
 use rates::{ber_table, RateCtl};
@@ -98,7 +100,8 @@ struct Edcaf {
     /// Whether the head frame's attempts so far collided / were corrupted.
     collided: bool,
     corrupted: bool,
-    /// When this function transmits (`MAX`: it is not contending).
+    /// With partial hearing: when this function transmits (`MAX`: it is not contending;
+    /// the shared-slot medium keeps its contenders in [`contention`] instead).
     tx_at: SimTime,
     /// When the head frame reached the head.
     head_since: SimTime,
@@ -172,6 +175,8 @@ pub struct Cell {
     sta: Vec<Sta>,
     /// The channel-access functions of all ports, port by port (ACs ascending).
     fns: Vec<Edcaf>,
+    /// Who contends and when each transmits ([`contention`]).
+    cont: Contention,
     /// Packets in the AP's buffer per destination port (its `hw_backlog` per neighbour).
     ap_backlog: Vec<u32>,
     /// Per port: its driver queue's statistics (the buffer, or an AP's TXQs and the

@@ -4,6 +4,7 @@
 //! and the optional per-station medium ([`super::hearing`]) and shared spectrum.
 
 use super::channel_access::{Backoff, Ifs};
+use super::contention::Contention;
 use super::hearing::{self, Spatial};
 use super::rates::{ber_table, rate_ctl};
 use super::stats::{AcStats, StaStats};
@@ -233,6 +234,7 @@ impl Cell {
             timer: TimerId(u32::MAX),
             stats_from,
             sta,
+            cont: Contention::new(fns.iter().map(|f| f.backoff.aifsn())),
             fns,
             rates,
             coex: None,
