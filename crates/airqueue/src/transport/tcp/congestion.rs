@@ -210,6 +210,11 @@ pub struct Congestion {
     ack_snd_nxt: u64,
     ack_rtt: Option<SimTime>,
     cubic: Cubic,
+    /// Linux 6.1's CUBIC (`tcp_cubic.c`) where it departs from RFC 9438: the
+    /// Reno-friendly α stays 3(1 − β)/(1 + β) above `cwnd_prior` (see `cubic_grow`). On
+    /// with [`TcpConfig::rack`], which only the `linux-6.1` profile turns on: the RACK path
+    /// is this crate's model of Linux 6.1's sender.
+    linux_cubic: bool,
     /// HyStart++ (RFC 9406), when configured, and the ACK's context it needs.
     hystart: Option<HyStart>,
 }
@@ -233,6 +238,7 @@ impl Congestion {
             now: SimTime::ZERO,
             srtt: None,
             cubic: Cubic::default(),
+            linux_cubic: cfg.rack,
             sack_recovery_end: None,
             hystart: cfg.hystart.then(HyStart::new),
             ack_snd_nxt: 0,
@@ -576,8 +582,11 @@ impl Congestion {
         let t = now.saturating_sub(epoch).as_secs_f64();
         let rtt = self.srtt.map_or(0.0, |r| r.as_secs_f64());
         let w_cubic = |t: f64| (CUBIC_C * (t - c.k).powi(3)) * mss + c.w_max;
-        // §4.3: Reno-friendly estimate, α = 1 once it reaches cwnd_prior.
-        let alpha = if c.w_est >= c.cwnd_prior {
+        // §4.3: Reno-friendly estimate, α = 1 once it reaches cwnd_prior. Linux 6.1's
+        // `tcp_friendliness` has no such switch: its estimate `tcp_cwnd` gains one packet
+        // per cwnd·`beta_scale`/8 acknowledged packets, `beta_scale` = 8(1024 + 717)/3/(1024 −
+        // 717), i.e. α = 3(1 − β)/(1 + β) at every window.
+        let alpha = if c.w_est >= c.cwnd_prior && !self.linux_cubic {
             1.0
         } else {
             CUBIC_ALPHA
@@ -1111,6 +1120,36 @@ mod tests {
         r.set_cwnd(5 * MSS + 900);
         r.begin_reduction(10_000);
         assert_eq!(r.ssthresh(), 2 * MSS);
+    }
+
+    #[test]
+    fn linux_cubic_keeps_the_reno_friendly_alpha_above_cwnd_prior() {
+        // Linux tcp_cubic.c tcp_friendliness: tcp_cwnd gains one packet per
+        // ⌊cwnd·beta_scale/8⌋ acknowledged ones, beta_scale = 15: 18 ACKs at cwnd 10
+        // (α ≈ 0.53 at every window). RFC 9438 §4.3 switches to α = 1 once W_est reaches
+        // cwnd_prior: 10 ACKs. Constructed: a reduction at cwnd 10 (ssthresh 7), then
+        // ACKs of one segment each at the epoch's first instant (W_cubic = 7 < W_est: the
+        // Reno-friendly region throughout); count the ACKs from cwnd 10 to 11.
+        let acks_from_10_to_11 = |mut c: Congestion| {
+            c.set_cwnd(10 * MSS);
+            c.begin_reduction(10_000);
+            c.end_reduction();
+            c.set_clock(SimTime::from_secs(1), Some(SimTime::from_millis(100)));
+            let (mut ack, mut n) = (10_000, 0);
+            while c.cwnd() < 11 * MSS {
+                ack += MSS;
+                c.on_new_ack(ack, MSS);
+                if c.cwnd() >= 10 * MSS {
+                    n += 1;
+                }
+                assert!(ack < 100 * MSS);
+            }
+            n
+        };
+        let linux = acks_from_10_to_11(linux_cc(10));
+        assert!((18..=20).contains(&linux), "{linux}");
+        let rfc = acks_from_10_to_11(cc(CongestionVariant::Cubic, 10));
+        assert!((9..=11).contains(&rfc), "{rfc}");
     }
 
     #[test]
