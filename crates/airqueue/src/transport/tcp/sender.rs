@@ -1555,8 +1555,14 @@ impl TcpSender {
                 );
             }
         } else if new_data {
+            // Linux `tcp_cong_control` → `tcp_cong_avoid(sk, ack, delivered)`: the window
+            // grows by the packets this ACK newly delivered (cumulatively acknowledged and
+            // not SACKed before, plus newly SACKed: `tcp_newly_delivered`), on an ACK that
+            // acknowledged new data (`tcp_may_raise_cwnd`: FLAG_DATA_ACKED). Segments SACKed
+            // by earlier ACKs were delivered then and count no second time when the hole
+            // below them fills.
             self.cc.set_clock(now, self.rto.srtt());
-            self.cc.on_new_ack(ack.ack, acked);
+            self.cc.on_new_ack(ack.ack, delivered);
         }
         // tcp_process_tlp_ack.
         if let Some(high) = r.tlp_high_seq {
@@ -3177,6 +3183,55 @@ mod tests {
             frto: rack,
             ..TcpConfig::default()
         }
+    }
+
+    #[test]
+    fn growth_after_recovery_counts_what_the_ack_newly_delivered_as_tcp_cong_control() {
+        // Linux tcp_cong_control → tcp_cong_avoid(sk, ack, delivered): the window grows by
+        // the packets an ACK newly delivered (tcp_newly_delivered: SACKed segments count
+        // when SACKed, not again when the hole below them fills). Constructed: IW 10,
+        // segment 1000 lost, 2000..12000 SACKed (RACK: recovery at the third SACK); the ACK
+        // that fills the hole ends recovery (tcp_end_cwnd_reduction: cwnd = ssthresh =
+        // ⌊11·717/1024⌋ = 7 segments) and delivers one segment, so CUBIC's first
+        // congestion-avoidance ACK adds α·1/7 SMSS = 75 B (α = 0.53, Reno-friendly region);
+        // counting the cumulative 11 segments would add 832 B.
+        let cfg = TcpConfig {
+            variant: CongestionVariant::Cubic,
+            mss: 1000,
+            initial_cwnd_segments: 10,
+            rcv_buffer: WIN,
+            delayed_ack: false,
+            sack: true,
+            rack: true,
+            tlp: true,
+            prr: true,
+            frto: true,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(&cfg, AppData::Infinite);
+        s.start(SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
+        s.on_ack_sack(ms(100), &ack(1000), &SackBlocks::NONE);
+        assert_eq!(drain(&mut s, ms(100)).len(), 2); // slow start: cwnd 11
+        let mut high = 0;
+        for (i, end) in (3000..=12_000).step_by(1000).enumerate() {
+            let now = ms(101 + i as u64);
+            s.on_ack_sack(now, &ack(1000), &SackBlocks::from_slice(&[(2000, end)]));
+            if high == 0 && s.ca_state() == Some(CaState::Recovery) {
+                high = s.snd_max();
+            }
+            drain(&mut s, now);
+        }
+        assert_eq!(high, 12_000, "recovery began with 12 000 sent");
+        assert_eq!(s.ssthresh(), 7000);
+        s.on_ack_sack(ms(200), &ack(high), &SackBlocks::NONE);
+        assert_eq!(s.ca_state(), Some(CaState::Open));
+        let grown = s.cwnd() - s.ssthresh();
+        assert!(
+            (70..=80).contains(&grown),
+            "cwnd {} ssthresh 7000",
+            s.cwnd()
+        );
     }
 
     #[test]
