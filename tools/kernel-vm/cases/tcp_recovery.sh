@@ -20,6 +20,15 @@
 #   ping_idle.txt, ping_load.txt   RTT before and under load
 #   qdisc.txt                      `tc -s qdisc show dev eth1` on the router every 0.5 s
 #   qdisc_measure.txt, qdisc_end.txt  the router's counters when measuring starts and at the end
+#   dynamics.txt                   every $SAMPLE_S s of the measured period (issue 38's
+#                                  kernel-gap study): "t <uptime>", then `ss -tin` in the
+#                                  sender (cwnd, ssthresh, rtt, retrans, lost, sacked, unacked,
+#                                  delivery rate…) and the receiver (segs_out = ACKs sent
+#                                  against data_segs_in), `tc -s qdisc` and `tc -s class`
+#                                  (fq_codel's active flow queues) below the router's leaf
+#   receiver_netstat_measure.txt, receiver_netstat_end.txt
+#                                  the receiver's /proc/net/snmp and /proc/net/netstat
+#                                  (TcpOutSegs, DelayedACKs, DelayedACKLocked, ...)
 . /testbed/testbed.sh
 RATE=${RATE:-10mbit}
 QDISC=${QDISC:-cake-dual-dsthost}
@@ -29,6 +38,7 @@ SECONDS_RUN=${SECONDS_RUN:-35}
 OMIT=${OMIT:-5}
 PFIFO_LIMIT=${PFIFO_LIMIT:-100}
 RECEIVER2_IP=10.0.2.3
+SAMPLE_S=${SAMPLE_S:-0.1}
 set -x
 on receiver ip addr add "$RECEIVER2_IP/24" dev eth0
 on receiver tc qdisc add dev eth0 root netem delay 10ms limit 10000
@@ -66,6 +76,23 @@ b=$!
 sleep "$OMIT"
 snapshot netstat_measure.txt
 on router tc -s qdisc show dev eth1 >qdisc_measure.txt
+on receiver cat /proc/net/snmp /proc/net/netstat >receiver_netstat_measure.txt
+sample_end=$(($(date +%s) + SECONDS_RUN))
+(
+  while [ "$(date +%s)" -lt "$sample_end" ]; do
+    echo "t $(cut -d' ' -f1 /proc/uptime)"
+    echo "# sender"
+    on sender ss -tin state established
+    echo "# receiver"
+    on receiver ss -tin state established
+    echo "# qdisc"
+    on router tc -s qdisc show dev eth1
+    echo "# class"
+    on router tc -s class show dev eth1 parent 10:
+    sleep "$SAMPLE_S"
+  done
+) >dynamics.txt 2>&1 &
+sampler=$!
 on sender ping -i 0.1 -w "$SECONDS_RUN" "$RECEIVER_IP" >ping_load.txt &
 pinger=$!
 end=$(($(date +%s) + SECONDS_RUN))
@@ -76,5 +103,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
 done
 wait "$a" "$b"
 snapshot netstat_end.txt
+on receiver cat /proc/net/snmp /proc/net/netstat >receiver_netstat_end.txt
+wait "$sampler"
 on router tc -s qdisc show dev eth1 >qdisc_end.txt
 wait "$pinger"

@@ -83,6 +83,8 @@ use crate::engine::SimTime;
 pub const CUBIC_C: f64 = 0.4;
 /// CUBIC's β (RFC 9438 §4.6, §5.1).
 pub const CUBIC_BETA: f64 = 0.7;
+/// Linux's β, `beta` of `tcp_cubic.c` in units of 1/1024 (`BICTCP_BETA_SCALE`): 717.
+pub const CUBIC_BETA_LINUX: u64 = 717;
 /// α of the Reno-friendly region, 3(1 − β)/(1 + β) (RFC 9438 §4.3).
 pub const CUBIC_ALPHA: f64 = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
 
@@ -208,6 +210,11 @@ pub struct Congestion {
     ack_snd_nxt: u64,
     ack_rtt: Option<SimTime>,
     cubic: Cubic,
+    /// Linux 6.1's CUBIC (`tcp_cubic.c`) where it departs from RFC 9438: the
+    /// Reno-friendly α stays 3(1 − β)/(1 + β) above `cwnd_prior` (see `cubic_grow`). On
+    /// with [`TcpConfig::rack`], which only the `linux-6.1` profile turns on: the RACK path
+    /// is this crate's model of Linux 6.1's sender.
+    linux_cubic: bool,
     /// HyStart++ (RFC 9406), when configured, and the ACK's context it needs.
     hystart: Option<HyStart>,
 }
@@ -231,6 +238,7 @@ impl Congestion {
             now: SimTime::ZERO,
             srtt: None,
             cubic: Cubic::default(),
+            linux_cubic: cfg.rack,
             sack_recovery_end: None,
             hystart: cfg.hystart.then(HyStart::new),
             ack_snd_nxt: 0,
@@ -330,10 +338,36 @@ impl Congestion {
     /// from the congestion control as Linux's `tcp_init_cwnd_reduction` computes it, from
     /// cwnd (CUBIC: cwnd·β; Reno: cwnd/2; at least 2·SMSS), recovery until `snd_max` is
     /// acknowledged. cwnd is left to the caller (PRR lowers it step by step).
+    ///
+    /// Linux counts the window in whole packets (`tp->snd_cwnd`): a byte window of 3.9·SMSS
+    /// here lets 3 segments fly, as Linux's cwnd 3 does, and Linux's `ca_ops->ssthresh`
+    /// sees 3. So the reduction starts from ⌊cwnd/SMSS⌋ packets and rounds as Linux's
+    /// integer arithmetic does: CUBIC's `cubictcp_recalc_ssthresh` ssthresh =
+    /// max(⌊packets·717/1024⌋, 2) and W_max (`last_max_cwnd`) = packets, or
+    /// ⌊packets·(1024 + 717)/2048⌋ under fast convergence; Reno's `tcp_reno_ssthresh`
+    /// max(⌊packets/2⌋, 2). (From the byte window, 3.9·SMSS gave ssthresh 2.7·SMSS — a
+    /// third of a segment more at every loss in the 2–4 packet windows of issue 38's
+    /// fq_codel testbed.)
     pub fn begin_reduction(&mut self, snd_max: u64) {
         self.end_hystart();
-        self.cubic_congestion_event(false);
-        self.ssthresh = self.loss_ssthresh(self.cwnd);
+        let packets = self.cwnd / self.mss;
+        let ssthresh_packets = if self.variant == CongestionVariant::Cubic {
+            let c = &mut self.cubic;
+            let last_max = (c.w_max / self.mss as f64).floor() as u64;
+            c.w_max = if packets < last_max {
+                ((packets * (1024 + CUBIC_BETA_LINUX)) / 2048) as f64 * self.mss as f64
+            } else {
+                (packets * self.mss) as f64
+            };
+            c.cwnd_prior = (packets * self.mss) as f64;
+            c.epoch_start = None;
+            c.frac = 0.0;
+            c.after_timeout = false;
+            packets * CUBIC_BETA_LINUX / 1024
+        } else {
+            packets / 2
+        };
+        self.ssthresh = ssthresh_packets.max(2) * self.mss;
         self.bytes_acked = 0;
         self.dupacks = 0;
         self.recover_end = Some(snd_max);
@@ -548,8 +582,11 @@ impl Congestion {
         let t = now.saturating_sub(epoch).as_secs_f64();
         let rtt = self.srtt.map_or(0.0, |r| r.as_secs_f64());
         let w_cubic = |t: f64| (CUBIC_C * (t - c.k).powi(3)) * mss + c.w_max;
-        // §4.3: Reno-friendly estimate, α = 1 once it reaches cwnd_prior.
-        let alpha = if c.w_est >= c.cwnd_prior {
+        // §4.3: Reno-friendly estimate, α = 1 once it reaches cwnd_prior. Linux 6.1's
+        // `tcp_friendliness` has no such switch: its estimate `tcp_cwnd` gains one packet
+        // per cwnd·`beta_scale`/8 acknowledged packets, `beta_scale` = 8(1024 + 717)/3/(1024 −
+        // 717), i.e. α = 3(1 − β)/(1 + β) at every window.
+        let alpha = if c.w_est >= c.cwnd_prior && !self.linux_cubic {
             1.0
         } else {
             CUBIC_ALPHA
@@ -1041,6 +1078,79 @@ mod tests {
             now += SimTime::from_nanos(rtt.as_nanos() * MSS / c.cwnd());
         }
         out
+    }
+
+    fn linux_cc(iw: u32) -> Congestion {
+        Congestion::new(&TcpConfig {
+            variant: CongestionVariant::Cubic,
+            mss: MSS as u32,
+            initial_cwnd_segments: iw,
+            sack: true,
+            rack: true,
+            ..TcpConfig::default()
+        })
+    }
+
+    #[test]
+    fn linux_reduction_starts_from_whole_packets_as_cubictcp_recalc_ssthresh() {
+        // Linux tcp_cubic.c cubictcp_recalc_ssthresh on tp->snd_cwnd (whole packets):
+        // ssthresh = max(⌊cwnd·717/1024⌋, 2), last_max_cwnd = cwnd, or ⌊cwnd·1741/2048⌋
+        // when cwnd is below the previous one (fast convergence).
+        let mut c = linux_cc(10);
+        c.set_cwnd(3 * MSS + 900); // 3 packets fly: Linux's snd_cwnd 3
+        c.begin_reduction(10_000);
+        assert_eq!(
+            c.ssthresh(),
+            2 * MSS,
+            "⌊3·717/1024⌋ = 2, not 0.7·3.9 = 2.73"
+        );
+        assert_eq!(c.cubic_w_max(), (3 * MSS) as f64);
+        c.end_reduction();
+        c.set_cwnd(10 * MSS + 500);
+        c.begin_reduction(20_000);
+        assert_eq!(c.ssthresh(), 7 * MSS, "⌊10·717/1024⌋ = 7");
+        assert_eq!(c.cubic_w_max(), (10 * MSS) as f64);
+        c.end_reduction();
+        c.set_cwnd(8 * MSS + 200);
+        c.begin_reduction(30_000);
+        assert_eq!(c.ssthresh(), 5 * MSS, "⌊8·717/1024⌋ = 5");
+        assert_eq!(c.cubic_w_max(), (6 * MSS) as f64, "⌊8·1741/2048⌋ = 6");
+        // tcp_reno_ssthresh: max(⌊cwnd/2⌋, 2).
+        let mut r = cc(CongestionVariant::NewReno, 10);
+        r.set_cwnd(5 * MSS + 900);
+        r.begin_reduction(10_000);
+        assert_eq!(r.ssthresh(), 2 * MSS);
+    }
+
+    #[test]
+    fn linux_cubic_keeps_the_reno_friendly_alpha_above_cwnd_prior() {
+        // Linux tcp_cubic.c tcp_friendliness: tcp_cwnd gains one packet per
+        // ⌊cwnd·beta_scale/8⌋ acknowledged ones, beta_scale = 15 (18 at cwnd 10): α ≈ 0.53
+        // at every window, about 10.5/α + 1 ≈ 21 one-segment ACKs from 10 to 11 here (the
+        // ACK that reaches 10 counted too). RFC 9438 §4.3 switches to α = 1 once W_est
+        // reaches cwnd_prior: about 10.5 + 1 ≈ 12 ACKs. Constructed: a reduction at cwnd 10 (ssthresh 7), then
+        // ACKs of one segment each at the epoch's first instant (W_cubic = 7 < W_est: the
+        // Reno-friendly region throughout); count the ACKs from cwnd 10 to 11.
+        let acks_from_10_to_11 = |mut c: Congestion| {
+            c.set_cwnd(10 * MSS);
+            c.begin_reduction(10_000);
+            c.end_reduction();
+            c.set_clock(SimTime::from_secs(1), Some(SimTime::from_millis(100)));
+            let (mut ack, mut n) = (10_000, 0);
+            while c.cwnd() < 11 * MSS {
+                ack += MSS;
+                c.on_new_ack(ack, MSS);
+                if c.cwnd() >= 10 * MSS {
+                    n += 1;
+                }
+                assert!(ack < 100 * MSS);
+            }
+            n
+        };
+        let linux = acks_from_10_to_11(linux_cc(10));
+        assert!((19..=22).contains(&linux), "{linux}");
+        let rfc = acks_from_10_to_11(cc(CongestionVariant::Cubic, 10));
+        assert!((10..=13).contains(&rfc), "{rfc}");
     }
 
     #[test]

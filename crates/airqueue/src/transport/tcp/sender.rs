@@ -1558,8 +1558,14 @@ impl TcpSender {
                 );
             }
         } else if new_data {
+            // Linux `tcp_cong_control` → `tcp_cong_avoid(sk, ack, delivered)`: the window
+            // grows by the packets this ACK newly delivered (cumulatively acknowledged and
+            // not SACKed before, plus newly SACKed: `tcp_newly_delivered`), on an ACK that
+            // acknowledged new data (`tcp_may_raise_cwnd`: FLAG_DATA_ACKED). Segments SACKed
+            // by earlier ACKs were delivered then and count no second time when the hole
+            // below them fills.
             self.cc.set_clock(now, self.rto.srtt());
-            self.cc.on_new_ack(ack.ack, acked);
+            self.cc.on_new_ack(ack.ack, delivered);
         }
         // tcp_process_tlp_ack.
         if let Some(high) = r.tlp_high_seq {
@@ -3190,6 +3196,62 @@ mod tests {
     }
 
     #[test]
+    fn growth_after_recovery_counts_what_the_ack_newly_delivered_as_tcp_cong_control() {
+        // Linux tcp_cong_control → tcp_cong_avoid(sk, ack, delivered): the window grows by
+        // the packets an ACK newly delivered (tcp_newly_delivered: SACKed segments count
+        // when SACKed, not again when the hole below them fills). Constructed: IW 10,
+        // segment 1000 lost, 2000..12000 SACKed (RACK: recovery at the third SACK); the ACK
+        // that fills the hole ends recovery (tcp_end_cwnd_reduction: cwnd = ssthresh =
+        // ⌊11·717/1024⌋ = 7 segments) and delivers one segment, so CUBIC's first
+        // congestion-avoidance ACK adds α·1/7 SMSS = 75 B (α = 0.53, Reno-friendly region);
+        // counting the cumulative 11 segments would add 832 B.
+        let cfg = TcpConfig {
+            variant: CongestionVariant::Cubic,
+            mss: 1000,
+            initial_cwnd_segments: 10,
+            rcv_buffer: WIN,
+            delayed_ack: false,
+            sack: true,
+            rack: true,
+            tlp: true,
+            prr: true,
+            frto: true,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(&cfg, AppData::Infinite);
+        s.start(SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
+        s.on_ack_sack(ms(100), &ack(1000), &SackBlocks::NONE);
+        assert_eq!(drain(&mut s, ms(100)).len(), 2); // slow start: cwnd 11
+        let mut high = 0;
+        for (i, end) in (3000..=12_000).step_by(1000).enumerate() {
+            let now = ms(101 + i as u64);
+            s.on_ack_sack(now, &ack(1000), &SackBlocks::from_slice(&[(2000, end)]));
+            if high == 0 && s.ca_state() == Some(CaState::Recovery) {
+                high = s.snd_max();
+            }
+            drain(&mut s, now);
+        }
+        assert!(high >= 12_000, "recovery began with {high} sent");
+        assert_eq!(s.ssthresh(), 7000);
+        // Everything above the hole up to high_seq SACKed before the hole fills.
+        s.on_ack_sack(
+            ms(150),
+            &ack(1000),
+            &SackBlocks::from_slice(&[(2000, high)]),
+        );
+        drain(&mut s, ms(150));
+        s.on_ack_sack(ms(200), &ack(high), &SackBlocks::NONE);
+        assert_eq!(s.ca_state(), Some(CaState::Open));
+        let grown = s.cwnd() - s.ssthresh();
+        assert!(
+            (70..=80).contains(&grown),
+            "cwnd {} ssthresh 7000",
+            s.cwnd()
+        );
+    }
+
+    #[test]
     fn rack_finds_a_lost_retransmission_without_a_timeout() {
         // RFC 8985 §6.2 / Linux tcp_rack_detect_loss: segment 2 and its fast retransmission
         // are both lost. Segments sent after the retransmission are SACKed one RTT later,
@@ -3289,9 +3351,10 @@ mod tests {
         let prior = in_recovery[entry - 1].1;
         let ssthresh = w.sender.ssthresh();
         // CUBIC's β·cwnd at the start of recovery (cwnd grew to 45 segments in slow
-        // start before the SACKs arrived): 0.7 · 45 000 in f64 = 31 499.999….
+        // start before the SACKs arrived), in whole packets as Linux's
+        // cubictcp_recalc_ssthresh: ⌊45·717/1024⌋ = 31.
         assert_eq!(prior, 45_000);
-        assert_eq!(ssthresh, 31_499, "CUBIC β·cwnd");
+        assert_eq!(ssthresh, 31_000, "CUBIC β·cwnd");
         let exit = in_recovery
             .windows(2)
             .find(|p| p[0].0 == Some(CaState::Recovery) && p[1].0 == Some(CaState::Open))
