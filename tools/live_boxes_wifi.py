@@ -183,6 +183,9 @@ def loadavg() -> str:
         return "?"
 
 
+REUSE_LIVE = False
+
+
 def run_pair(
     box: str,
     duration: float,
@@ -193,6 +196,13 @@ def run_pair(
     """The live run (with its programs) and then the twin, same duration; and the twin
     with each of ``variants``' ``--set`` lists, in ``out/twin-<name>``."""
     live_dir, twin_dir = out / "live", out / "twin"
+    if REUSE_LIVE:
+        # --reuse-live: OUT/live holds an earlier live run of this box; run the twins only
+        # (after a change to the simulated side) and keep the live run's load averages.
+        old = json.loads((out / "comparison.json").read_text())
+        load = {k: v for k, v in old.get("load", {}).items() if k.startswith("live")}
+        run_twins(box, duration, out, twin_dir, variants)
+        return live_dir, twin_dir, load
     args = ["live", str(LIVE / f"{box}.toml"), "--duration", f"{duration:g}s"]
     args += ["--out", str(live_dir)]
     for node, cmd in execs:
@@ -200,6 +210,14 @@ def run_pair(
     load: dict[str, Any] = {"live_before": loadavg()}
     load["live_pid"] = airqueue(*args, timeout=duration + 120)
     load["live_after"] = loadavg()
+    run_twins(box, duration, out, twin_dir, variants)
+    return live_dir, twin_dir, load
+
+
+def run_twins(
+    box: str, duration: float, out: Path, twin_dir: Path, variants: dict[str, list[str]] | None
+) -> None:
+    """The twin, and the twin with each of ``variants``' ``--set`` lists."""
     airqueue(
         "run", str(LIVE / f"{box}-twin.toml"), "--out", str(twin_dir),
         "--set", f"run.duration={duration:g}s", timeout=600,
@@ -210,7 +228,6 @@ def run_pair(
             "run", str(LIVE / f"{box}-twin.toml"), "--out", str(out / f"twin-{name}"),
             "--set", f"run.duration={duration:g}s", *more, timeout=600,
         )  # fmt: skip
-    return live_dir, twin_dir, load
 
 
 def flow_rate(
@@ -513,7 +530,14 @@ def main(argv: list[str]) -> int:
     p.add_argument("box", choices=["adwiser-g", "rtt-fair"])
     p.add_argument("--quick", action="store_true", help="a short run (12-15 s) for tests")
     p.add_argument("--out", type=Path, default=None, help="default results/live-boxes/BOX")
+    p.add_argument(
+        "--reuse-live",
+        action="store_true",
+        help="OUT/live holds an earlier live run of BOX: run and compare the twins only",
+    )
     a = p.parse_args(argv)
+    global REUSE_LIVE
+    REUSE_LIVE = a.reuse_live
     if os.geteuid() != 0 or not Path("/dev/net/tun").exists():
         print("live mode needs root and /dev/net/tun", file=sys.stderr)
         return 1
