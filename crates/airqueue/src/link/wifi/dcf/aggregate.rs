@@ -276,9 +276,10 @@ impl Cell {
         }
     }
 
-    /// The bit-error model of frames from `p` to `q` at `kbps` (the station's link, as
-    /// `lone_exchange`).
-    fn link_errors(&mut self, p: usize, q: usize, kbps: u32) -> &mut BitErrorModel {
+    /// The bit-error model of frames from `p` to `q` at `kbps`: the station's link (its
+    /// downlink when `p` is the AP, else its uplink), set to the BER of `kbps` where the
+    /// station has a BER per rate. Used by single frames and A-MPDUs alike.
+    pub(super) fn link_errors(&mut self, p: usize, q: usize, kbps: u32) -> &mut BitErrorModel {
         let link = if self.is_ap(p) { q } else { p };
         let ber = self.sta[link]
             .ber_of_rate

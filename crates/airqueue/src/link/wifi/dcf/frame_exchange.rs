@@ -26,7 +26,6 @@
 //! buffer frees its slot then too.
 
 use super::{Cell, Outcome, Sta, NO_AP, OUTCOME};
-use crate::channel::BitErrors;
 use crate::engine::SimTime;
 use crate::link::wifi::phy::{CTS_BYTES, RTS_BYTES};
 use crate::link::wifi::txq::ApQueues;
@@ -129,20 +128,7 @@ impl Cell {
         let ctl = self.phy.response_kbps(kbps);
         let t = now + self.handshake(mpdu, kbps);
         let data_end = t + self.phy.duration(mpdu, kbps);
-        let link = if self.is_ap(p) { q } else { p };
-        let ber = self.sta[link]
-            .ber_of_rate
-            .as_ref()
-            .map(|t| t[self.rates.iter().position(|&r| r == kbps).unwrap_or(0)]);
-        let errors = if self.is_ap(p) {
-            &mut self.sta[q].errors_down
-        } else {
-            &mut self.sta[p].errors_up
-        };
-        if let Some(ber) = ber {
-            errors.set_kind(BitErrors::Ber(ber));
-        }
-        let own_lost = errors.lost(8 * mpdu as u64);
+        let own_lost = self.link_errors(p, q, kbps).lost(8 * mpdu as u64);
         if let Some(a) = self.coex.as_deref_mut() {
             let rts = mpdu > self.conf.rts_threshold;
             let rts_end = if rts {
