@@ -16,6 +16,7 @@ the other names below are loaded on first use (PEP 562).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -99,6 +100,24 @@ def is_the_program() -> bool:
     return path.name == "__main__.py" and path.resolve().parent in (package, package.parent)
 
 
+def release_semaphores() -> None:
+    """Unlinks the semaphores multiprocessing still holds, as its exit handler would.
+
+    An interrupted Dask sweep leaves its nannies' queues alive a moment after the cluster
+    was killed; ``os._exit`` skips the interpreter's exit handlers, so the resource tracker
+    (a separate process) then finds those semaphores registered and warns of "leaked
+    semaphore objects" (CI saw 12, on a loaded machine, after a 5 s wait for the queue
+    threads). Running multiprocessing's finalizers of priority >= 0 is what its own
+    ``atexit`` handler does first: each semaphore is unlinked and unregistered (the queue
+    threads may still use it; an unlinked POSIX semaphore lives on until closed)."""
+    util = sys.modules.get("multiprocessing.util")
+    run_finalizers = getattr(util, "_run_finalizers", None)
+    if callable(run_finalizers):
+        # Exiting anyway: a failed cleanup must not hide the exit code.
+        with contextlib.suppress(Exception):
+            run_finalizers(0)
+
+
 def main() -> None:
     """The ``airqueue`` console script."""
     from rich.text import Text
@@ -135,6 +154,7 @@ def main() -> None:
         # interpreter's teardown (hundreds of ms with pandas and pyarrow loaded).
         sys.stdout.flush()
         sys.stderr.flush()
+        release_semaphores()
         os._exit(130)
     except MemoryError as e:
         # Python, NumPy or Arrow could not allocate (the core's own failures exit 2 in
