@@ -5,6 +5,7 @@ side by side with the tolerance each comparison is held to.
 
     python tools/live_boxes_wifi.py adwiser-g [--quick] [--out DIR]
     python tools/live_boxes_wifi.py rtt-fair [--quick] [--out DIR]
+    python tools/live_boxes_wifi.py spread adwiser-g RUN_DIR... --out DIR [--twin-seeds N]
 
 - ``adwiser-g``: scenarios/live/adwiser-g.toml (ADWISER in front of an emulated 802.11g
   AP; a real station loads pages from a real Web server behind the 8 Mb/s, 300 ms RTT
@@ -16,7 +17,8 @@ side by side with the tolerance each comparison is held to.
 
 Writes DIR/live/ (the live run's results and exec logs), DIR/twin/ (the twin's),
 DIR/comparison.json and DIR/comparison.txt (the printed table, with the load average).
-Needs root and /dev/net/tun (live mode).
+Needs root and /dev/net/tun (live mode). ``spread`` judges the twin over several kept
+live runs and N twin seeds (each row against the live runs' own spread, see :func:`spread`).
 
 The same file holds the programs the adwiser-g box runs in its namespaces (stdlib only,
 so they start fast):
@@ -364,9 +366,67 @@ def pages_live(d: Path) -> list[tuple[float, float]]:
     return out
 
 
-def adwiser_g(quick: bool, out: Path) -> dict[str, Any]:
+def adwiser_window(duration: float, quick: bool) -> tuple[float, float, float]:
+    """(t0, t1, c0): goodputs are measured over (t0, t1]; C against C* over (c0, t1]. C
+    starts at C*/2 and climbs by 0.1 Mb/s per second while the box is saturated (the
+    paper: 50-60 s to adapt), so C is judged over the last 30 s."""
+    t0, t1 = (5.0 if quick else 15.0), duration - 2.0
+    return t0, t1, t1 - (5.0 if quick else 30.0)
+
+
+def adwiser_columns(d: Path, live: bool, t0: float, t1: float, c0: float) -> dict[str, Any]:
+    """One column of the adwiser-g table from the results in ``d`` (a live run, whose
+    flows are the real 5-tuples and whose pages are in the client's log, or a twin)."""
     import pandas as pd
 
+    flows = pd.read_parquet(d / "flows.parquet")
+    series = pd.read_parquet(d / "timeseries.parquet")
+    classes = pd.read_parquet(d / "classes.parquet")
+    if live:
+        pages = pages_live(d)
+        up = flow_rate(series, flows, "sta2", "server", t0, t1)
+        web = flow_rate(series, flows, "inet", "sta1", t0, t1)
+    else:
+        p = pd.read_parquet(d / "pages.parquet")
+        pages = [(float(a), float(b)) for a, b in zip(p["end_s"], p["response_s"], strict=True)]
+        up = flow_rate(series, flows, "", "", t0, t1, "up")
+        web = flow_rate(series, flows, "", "", t0, t1, "web")
+    sim_down = flow_rate(series, flows, "", "", t0, t1, "sim-down")
+    sim_up = flow_rate(series, flows, "", "", t0, t1, "sim-up")
+    wlan = classes[classes["class"].astype(str).str.endswith("wlan")].iloc[0]
+    resp = sorted(r for _, r in pages)
+    total = up + web + sim_down + sim_up
+    late = sum(
+        flow_rate(series, flows, src, dst, c0, t1, name)
+        for src, dst, name in (
+            ("sta2", "server", None if live else "up"),
+            ("inet", "sta1", None if live else "web"),
+            ("", "", "sim-down"),
+            ("", "", "sim-up"),
+        )
+    )
+    c, c_star = float(wlan["rate_bps"]), float(wlan["ceil_bps"])
+    return {
+        "pages": len(resp),
+        "page_mean_s": sum(resp) / len(resp) if resp else float("nan"),
+        "page_p50_s": resp[len(resp) // 2] if resp else float("nan"),
+        "page_times_s": resp,
+        "upload_bps": up,
+        "web_bps": web,
+        "sim_down_bps": sim_down,
+        "sim_up_bps": sim_up,
+        "cell_bps": total,
+        "c_bps": c,
+        "c_star_bps": c_star,
+        # The aggregate of the last 30 s in C's units (virtual bits: a DATA packet + 1/2
+        # its ACK per payload byte, as the catalog's Fig. 16 check counts it) over C
+        # and C* at the end.
+        "carried_over_c": late * VIRTUAL_PER_PAYLOAD / c if c > 0 else float("nan"),
+        "c_over_c_star": c / c_star if c_star > 0 else float("nan"),
+    }
+
+
+def adwiser_g(quick: bool, out: Path) -> dict[str, Any]:
     duration = 15.0 if quick else 150.0
     tool = f"python3 {SELF}"
     execs = [
@@ -380,61 +440,11 @@ def adwiser_g(quick: bool, out: Path) -> dict[str, Any]:
     live_dir, twin_dir, load = run_pair(
         "adwiser-g", duration, execs, out, {"bypass": ["qdiscs.box.bypass=true"]}
     )
-    t0, t1 = (5.0 if quick else 15.0), duration - 2.0
-    # C starts at C*/2 and climbs by 0.1 Mb/s per second while the box is saturated (the
-    # paper: 50-60 s to adapt): C against C* is judged over the last 30 s.
-    c0 = t1 - (5.0 if quick else 30.0)
+    t0, t1, c0 = adwiser_window(duration, quick)
     cols: dict[str, dict[str, Any]] = {}
     runs = (("live", live_dir), ("twin", twin_dir), ("bypass", out / "twin-bypass"))
     for label, d in runs:
-        flows = pd.read_parquet(d / "flows.parquet")
-        series = pd.read_parquet(d / "timeseries.parquet")
-        classes = pd.read_parquet(d / "classes.parquet")
-        if label == "live":
-            pages = pages_live(d)
-            up = flow_rate(series, flows, "sta2", "server", t0, t1)
-            web = flow_rate(series, flows, "inet", "sta1", t0, t1)
-        else:
-            p = pd.read_parquet(d / "pages.parquet")
-            pages = [(float(a), float(b)) for a, b in zip(p["end_s"], p["response_s"], strict=True)]
-            up = flow_rate(series, flows, "", "", t0, t1, "up")
-            web = flow_rate(series, flows, "", "", t0, t1, "web")
-        sim_down = flow_rate(series, flows, "", "", t0, t1, "sim-down")
-        sim_up = flow_rate(series, flows, "", "", t0, t1, "sim-up")
-        wlan = classes[classes["class"].astype(str).str.endswith("wlan")].iloc[0]
-        resp = sorted(r for _, r in pages)
-        total = up + web + sim_down + sim_up
-        late = sum(
-            flow_rate(series, flows, src, dst, c0, t1, name)
-            for src, dst, name in (
-                ("sta2", "server", None if label == "live" else "up"),
-                ("inet", "sta1", None if label == "live" else "web"),
-                ("", "", "sim-down"),
-                ("", "", "sim-up"),
-            )
-        )
-        cols[label] = {
-            "pages": len(resp),
-            "page_mean_s": sum(resp) / len(resp) if resp else float("nan"),
-            "page_p50_s": resp[len(resp) // 2] if resp else float("nan"),
-            "page_times_s": resp,
-            "upload_bps": up,
-            "web_bps": web,
-            "sim_down_bps": sim_down,
-            "sim_up_bps": sim_up,
-            "cell_bps": total,
-            "c_bps": float(wlan["rate_bps"]),
-            "c_star_bps": float(wlan["ceil_bps"]),
-            # The aggregate of the last 30 s in C's units (virtual bits: a DATA packet + ½
-            # its ACK per payload byte, as the catalog's Fig. 16 check counts it) over C
-            # and C* at the end.
-            "carried_over_c": late * VIRTUAL_PER_PAYLOAD / float(wlan["rate_bps"])
-            if float(wlan["rate_bps"]) > 0
-            else float("nan"),
-            "c_over_c_star": float(wlan["rate_bps"]) / float(wlan["ceil_bps"])
-            if float(wlan["ceil_bps"]) > 0
-            else float("nan"),
-        }
+        cols[label] = adwiser_columns(d, label == "live", t0, t1, c0)
     L, T, B = cols["live"], cols["twin"], cols["bypass"]
 
     def row(name: str, key: str, scale: float, tol: float | None, diff: str = "rel") -> tuple:
@@ -510,6 +520,89 @@ def report(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------------------
+# Several live runs against several twin seeds
+# --------------------------------------------------------------------------------------
+
+#: The adwiser-g rows judged over several runs: (name, column key, scale, tolerance, kind);
+#: kind "rel" compares the means relatively, "abs" absolutely.
+SPREAD_ROWS = (
+    ("page response mean s", "page_mean_s", 1.0, 0.25, "rel"),
+    ("page response median s", "page_p50_s", 1.0, 0.25, "rel"),
+    ("real upload (sta2) Mbit/s", "upload_bps", 1e6, 0.10, "rel"),
+    ("sim download (sta3) Mbit/s", "sim_down_bps", 1e6, 0.10, "rel"),
+    ("sim upload (sta4, 24 Mbit/s) Mbit/s", "sim_up_bps", 1e6, 0.10, "rel"),
+    ("cell goodput Mbit/s", "cell_bps", 1e6, 0.10, "rel"),
+    ("C / C* (end)", "c_over_c_star", 1.0, 0.05, "abs"),
+    ("aggregate (C's units) / C, last 30 s", "carried_over_c", 1.0, 0.05, "abs"),
+)
+
+
+def spread(box: str, runs: list[Path], seeds: int, out: Path) -> str:
+    """Judges the twin against several live runs of ``box`` (each a directory written by
+    this tool) and ``seeds`` seeds of the twin: a row agrees when the means are within the
+    row's tolerance, or when the twin seeds' range and the live runs' range overlap (the
+    twin is then as close to the live runs as they are to each other). Each live run
+    loads the same page sequence (the client's seed is fixed); the twin's seeds draw
+    different pages (Pareto sizes, tail 1.1), so its range also shows how much the
+    heavy-tailed page rows move with the pages drawn."""
+    if box != "adwiser-g":
+        raise SystemExit("spread: only adwiser-g is judged over several runs")
+    import statistics
+
+    meta = [json.loads((r / "comparison.json").read_text()) for r in runs]
+    durations = {m["duration_s"] for m in meta}
+    if len(durations) != 1:
+        raise SystemExit(f"spread: the live runs have different durations {sorted(durations)}")
+    duration = durations.pop()
+    quick = bool(meta[0]["quick"])
+    t0, t1, c0 = adwiser_window(duration, quick)
+    live = [adwiser_columns(r / "live", True, t0, t1, c0) for r in runs]
+    twins = []
+    for seed in range(1, seeds + 1):
+        d = out / f"twin-seed{seed}"
+        if not (d / "summary.json").exists():
+            airqueue(
+                "run", str(LIVE / f"{box}-twin.toml"), "--out", str(d), "--seed", str(seed),
+                "--set", f"run.duration={duration:g}s", timeout=600,
+            )  # fmt: skip
+        twins.append(adwiser_columns(d, False, t0, t1, c0))
+    lines = [
+        f"{box}: {len(runs)} live runs against {seeds} twin seeds, {duration:g} s each; "
+        f"goodputs over {t0:g}-{t1:g} s",
+        "",
+        "| quantity | live mean | live range | twin mean | twin range | means differ "
+        "| tolerance | agrees |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    verdicts = []
+    for name, key, scale, tol, kind in SPREAD_ROWS:
+        a = [c[key] / scale for c in live]
+        b = [c[key] / scale for c in twins]
+        ma, mb = statistics.fmean(a), statistics.fmean(b)
+        if kind == "rel":
+            d, close, tol_s = f"{rel(mb, ma):+.1%}", abs(rel(mb, ma)) <= tol, f"±{tol:.0%}"
+        else:
+            d, close, tol_s = f"{mb - ma:+.3f}", abs(mb - ma) <= tol, f"±{tol:g}"
+        overlap = min(b) <= max(a) and min(a) <= max(b)
+        ok = close or overlap
+        why = "means" if close else ("ranges overlap" if overlap else "**no**")
+        verdicts.append(ok)
+        lines.append(
+            f"| {name} | {ma:.3f} | {min(a):.3f}–{max(a):.3f} | {mb:.3f} | "
+            f"{min(b):.3f}–{max(b):.3f} | {d} | {tol_s} | {why} |"
+        )
+    loads = "; ".join(
+        f"{r.name}: {m['load'].get('live_before', '?')} / {m['load'].get('live_after', '?')}"
+        for r, m in zip(runs, meta, strict=True)
+    )
+    lines += ["", f"load average before / after each live run: {loads}"]
+    pages = [c["pages"] for c in live], [c["pages"] for c in twins]
+    lines.append(f"pages loaded: live {pages[0]}, twin seeds {pages[1]}")
+    lines.append(f"rows that agree: {sum(verdicts)} of {len(verdicts)}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "web-server":
         p = argparse.ArgumentParser(prog="live_boxes_wifi.py web-server")
@@ -525,6 +618,18 @@ def main(argv: list[str]) -> int:
         p.add_argument("--seed", type=int, default=1)
         a = p.parse_args(argv[1:])
         web_client(a.host, a.port, a.think, a.seed)
+        return 0
+    if argv and argv[0] == "spread":
+        p = argparse.ArgumentParser(prog="live_boxes_wifi.py spread")
+        p.add_argument("box", choices=["adwiser-g"])
+        p.add_argument("runs", type=Path, nargs="+", help="directories of earlier live runs")
+        p.add_argument("--twin-seeds", type=int, default=5, help="twin seeds 1..N")
+        p.add_argument("--out", type=Path, required=True, help="where the twins and table go")
+        a = p.parse_args(argv[1:])
+        a.out.mkdir(parents=True, exist_ok=True)
+        text = spread(a.box, a.runs, a.twin_seeds, a.out)
+        print(text)
+        (a.out / "spread.txt").write_text(text + "\n")
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("box", choices=["adwiser-g", "rtt-fair"])
