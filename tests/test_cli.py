@@ -318,7 +318,8 @@ def test_unexpected_error_exits_1_with_a_hint_and_no_traceback(tmp_path: Path) -
     assert "Traceback" not in proc.stderr
 
 
-#: Runs the CLI's main() with airqueue.run replaced by a function that raises a bug.
+#: Runs the CLI's main() with airqueue._run (what airqueue.run and the CLI call) replaced
+#: by a function that raises a bug.
 BUGGY_RUN = """\
 import sys
 import airqueue
@@ -327,7 +328,7 @@ from airqueue import cli
 def buggy_run(*args, **kwargs):
     raise KeyError("a bug")
 
-airqueue.run = buggy_run
+airqueue._run = buggy_run
 sys.argv = ["airqueue", "run", sys.argv[1]]
 cli.main()
 """
@@ -366,7 +367,8 @@ def test_failed_conservation_writes_outputs_prints_the_errors_and_exits_1(
 
     from airqueue import cli
 
-    real_run = airqueue.run
+    # The CLI runs through airqueue._run (airqueue.run's body, with buffer columns).
+    real_run = airqueue._run
 
     def broken_run(*args: Any, **kwargs: Any) -> airqueue.Result:
         result = real_run(*args, **kwargs)
@@ -374,7 +376,7 @@ def test_failed_conservation_writes_outputs_prints_the_errors_and_exits_1(
         result.summary["packets"]["errors"] = ["3 packets are unaccounted for"]
         return result
 
-    monkeypatch.setattr(airqueue, "run", broken_run)
+    monkeypatch.setattr(airqueue, "_run", broken_run)
     out = tmp_path / "out"
     res = CliRunner().invoke(cli.app, ["run", str(UDP_BOTTLENECK), "--out", str(out)])
     assert res.exit_code == 1

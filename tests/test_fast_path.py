@@ -74,7 +74,52 @@ def test_run_writes_its_files_without_pandas_or_the_cli_framework(tmp_path: Path
     modules, stdout = modules_after("run", UDP_BOTTLENECK, *SHORT, "-o", "out", cwd=tmp_path)
     assert "conservation holds" in stdout and "flows" in stdout
     assert not modules & set(HEAVY), sorted(modules & set(HEAVY))
+    # The core's columns come as buffers and pyarrow is imported without NumPy.
+    assert "numpy" not in modules and "pyarrow" in modules
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(cli.RUN_OUTPUTS[:-1])
+
+
+def test_a_run_without_numpy_writes_the_bytes_the_api_encodes(tmp_path: Path) -> None:
+    """`airqueue run` takes the core's numbers as memoryview buffers and encodes them with
+    a pyarrow that has no NumPy (result.import_pyarrow); its files are byte for byte what
+    the API's NumPy columns encode to (categorical time series, 802.11 station and driver
+    queue tables included)."""
+    scenario = REPO / "scenarios" / "examples" / "wifi-fq-codel.toml"
+    short = ("--set", "run.duration=3s", "--set", "run.warmup=1s")
+    modules, _ = modules_after("run", scenario, *short, "-o", "out", cwd=tmp_path)
+    assert "numpy" not in modules
+    api = airqueue.run(scenario, set=["run.duration=3s", "run.warmup=1s"]).encode()
+    assert {"stations.parquet", "driver_queues.parquet"} <= set(api)
+    for name, data in api.items():
+        if name != "summary.json":  # its timing differs from run to run
+            assert (tmp_path / "out" / name).read_bytes() == data, name
+    written = json.loads((tmp_path / "out" / "summary.json").read_text())
+    expected = json.loads(api["summary.json"])
+    written.pop("timing")
+    expected.pop("timing")
+    assert written == expected
+
+
+def test_buffer_columns_encode_and_print_as_numpy_columns() -> None:
+    """The same run with buffer columns and with NumPy columns: equal files, equal rows
+    found for the console (TableView.rows_where), equal DataFrames."""
+    scenario = REPO / "scenarios" / "examples" / "qdisc-zoo.toml"
+    short = ["run.duration=3s", "run.warmup=1s"]
+    buffers = airqueue._run(scenario, set=short, buffers=True)
+    arrays = airqueue.run(scenario, set=short)
+    assert isinstance(buffers.view("queues").value("enqueued_packets", 0), int)  # type: ignore[union-attr]
+    for name in ("queues", "classes"):
+        a, b = buffers.view(name), arrays.view(name)
+        assert a is not None and b is not None
+        rows = a.rows_where(("enqueued_packets", "drops"), lambda v: v > 0)
+        assert list(rows) == list(b.rows_where(("enqueued_packets", "drops"), lambda v: v > 0))
+        assert len(rows) > 0
+    plain, numpy = buffers.encode(), arrays.encode()
+    plain.pop("summary.json")
+    numpy.pop("summary.json")
+    assert plain == numpy
+    assert buffers.timeseries.equals(arrays.timeseries)
+    assert buffers.flows.equals(arrays.flows)
 
 
 def test_importing_the_cli_package_loads_no_command() -> None:

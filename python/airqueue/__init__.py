@@ -103,6 +103,22 @@ def run(
     input. The result's ``summary["warnings"]`` lists what the scenario probably did not
     mean (see ``airqueue validate``).
     """
+    return _run(scenario, seed, set, pcap, pcap_dir, max_memory, progress)
+
+
+def _run(
+    scenario: str | Path | Mapping[str, Any] | Scenario,
+    seed: int | None = None,
+    set: Mapping[str, Any] | Iterable[str] | None = None,
+    pcap: str | Iterable[str] | None = None,
+    pcap_dir: str | Path = ".",
+    max_memory: int | str | None = None,
+    progress: Callable[[float, float, int, float], None] | None = None,
+    buffers: bool = False,
+) -> Result:
+    """:func:`run`; with ``buffers`` the result's columns are ``memoryview`` buffers, not
+    NumPy arrays (``airqueue run`` then never imports NumPy; DataFrames and files are the
+    same, see :mod:`airqueue.result`)."""
     if seed is not None:
         seed = check_seed(seed, "seed")
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, set=set)
@@ -121,6 +137,7 @@ def run(
         str(pcap_dir) if links else None,
         budget,
         progress,
+        buffers,
     )
     from .result import Result
 

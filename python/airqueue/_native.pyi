@@ -55,11 +55,13 @@ def run(
     pcap_dir: str | None = None,
     max_memory: int | None = None,
     progress: Callable[[float, float, int, float], None] | None = None,
+    buffers: bool = False,
 ) -> dict[str, Any]:
     """``summary_json``, ``resolved_json``, ``warnings`` ((path, message) pairs),
     ``tables`` (a list of (name, columns): flows, queues, classes, timeseries, then any
     tables media and systems add) and ``pcap``. Ctrl-C raises KeyboardInterrupt; ``progress``
-    is called as (sim seconds, stop seconds, events, wall seconds) about every 200 ms."""
+    is called as (sim seconds, stop seconds, events, wall seconds) about every 200 ms.
+    ``buffers``: numeric columns as ``memoryview`` (formats d, Q, I), not NumPy arrays."""
 
 def live_open_tun(netns: str, name: str) -> int:
     """Opens TUN ``name`` inside the namespace at path ``netns``; returns its (non-blocking)

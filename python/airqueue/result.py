@@ -5,23 +5,25 @@ A :class:`Result` keeps the tables as the core returned them (NumPy arrays, list
 categorical codes) and builds a table's DataFrame the first time it is asked for, so pandas
 is imported only then. Output files are encoded with pyarrow alone (imported when a file is
 first encoded), and the console prints from :class:`TableView`: ``airqueue run`` never
-imports pandas (issue 37).
+imports pandas (issue 37). ``airqueue run`` asks the core for its numbers as
+``memoryview`` columns instead of NumPy arrays (see :data:`Columns`) and imports pyarrow
+without NumPy (:func:`import_pyarrow`): it never imports NumPy.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import json
-import tomllib
+import sys
+from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import tomli_w
-
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
     import pyarrow as pa
 
@@ -58,25 +60,63 @@ OUTPUT_FILES = (
 
 #: The core's columns of one table: (name, column) pairs, a column being a NumPy array
 #: (float64, uint64), a list of str, or categorical (uint32 codes, list of categories).
+#: With ``_native.run(..., buffers=True)`` the arrays are ``memoryview`` objects of format
+#: ``d``, ``Q`` and ``I`` (native float64, uint64, uint32) holding the same values.
 Columns = list[tuple[str, Any]]
+
+
+def import_pyarrow(hide_numpy: bool = False) -> Any:
+    """pyarrow; with ``hide_numpy``, imported without NumPy if neither is imported yet.
+
+    pyarrow imports NumPy when it can (NumPy is optional to it since pyarrow 16), which
+    took about a third of a small ``airqueue run`` (issue 37) that needs none: the CLI's
+    columns are ``memoryview`` buffers, and the files are encoded from buffers alone. So
+    the CLI, which only writes the files and prints, imports pyarrow with NumPy hidden
+    (``sys.modules["numpy"] = None`` makes ``import numpy`` fail as if it were not
+    installed; the entry is removed again at once). The bytes of the files do not depend
+    on it: Arrow's CSV and Parquet writers do not use NumPy. Only the CLI asks for it: a
+    pyarrow without NumPy cannot convert to or from pandas, which a program using the
+    API may do later in the same process."""
+    if hide_numpy and "pyarrow" not in sys.modules and "numpy" not in sys.modules:
+        sys.modules["numpy"] = None  # type: ignore[assignment]
+        try:
+            import pyarrow
+            import pyarrow.csv
+            import pyarrow.parquet
+        finally:
+            if sys.modules.get("numpy", 0) is None:
+                del sys.modules["numpy"]
+    import pyarrow
+
+    return pyarrow
+
+
+def _numpy_column(col: Any) -> np.ndarray:
+    """A column as a NumPy array (a ``memoryview`` column viewed, without a copy)."""
+    import numpy as np
+
+    return np.asarray(col)
 
 
 def frame_from_columns(columns: Columns) -> pd.DataFrame:
     """Builds a DataFrame from the core's columns without converting row by row: NumPy
     arrays are used as they are, (codes, categories) pairs become pandas Categoricals."""
+    import numpy as np
     import pandas as pd
 
     data: dict[str, Any] = {}
     for name, col in columns:
         if isinstance(col, tuple):
             codes, categories = col
-            data[name] = pd.Categorical.from_codes(codes.astype(np.int32), categories=categories)
+            data[name] = pd.Categorical.from_codes(
+                _numpy_column(codes).astype(np.int32), categories=categories
+            )
         elif isinstance(col, list):
             # Text stays text when the table is empty (pandas would make it float64), so
             # the files have one schema whatever the scenario.
             data[name] = pd.Series(col, dtype=str)
         else:
-            data[name] = col
+            data[name] = _numpy_column(col)
     return pd.DataFrame(data, copy=False)
 
 
@@ -120,7 +160,21 @@ class TableView:
 
     def numbers(self, name: str) -> np.ndarray:
         """A numeric column as a NumPy array."""
-        return np.asarray(self._columns[name])
+        return _numpy_column(self._columns[name])
+
+    def rows_where(self, names: Sequence[str], test: Any) -> Sequence[int]:
+        """The rows where ``test(value)`` holds for a value of any of the numeric columns
+        ``names``, in order (NumPy's answer when the columns are NumPy arrays, plain
+        Python's for ``memoryview`` columns, so that the console needs no NumPy)."""
+        cols = [self._columns[name] for name in names]
+        if any(not isinstance(c, memoryview) for c in cols):
+            import numpy as np
+
+            hit = np.zeros(self._rows, dtype=bool)
+            for c in cols:
+                hit |= test(np.asarray(c))
+            return np.flatnonzero(hit)
+        return [i for i, values in enumerate(zip(*cols, strict=True)) if any(map(test, values))]
 
     def value(self, name: str, row: int) -> Any:
         """One cell as a Python value (int, float or str)."""
@@ -129,7 +183,10 @@ class TableView:
             codes, categories = col
             return categories[int(codes[row])]
         value = col[row]
-        return value.item() if isinstance(value, np.generic) else value
+        # A NumPy scalar (np.generic, which np.float64 is beside float) as the Python
+        # scalar; text and the cells of memoryview columns already are.
+        item = None if type(value) in (str, int, float) else getattr(value, "item", None)
+        return item() if item is not None else value
 
     def records(self, names: Sequence[str], rows: Sequence[int]) -> Iterator[dict[str, Any]]:
         """The cells of ``names`` in each of ``rows``, one dict per row."""
@@ -298,6 +355,8 @@ class Result:
     @classmethod
     def read(cls, run_dir: str | Path) -> Result:
         """Loads a run written by :meth:`write` (or stored by a sweep) from its folder."""
+        import tomllib
+
         import pandas as pd
 
         d = Path(run_dir)
@@ -336,12 +395,18 @@ class Result:
         made by the core from its JSON while :attr:`scenario` was not read (and so not
         changed); the same bytes (tests/test_core_load.py)."""
         if self._scenario is not None:
+            import tomli_w
+
             return tomli_w.dumps(self._scenario)
         if self._scenario_toml is None:
             from . import _native
 
             text = _native.resolved_toml(self._scenario_json or "{}")
-            self._scenario_toml = text if text is not None else tomli_w.dumps(self.scenario)
+            if text is None:
+                import tomli_w
+
+                text = tomli_w.dumps(self.scenario)
+            self._scenario_toml = text
         return self._scenario_toml
 
     def parquet_metadata(self) -> dict[bytes, bytes]:
@@ -386,10 +451,20 @@ class Result:
 # same bytes for the same run.
 
 
-def _arrow_numbers(values: np.ndarray) -> pa.Array:
-    """A 1-D NumPy array of numbers as an Arrow array of the same type, without a copy and
-    without nulls (NaN stays a value, as ``pa.array`` leaves it)."""
-    import pyarrow as pa
+#: The Arrow type of each ``memoryview`` format the core's buffer columns have.
+_BUFFER_TYPES = {"d": "float64", "Q": "uint64", "I": "uint32"}
+
+
+def _arrow_numbers(values: Any) -> pa.Array:
+    """A 1-D column of numbers (a NumPy array, or a ``memoryview`` of the core's) as an
+    Arrow array of the same type, without a copy and without nulls (NaN stays a value, as
+    ``pa.array`` leaves it)."""
+    pa = import_pyarrow()
+
+    if isinstance(values, memoryview):
+        kind = getattr(pa, _BUFFER_TYPES[values.format])()
+        return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+    import numpy as np
 
     values = np.ascontiguousarray(values)
     if values.ndim != 1 or values.dtype.kind not in "iuf" or not values.dtype.isnative:
@@ -401,14 +476,15 @@ def _arrow_numbers(values: np.ndarray) -> pa.Array:
 
 def _arrow_strings(values: Sequence[str | None]) -> pa.Array:
     """Text (``None`` is null) as an Arrow string array (int32 offsets)."""
-    import pyarrow as pa
+    pa = import_pyarrow()
 
     encoded = [b"" if v is None else v.encode() for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    offsets = array("i", itertools.accumulate(map(len, encoded), initial=0))
     nulls = [i for i, v in enumerate(values) if v is None]
     validity = None
     if nulls:
+        import numpy as np
+
         valid = np.ones(len(encoded), dtype=bool)
         valid[nulls] = False
         validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
@@ -420,16 +496,24 @@ def _arrow_strings(values: Sequence[str | None]) -> pa.Array:
     )
 
 
-def _arrow_dictionary(codes: np.ndarray, categories: Sequence[str]) -> pa.Array:
-    import pyarrow as pa
+def _arrow_dictionary(codes: Any, categories: Sequence[str]) -> pa.Array:
+    """Categorical codes (uint32 from the core, NumPy or ``memoryview``; any integers from
+    a DataFrame) and their categories as a dictionary array with int32 indices."""
+    pa = import_pyarrow()
 
-    return pa.DictionaryArray.from_arrays(
-        _arrow_numbers(codes.astype(np.int32)), _arrow_strings(list(categories))
-    )
+    if isinstance(codes, memoryview):
+        # The core's uint32 codes index a list far shorter than 2**31: as int32 they are
+        # the same bytes.
+        indices = pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+    else:
+        import numpy as np
+
+        indices = _arrow_numbers(np.asarray(codes).astype(np.int32))
+    return pa.DictionaryArray.from_arrays(indices, _arrow_strings(list(categories)))
 
 
 def _arrow_table(arrays: dict[str, pa.Array]) -> pa.Table:
-    import pyarrow as pa
+    pa = import_pyarrow()
 
     return pa.Table.from_arrays(list(arrays.values()), names=list(arrays))
 
@@ -485,6 +569,7 @@ def encode_files(
     ``queues``, ``classes``, ``timeseries``, and any further ones as ``<name>.parquet``),
     summary and resolved scenario text. Parquet files name the scenario file and carry its
     SHA-256, the version and the seed as metadata (:func:`run_metadata`)."""
+    import_pyarrow()
     import pyarrow.csv as pa_csv
 
     scenario = scenario_toml.encode()
@@ -508,7 +593,7 @@ def encode_files(
 
 def parquet_bytes(data: pd.DataFrame | pa.Table, metadata: dict[bytes, bytes]) -> bytes:
     """A table as a parquet file whose schema metadata also holds ``metadata``."""
-    import pyarrow as pa
+    pa = import_pyarrow()
     import pyarrow.parquet as pq
 
     table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data, preserve_index=False)

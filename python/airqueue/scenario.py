@@ -9,13 +9,10 @@ from __future__ import annotations
 import json
 import re
 import sys
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import tomli_w
 
 from . import _native, shipped
 from .errors import InternalError, ScenarioError
@@ -66,6 +63,8 @@ def loads_toml(text: str) -> dict[str, Any]:
     read again with each such number replaced by a :class:`~airqueue.values.LongInteger`
     and returned with markers in its place (:func:`~airqueue.values.to_core_value`),
     which the core reports at the number's field path with the setting's range."""
+    import tomllib  # here: the core reads scenario files; Python only where it must
+
     try:
         return tomllib.loads(text)
     except ValueError as e:
@@ -144,6 +143,8 @@ class Scenario:
         return {str(k): int(n) for k, n in counts}, [(str(p), str(m)) for p, m in warnings]
 
     def resolved_toml(self) -> str:
+        import tomli_w
+
         return tomli_w.dumps(self.resolved())
 
     @property
@@ -229,6 +230,8 @@ def parse_value(text: str, key: str = "v") -> Any:
     quoted strings); anything else is taken as a bare string (``1Gbit``, ``10s``). ``key``
     (the last part of the path it is set at) names the setting in what is said about a
     number out of every range (a ``seed`` is told its own)."""
+    import tomllib
+
     name = key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else "v"
     try:
         return loads_toml(f"{name} = {text}")[name]
@@ -430,6 +433,8 @@ def _read_text(path: Path) -> str:
 def _parse_text(text: str, path: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """A scenario file's tables read with Python's parser, and its ``[sweep]`` table
     (taken out)."""
+    import tomllib
+
     try:
         data = loads_toml(text)
     except tomllib.TOMLDecodeError as e:

@@ -13,7 +13,7 @@ use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
@@ -67,21 +67,40 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, CoreScenarioError>) -> PyResult<T> {
     }
 }
 
-fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyList>> {
+/// A numeric column as a `memoryview` of `format` (`"d"`, `"Q"`, `"I"`: native f64, u64,
+/// u32) over a `bytes` copy of the values: what the CLI's `run` asks for (`buffers=True`),
+/// so that it never imports NumPy (issue 37: NumPy's import was a third of a small run).
+fn buffer_column<'py, const N: usize>(
+    py: Python<'py>,
+    values: impl ExactSizeIterator<Item = [u8; N]>,
+    format: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = PyBytes::new_with(py, values.len() * N, |buf| {
+        for (chunk, v) in buf.chunks_exact_mut(N).zip(values) {
+            chunk.copy_from_slice(&v);
+        }
+        Ok(())
+    })?;
+    PyMemoryView::from(&bytes.into_any())?.call_method1("cast", (format,))
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: Table, buffers: bool) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for (name, col) in t.columns {
         let value: Bound<'py, PyAny> = match col {
+            Column::F64(v) if buffers => buffer_column(py, v.iter().map(|x| x.to_ne_bytes()), "d")?,
+            Column::U64(v) if buffers => buffer_column(py, v.iter().map(|x| x.to_ne_bytes()), "Q")?,
             Column::F64(v) => v.into_pyarray(py).into_any(),
             Column::U64(v) => v.into_pyarray(py).into_any(),
             Column::Str(v) => PyList::new(py, v)?.into_any(),
-            Column::Cat { codes, categories } => PyTuple::new(
-                py,
-                [
-                    codes.into_pyarray(py).into_any(),
-                    PyList::new(py, categories)?.into_any(),
-                ],
-            )?
-            .into_any(),
+            Column::Cat { codes, categories } => {
+                let codes = if buffers {
+                    buffer_column(py, codes.iter().map(|x| x.to_ne_bytes()), "I")?
+                } else {
+                    codes.into_pyarray(py).into_any()
+                };
+                PyTuple::new(py, [codes, PyList::new(py, categories)?.into_any()])?.into_any()
+            }
         };
         out.append((name, value))?;
     }
@@ -300,9 +319,11 @@ impl Watcher {
 /// categories list).
 ///
 /// With `pcap_links` (link names) and `pcap_dir`, writes `<pcap_dir>/<link>.pcap` for each
-/// link and adds `pcap`: a list of (link, path, packets).
+/// link and adds `pcap`: a list of (link, path, packets). With `buffers`, numeric columns
+/// (and category codes) are `memoryview`s of native f64/u64/u32 (`"d"`, `"Q"`, `"I"`)
+/// instead of NumPy arrays, with the same values: NumPy is then not imported.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, pcap_links=None, pcap_dir=None, max_memory=None, progress=None))]
+#[pyo3(signature = (scenario_json, seed=None, pcap_links=None, pcap_dir=None, max_memory=None, progress=None, buffers=false))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
@@ -311,6 +332,7 @@ fn run<'py>(
     pcap_dir: Option<std::path::PathBuf>,
     max_memory: Option<u64>,
     progress: Option<Py<PyAny>>,
+    buffers: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_json.to_owned();
     let capture = pcap_links.map(|links| CaptureSpec {
@@ -361,7 +383,7 @@ fn run<'py>(
     d.set_item("warnings", warnings)?;
     let named = PyList::empty(py);
     for (name, t) in tables {
-        named.append((name, table_to_py(py, t)?))?;
+        named.append((name, table_to_py(py, t, buffers)?))?;
     }
     d.set_item("tables", named)?;
     let pcap: Vec<(String, std::path::PathBuf, u64)> = captured
@@ -500,10 +522,10 @@ fn live_run<'py>(
     d.set_item("warnings", warnings)?;
     let named = PyList::empty(py);
     for (name, t) in tables {
-        named.append((name, table_to_py(py, t)?))?;
+        named.append((name, table_to_py(py, t, false)?))?;
     }
     if let Some(t) = timing {
-        named.append(("timing", table_to_py(py, t)?))?;
+        named.append(("timing", table_to_py(py, t, false)?))?;
     }
     d.set_item("tables", named)?;
     let pcap: Vec<(String, std::path::PathBuf, u64)> = report

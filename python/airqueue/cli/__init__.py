@@ -120,8 +120,6 @@ def release_semaphores() -> None:
 
 def main() -> None:
     """The ``airqueue`` console script."""
-    from rich.text import Text
-
     from .fast import fast_command
 
     try:
@@ -149,6 +147,8 @@ def main() -> None:
         report_problems(e.problems, "error:")
         sys.exit(2)
     except (Interrupted, KeyboardInterrupt) as e:
+        from rich.text import Text
+
         err.print(Text(str(e) or "interrupted", style="red"))
         # Nothing is pending (results are written only after a run ends), so skip the
         # interpreter's teardown (hundreds of ms with pandas and pyarrow loaded).
@@ -161,6 +161,8 @@ def main() -> None:
         # its allocator, crates/airqueue-py/src/oom.rs): the run did not fit this
         # process's memory limit, which is the input's size, not a bug.
         detail = str(e).strip().splitlines()[0] if str(e).strip() else "an allocation failed"
+        from rich.text import Text
+
         err.print(
             Text(
                 f"error: out of memory ({detail}); make the run smaller (run.duration, a "

@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rich.text import Text
-
 import airqueue
 
 from .console import (
@@ -65,13 +63,15 @@ def run_scenario(
     )
     with publish.staged(target_dir) as staging:
         try:
-            result = airqueue.run(
+            # The columns as buffers: this process never imports NumPy (result.py).
+            result = airqueue._run(
                 scenario,
                 seed=seed,
                 pcap=pcap,
                 pcap_dir=staging,
                 max_memory=memory_budget(max_memory),
                 progress=progress,
+                buffers=True,
             )
         except KeyboardInterrupt:
             raise Interrupted(f"interrupted; no results were written{kept}") from None
@@ -79,6 +79,10 @@ def run_scenario(
             progress.close()
         if not quiet:
             print_warnings([(w["path"], w["message"]) for w in result.summary.get("warnings", [])])
+        # This process writes the files and prints: pyarrow needs no NumPy here.
+        from airqueue.result import import_pyarrow
+
+        import_pyarrow(hide_numpy=True)
         try:
             result.write(staging)
             publish.publish(staging, target_dir, RUN_OUTPUTS)
@@ -97,6 +101,8 @@ def run_scenario(
             out.print(f"pcap {link}: {packets:,} packets in {path}")
         out.print(f"wrote {target_dir}{os.sep}")
     if not result.summary["conservation_ok"]:
+        from rich.text import Text
+
         err.print(Text("packet conservation failed:", style="bold red"))
         for line in result.summary["packets"].get("errors", []):
             err.print(Text(f"  {line}", style="red"), soft_wrap=True)
@@ -128,4 +134,4 @@ def validate_scenario(
     ):
         if found.get(section):
             counts.append(plural(found[section], word))
-    out.print("OK: " + ", ".join(counts))
+    out.line("OK: " + ", ".join(counts))

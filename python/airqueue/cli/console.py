@@ -4,15 +4,16 @@ commands take are in :mod:`airqueue.cli.common`."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from airqueue.values import parse_memory
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from airqueue import Scenario
 
 # Markup is off: names, paths and messages are printed as written (a "[run]" in a message
@@ -24,14 +25,61 @@ PIPE_WIDTH = 100_000
 
 def console(stderr: bool = False) -> Console:
     """A console for stdout or stderr; piped, it never truncates (see :data:`PIPE_WIDTH`)."""
+    from rich.console import Console
+
     c = Console(stderr=stderr, highlight=False, markup=False)
     if not c.is_terminal:
         c.width = PIPE_WIDTH
     return c
 
 
-out = console()
-err = console(stderr=True)
+class LazyConsole:
+    """:func:`console`, made (and rich imported) on first use: rich's import is a fifth
+    of ``airqueue validate``'s time (issue 37), which prints one plain line when all is
+    well (:meth:`line`). Every attribute is the console's."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def get(self) -> Console:
+        """The console (made now if it was not yet)."""
+        if self._console is None:
+            self._console = console(self._stderr)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
+
+    def line(self, text: str) -> None:
+        """Prints ``text`` as ``print(text)`` on the console does. Into a pipe or a file,
+        where rich writes such a line as it is (no style, no wrapping below
+        :data:`PIPE_WIDTH`), it is written without making the console; rich is still used
+        for a terminal (which it wraps for) or when its environment variables force one,
+        and for text it would change (tabs, control characters, ``:emoji:`` codes)."""
+        stream = sys.stderr if self._stderr else sys.stdout
+        plain = (
+            self._console is None
+            and not any(os.environ.get(v) for v in ("FORCE_COLOR", "TTY_COMPATIBLE"))
+            and text.isascii()
+            and text.isprintable()
+            and text.count(":") < 2
+            and len(text) < PIPE_WIDTH
+        )
+        if plain:
+            try:
+                plain = not stream.isatty()
+            except (AttributeError, ValueError):
+                plain = False
+        if plain:
+            stream.write(text + "\n")
+            stream.flush()
+        else:
+            self.get().print(text)
+
+
+out = LazyConsole(stderr=False)
+err = LazyConsole(stderr=True)
 
 
 class Interrupted(Exception):
@@ -54,6 +102,10 @@ def memory_budget(text: str | None) -> int | None:
 
 def print_warnings(warnings: list[tuple[str, str]]) -> None:
     """Prints each warning as ``warning: path: message`` in yellow on stderr."""
+    if not warnings:
+        return
+    from rich.text import Text
+
     for path, message in warnings:
         err.print(Text(f"warning: {path}: {message}", style="yellow"), soft_wrap=True)
 

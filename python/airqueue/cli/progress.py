@@ -51,7 +51,7 @@ class SweepProgress:
             TimeElapsedColumn(),
             TextColumn("eta"),
             TimeRemainingColumn(),
-            console=err,
+            console=err.get(),
             disable=not enabled,
         )
         self.task: TaskID | None = None

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,6 @@ from rich.text import Text
 from .console import out
 
 if TYPE_CHECKING:  # imported only by the commands that need them (`run` needs no pandas)
-    import numpy as np
     import pandas as pd
 
     from airqueue import Result
@@ -65,11 +63,17 @@ def as_view(table: TableView | pd.DataFrame) -> TableView:
     return table if isinstance(table, TableView) else TableView.from_frame(table)
 
 
-def busy_rows(view: TableView) -> np.ndarray:
+def busy_rows(view: TableView) -> Sequence[int]:
     """The rows of a queue-like table where something was enqueued or dropped."""
-    import numpy as np
+    return view.rows_where(("enqueued_packets", "drops"), _positive)
 
-    return np.flatnonzero((view.numbers("enqueued_packets") > 0) | (view.numbers("drops") > 0))
+
+def _positive(value: Any) -> Any:
+    return value > 0
+
+
+def _one(value: Any) -> Any:
+    return value == 1
 
 
 def more_rows(left: int, what: str, file: str) -> Text | None:
@@ -264,13 +268,11 @@ def timing_line(summary: Mapping[str, Any]) -> str:
     )
 
 
-def rwnd_limited_rows(flows: TableView) -> np.ndarray:
+def rwnd_limited_rows(flows: TableView) -> Sequence[int]:
     """The rows of the TCP flows that spent most of their time receive-window-limited."""
-    import numpy as np
-
     if "rwnd_limited_warning" not in flows:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(flows.numbers("rwnd_limited_warning") == 1)
+        return []
+    return flows.rows_where(("rwnd_limited_warning",), _one)
 
 
 def rwnd_warnings(flows: TableView | pd.DataFrame, limit: int | None = None) -> list[str]:
@@ -617,6 +619,8 @@ def qdisc_kinds(schema_doc: Mapping[str, Any]) -> list[str]:
 
 
 def scenario_description(path: Path) -> Text:
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

@@ -32,7 +32,7 @@ class RunProgress:
             TextColumn("{task.fields[rate]}", style="cyan"),
             TextColumn("eta"),
             TimeRemainingColumn(),
-            console=err,
+            console=err.get(),
             transient=True,
         )
 

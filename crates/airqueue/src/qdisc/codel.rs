@@ -347,7 +347,7 @@ impl Codel {
                 mtu,
                 ecn: conf.ecn,
             },
-            fifo: PacketFifo::with_capacity(conf.limit.min(4096) as usize),
+            fifo: PacketFifo::for_limit(conf.limit),
             backlog: 0,
             vars: CodelVars::default(),
             members: None,

@@ -49,10 +49,7 @@ pub struct PfifoLimit(u32);
 
 impl Pfifo {
     pub fn new(limit: u32) -> Self {
-        Fifo::with_queue(
-            PfifoLimit(limit),
-            PacketFifo::with_capacity(limit.min(4096) as usize),
-        )
+        Fifo::with_queue(PfifoLimit(limit), PacketFifo::for_limit(limit))
     }
 }
 
