@@ -95,3 +95,72 @@ fn rack_tlp_prr_frto_recover_a_cake_bottleneck_with_a_handful_of_timeouts() {
         "{fast} recoveries, {recovery:?}"
     );
 }
+
+/// The tail loss probe is scheduled once per burst of transmissions, as Linux's
+/// `tcp_write_xmit` calls `tcp_schedule_loss_probe` once after its loop, and the deadline is
+/// the one the burst's last segment sets (RFC 8985 §7.2: PTO = 2·SRTT + `TCP_TIMEOUT_MIN`
+/// with more than one segment in flight, 2·SRTT + WCDelAckT (Linux `TCP_RTO_MIN`, 200 ms)
+/// with one; no later than the retransmission timer). A caller that reads the timer in the
+/// middle of a burst gets the deadline as of the segments sent so far.
+#[test]
+fn the_probe_is_scheduled_once_per_burst_as_after_its_last_segment() {
+    use airqueue::engine::SimTime;
+    use airqueue::transport::tcp::{
+        AckInfo, AppData, CongestionVariant, TcpConfig, TcpFlags, TcpSender,
+    };
+    let ms = SimTime::from_millis;
+    let cfg = TcpConfig {
+        variant: CongestionVariant::Cubic,
+        mss: 1000,
+        initial_cwnd_segments: 10,
+        rcv_buffer: 1 << 20,
+        delayed_ack: false,
+        sack: true,
+        timestamps: true,
+        rack: true,
+        tlp: true,
+        prr: true,
+        frto: true,
+        ..TcpConfig::default()
+    };
+    assert_eq!(
+        cfg.min_rto,
+        SimTime::from_secs(1),
+        "the RTO caps no PTO here"
+    );
+    let mut s = TcpSender::new(&cfg, AppData::Bytes(1000));
+    s.start(SimTime::ZERO);
+    let first = s.poll_transmit(SimTime::ZERO).expect("one segment");
+    assert!(s.poll_transmit(SimTime::ZERO).is_none());
+    // No RTT sample yet: Linux TCP_TIMEOUT_INIT (1 s), as the RTO.
+    assert_eq!(s.next_timer(), Some(SimTime::from_secs(1)));
+    // Its ACK at 100 ms: SRTT = 100 ms; nothing outstanding, no timer.
+    let ack = AckInfo {
+        seq: 0,
+        ack: 1000,
+        window: 1 << 20,
+        flags: TcpFlags::ACK,
+        tsecr: first.tsval,
+    };
+    s.on_ack(ms(100), &ack);
+    assert_eq!(s.srtt(), Some(ms(100)));
+    assert!(s.poll_transmit(ms(100)).is_none());
+    assert_eq!(s.next_timer(), None);
+    // Five more segments at 150 ms, read segment by segment.
+    s.offer(5000);
+    let now = ms(150);
+    assert!(s.poll_transmit(now).is_some());
+    assert_eq!(
+        s.next_timer(),
+        Some(now + ms(200) + ms(200)),
+        "one in flight"
+    );
+    assert!(s.poll_transmit(now).is_some());
+    assert_eq!(s.next_timer(), Some(now + ms(200) + ms(2)), "two in flight");
+    let mut sent = 2;
+    while s.poll_transmit(now).is_some() {
+        sent += 1;
+    }
+    assert_eq!(sent, 5);
+    assert_eq!(s.next_timer(), Some(now + ms(202)));
+}

@@ -453,7 +453,45 @@ impl RackBoard {
 
     /// The cumulative ACK reached `una`: records ending at or below it leave. Returns the
     /// bytes newly delivered (not SACKed before).
+    #[inline]
     pub fn on_cumulative_ack(&mut self, una: u64, now: SimTime) -> u64 {
+        // The common case: what leaves is one run of segments sent once only, neither
+        // SACKed nor lost, and nothing was ever retransmitted. Handled as the general loop
+        // below handles a run (the last of the run alone advances RACK), without its setup.
+        let head = self.head;
+        if head < self.tail && self.rtx_fifo.is_empty() {
+            let first = *self.rec(head);
+            if first.flags == 0 && first.end <= una {
+                let mut last = first;
+                let mut delivered = first.len();
+                let mut idx = head + 1;
+                while idx < self.tail {
+                    let n = *self.rec(idx);
+                    if n.end > una || n.flags != 0 {
+                        break;
+                    }
+                    delivered += n.len();
+                    last = n;
+                    idx += 1;
+                }
+                if idx == self.tail || self.rec(idx).end > una {
+                    self.check_reordering(&first);
+                    self.orig_delivered = true;
+                    self.head = idx;
+                    self.advance(last, now);
+                    self.orig_cursor = self.orig_cursor.max(idx);
+                    self.rtx_hint = self.rtx_hint.max(idx);
+                    self.undo = Undo::None;
+                    return delivered;
+                }
+            }
+        }
+        self.on_cumulative_ack_loop(una, now)
+    }
+
+    /// [`RackBoard::on_cumulative_ack`] in general.
+    #[inline(never)]
+    fn on_cumulative_ack_loop(&mut self, una: u64, now: SimTime) -> u64 {
         let mut delivered = 0;
         while self.head < self.tail {
             let r = *self.rec(self.head);

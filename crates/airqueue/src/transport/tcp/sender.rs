@@ -392,6 +392,10 @@ struct RackState {
     frto_on: bool,
     prr: Prr,
     aux: Option<(SimTime, Aux)>,
+    /// The probe timer is to be (re)scheduled as of this time once the current burst of
+    /// transmissions ends (Linux `tcp_write_xmit` calls `tcp_schedule_loss_probe` once,
+    /// after its loop): see [`TcpSender::rack_flush_probe`].
+    probe_from: Option<SimTime>,
     /// snd_max after the probe, while a probe is outstanding (Linux `tlp_high_seq`).
     tlp_high_seq: Option<u64>,
     /// The probe was a retransmission (Linux `tlp_retrans`).
@@ -407,7 +411,25 @@ struct RackState {
     prior_cwnd: u64,
     prior_ssthresh: u64,
     /// The scalars a send changes, to take it back ([`TcpSender::on_local_drop`]).
-    saved: (u64, Option<u64>, bool, bool, Option<(SimTime, Aux)>),
+    saved: RackSaved,
+}
+
+/// What a send may change in [`RackState`], kept to take it back: PRR's count and the
+/// pending probe for any send, the probe's state only for the probe itself.
+#[derive(Copy, Clone, Debug, Default)]
+struct RackSaved {
+    prr_out: u64,
+    probe_from: Option<SimTime>,
+    probe: Option<SavedProbe>,
+}
+
+/// The state the tail loss probe's transmission changes.
+#[derive(Copy, Clone, Debug)]
+struct SavedProbe {
+    tlp_high_seq: Option<u64>,
+    tlp_retrans: bool,
+    tlp_pending: bool,
+    aux: Option<(SimTime, Aux)>,
 }
 
 /// What handing out a segment changes, saved to undo it (the segment never left the
@@ -510,6 +532,7 @@ impl TcpSender {
                     frto_on: cfg.frto,
                     prr: Prr::default(),
                     aux: None,
+                    probe_from: None,
                     tlp_high_seq: None,
                     tlp_retrans: false,
                     tlp_pending: false,
@@ -518,7 +541,7 @@ impl TcpSender {
                     rto_retransmits: 0,
                     prior_cwnd: 0,
                     prior_ssthresh: 0,
-                    saved: (0, None, false, false, None),
+                    saved: RackSaved::default(),
                 })
             }),
         }
@@ -685,16 +708,21 @@ impl TcpSender {
         self.stats.bytes_sent = e.bytes_sent;
         self.stats.retransmissions = e.retransmissions;
         self.stats.retransmitted_bytes = e.retransmitted_bytes;
-        if let Some(r) = self.rack.as_deref_mut() {
+        if let Some(mut r) = self.rack.take() {
             r.board.undo_last_send();
-            (
-                r.prr.out,
-                r.tlp_high_seq,
-                r.tlp_retrans,
-                r.tlp_pending,
-                r.aux,
-            ) = r.saved;
+            let v = r.saved;
+            r.prr.out = v.prr_out;
+            r.probe_from = v.probe_from;
+            if let Some(p) = v.probe {
+                r.tlp_high_seq = p.tlp_high_seq;
+                r.tlp_retrans = p.tlp_retrans;
+                r.tlp_pending = p.tlp_pending;
+                r.aux = p.aux;
+            }
             self.stats.tlp_probes = e.tlp_probes;
+            // The sender stops here until the next ACK or timer: the burst has ended.
+            self.rack_flush_probe(&mut r);
+            self.rack = Some(r);
         }
         self.stats.local_drops += 1;
         match self.local_congestion {
@@ -1167,7 +1195,12 @@ impl TcpSender {
     /// The retransmission-timer deadline, if the timer is running. Schedule a wake-up
     /// there and call [`TcpSender::on_timer`].
     pub fn next_timer(&self) -> Option<SimTime> {
-        match self.rack.as_deref().and_then(|r| r.aux) {
+        let aux = match self.rack.as_deref() {
+            Some(r) if r.probe_from.is_some() => self.rack_aux_pending(r),
+            Some(r) => r.aux,
+            None => None,
+        };
+        match aux {
             Some((t, _)) => Some(self.timer.map_or(t, |rto| rto.min(t))),
             None => self.timer,
         }
@@ -1177,6 +1210,10 @@ impl TcpSender {
     /// (stale wake-ups after the deadline moved) do nothing. Then drain
     /// [`TcpSender::poll_transmit`].
     pub fn on_timer(&mut self, now: SimTime) {
+        if let Some(mut r) = self.rack.take() {
+            self.rack_flush_probe(&mut r);
+            self.rack = Some(r);
+        }
         if let Some((t, kind)) = self.rack.as_deref().and_then(|r| r.aux) {
             if now >= t && self.timer.is_none_or(|rto| t <= rto) {
                 self.rack.as_deref_mut().unwrap().aux = None;
@@ -1449,8 +1486,19 @@ impl TcpSender {
     /// without an RTT sample, no later than the retransmission timer; only in Open with
     /// data outstanding.
     fn rack_schedule_probe(&self, r: &mut RackState, now: SimTime) -> bool {
+        match self.rack_probe_deadline(r, now) {
+            Some(at) => {
+                r.aux = Some((at, Aux::Tlp));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The probe deadline [`TcpSender::rack_schedule_probe`] sets at `now`, if any.
+    fn rack_probe_deadline(&self, r: &RackState, now: SimTime) -> Option<SimTime> {
         if !r.tlp_on || r.ca != CaState::Open || self.snd_una >= self.snd_max {
-            return false;
+            return None;
         }
         let mut pto = match self.rto.srtt() {
             Some(srtt) => {
@@ -1469,8 +1517,34 @@ impl TcpSender {
                 pto = pto.min(left);
             }
         }
-        r.aux = Some((now + pto, Aux::Tlp));
-        true
+        Some(now + pto)
+    }
+
+    /// Schedules the probe the last burst of transmissions (or the ACK before it) asked
+    /// for, once, as of the time they happened: Linux's `tcp_write_xmit` calls
+    /// `tcp_schedule_loss_probe` once after its loop, not per segment. Every input of the
+    /// PTO (state, SRTT, segments outstanding, the retransmission timer) is as the last
+    /// transmission left it, so the deadline is the one rescheduling after every segment
+    /// would leave. Called when [`TcpSender::poll_transmit`] has nothing more to send, when
+    /// the host's queue refuses a segment (the sender stops), and at the start of
+    /// [`TcpSender::on_ack`] and [`TcpSender::on_timer`] for callers that stop polling
+    /// early; [`TcpSender::next_timer`] reads the pending deadline without flushing.
+    #[inline]
+    fn rack_flush_probe(&self, r: &mut RackState) {
+        if let Some(t) = r.probe_from.take() {
+            self.rack_schedule_probe(r, t);
+        }
+    }
+
+    /// The deadline in `r.aux` with the pending probe scheduled (see
+    /// [`TcpSender::rack_flush_probe`]): only for a caller that stopped polling early.
+    #[cold]
+    #[inline(never)]
+    fn rack_aux_pending(&self, r: &RackState) -> Option<(SimTime, Aux)> {
+        match r.probe_from.and_then(|t| self.rack_probe_deadline(r, t)) {
+            Some(at) => Some((at, Aux::Tlp)),
+            None => r.aux,
+        }
     }
 
     /// An ACK on an established connection with RACK on (see the section above).
@@ -1479,6 +1553,8 @@ impl TcpSender {
             return;
         }
         let mut r = self.rack.take().expect("rack on");
+        // A burst whose caller did not poll to the end (see `rack_flush_probe`).
+        self.rack_flush_probe(&mut r);
         let new_data = ack.ack > self.snd_una;
         let duplicate =
             !new_data && self.snd_max > self.snd_una && ack.window == self.last_ack_window;
@@ -1589,8 +1665,16 @@ impl TcpSender {
             r.aux = None;
         } else if new_data {
             self.timer = Some(now + self.rto.rto()); // RFC 6298 (5.3)
-            if !reo_armed && !self.rack_schedule_probe(&mut r, now) {
-                r.aux = None;
+            if !reo_armed {
+                // tcp_set_xmit_timer → tcp_schedule_loss_probe(sk, true) where it may
+                // schedule one (Open, TLP on; data is outstanding here), else no probe. The
+                // PTO is computed once the transmissions this ACK allows have gone out
+                // (`rack_flush_probe`): they would each reschedule it as of the same time.
+                if r.tlp_on && r.ca == CaState::Open {
+                    r.probe_from = Some(now);
+                } else {
+                    r.aux = None;
+                }
             }
         }
         self.sync_rack_stats(&r);
@@ -1709,26 +1793,35 @@ impl TcpSender {
     fn rack_transmit(&mut self, now: SimTime) -> Option<Segment> {
         let mut r = self.rack.take().expect("rack on");
         let seg = self.rack_transmit_with(&mut r, now);
+        if seg.is_none() {
+            // The end of the burst (Linux: after tcp_write_xmit's loop).
+            self.rack_flush_probe(&mut r);
+        }
         self.rack = Some(r);
         seg
     }
 
-    /// Keeps what a send is about to change, to take it back ([`TcpSender::on_local_drop`]).
-    fn rack_save(r: &mut RackState) {
-        r.saved = (
-            r.prr.out,
-            r.tlp_high_seq,
-            r.tlp_retrans,
-            r.tlp_pending,
-            r.aux,
-        );
+    /// Keeps what a send is about to change, to take it back ([`TcpSender::on_local_drop`]);
+    /// `probe`: the send is the tail loss probe.
+    #[inline(always)]
+    fn rack_save(r: &mut RackState, probe: bool) {
+        r.saved = RackSaved {
+            prr_out: r.prr.out,
+            probe_from: r.probe_from,
+            probe: probe.then_some(SavedProbe {
+                tlp_high_seq: r.tlp_high_seq,
+                tlp_retrans: r.tlp_retrans,
+                tlp_pending: r.tlp_pending,
+                aux: r.aux,
+            }),
+        };
     }
 
     fn rack_transmit_with(&mut self, r: &mut RackState, now: SimTime) -> Option<Segment> {
         let outstanding = self.snd_max - self.snd_una;
         let new_len = self.mss.min(self.app_end.saturating_sub(self.snd_max));
         if r.tlp_pending {
-            Self::rack_save(r);
+            Self::rack_save(r, true);
             // Linux tcp_send_loss_probe: new data if the peer's window admits it (cwnd
             // is not checked), else the last segment again.
             r.tlp_pending = false;
@@ -1747,6 +1840,7 @@ impl TcpSender {
             self.stats.tlp_probes += 1;
             self.timer = Some(now + self.rto.rto());
             r.aux = None;
+            r.probe_from = None;
             return Some(seg);
         }
         let pipe = r.board.pipe(outstanding);
@@ -1757,7 +1851,7 @@ impl TcpSender {
                     self.note_limit(now, Limit::Cwnd);
                     return None;
                 }
-                Self::rack_save(r);
+                Self::rack_save(r, false);
                 let seg = self.emit_data(now, start, len);
                 r.board.on_retransmit(idx, now);
                 if r.ca == CaState::Recovery {
@@ -1782,10 +1876,11 @@ impl TcpSender {
             }
             len = self.rwnd; // as without RACK: nothing in flight, a window below one MSS
         }
-        Self::rack_save(r);
+        Self::rack_save(r, false);
         Some(self.rack_send_new(r, now, len))
     }
 
+    #[inline(always)]
     fn rack_send_new(&mut self, r: &mut RackState, now: SimTime, len: u64) -> Segment {
         let seq = self.snd_max;
         let seg = self.emit_data(now, seq, len);
@@ -1793,8 +1888,11 @@ impl TcpSender {
         if r.ca == CaState::Recovery {
             r.prr.on_send();
         }
-        // tcp_write_xmit → tcp_schedule_loss_probe after new data (Open only).
-        self.rack_schedule_probe(r, now);
+        // tcp_write_xmit → tcp_schedule_loss_probe after new data (Open only), once at the
+        // end of the burst (`rack_flush_probe`).
+        if r.tlp_on && r.ca == CaState::Open {
+            r.probe_from = Some(now);
+        }
         seg
     }
 }
