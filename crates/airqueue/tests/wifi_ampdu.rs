@@ -191,11 +191,6 @@ fn aggregation_key_errors_name_the_field_and_the_allowed_values() {
             "amsdu = false",
         ),
         (
-            "standard = \"802.11n\"\nap_queues = \"mac80211\"",
-            "cells.wlan.aggregation.ampdu",
-            "ampdu = false",
-        ),
-        (
             "standard = \"802.11n\"\nrate = \"24Mbit\"",
             "cells.wlan.stations.sta0.rate",
             "give it an mcs",
@@ -207,6 +202,14 @@ fn aggregation_key_errors_name_the_field_and_the_allowed_values() {
             .to_string();
         assert!(err.contains(field) && err.contains(words), "{field}: {err}");
     }
+    // mac80211 TXQs form A-MPDUs since issue 36 item 4 (`wifi_txq_ampdu`).
+    load_toml_str(&saturated(
+        1,
+        "standard = \"802.11n\"\nap_queues = \"mac80211\"",
+        "",
+        "2s",
+    ))
+    .expect("A-MPDUs from mac80211 TXQs");
     load_toml_str(&saturated(
         1,
         "standard = \"802.11n\"\nap_queues = \"mac80211\"\naggregation = { ampdu = false }",

@@ -166,6 +166,11 @@ pub fn build_cell(
                         super::txq::TxqConf {
                             quantum: c.airtime_quantum.time(),
                             airtime_fair: c.airtime_fairness,
+                            aql: c.aql.map(|a| super::txq::AqlConf {
+                                limit_low: a.txq_limit_low.time(),
+                                limit_high: a.txq_limit_high.time(),
+                                threshold: a.threshold.time(),
+                            }),
                         }
                     }),
                     rate_control: st.map_or(RateControl::Fixed, |st| {

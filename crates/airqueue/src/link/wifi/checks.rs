@@ -65,6 +65,7 @@ pub fn check_cells(
             check_mcs_phy(c, std, &label, errs);
             check_aggregation(c, std, &label, errs);
         }
+        check_aql(c, std, &label, errs);
         let rate_ok = |path: String, r: &Rate, errs: &mut ScenarioError| {
             if let Some(std) = std {
                 let ok =
@@ -419,9 +420,46 @@ fn check_mcs_phy(c: &CellSpec, std: Standard, label: &str, errs: &mut ScenarioEr
     }
 }
 
+/// The `aql` key: mac80211's TXQs that form A-MPDUs (with one frame per AC in the
+/// hardware AQL never binds), positive limits, the high one not below the low one.
+fn check_aql(c: &CellSpec, std: Option<Standard>, label: &str, errs: &mut ScenarioError) {
+    let Some(a) = c.aql else { return };
+    let at = format!("{label}.aql");
+    if c.ap_queues != ApQueuesKind::Mac80211 {
+        errs.push(
+            at.clone(),
+            "airtime queue limits apply to mac80211's TXQs; add ap_queues = \"mac80211\" or remove aql",
+        );
+    }
+    let aggregates = std.is_some_and(|s| s.has_mcs()) && c.aggregation.is_none_or(|g| g.ampdu);
+    if !aggregates {
+        errs.push(
+            at.clone(),
+            "AQL is modelled with A-MPDU aggregation (an 802.11n/ac/ax cell with aggregation on); with one frame per AC in the hardware it never binds; remove aql",
+        );
+    }
+    for (k, v, dflt) in [
+        ("txq_limit_low", a.txq_limit_low, "5ms"),
+        ("txq_limit_high", a.txq_limit_high, "12ms"),
+    ] {
+        if v.time().0 == 0 {
+            errs.push(
+                format!("{at}.{k}"),
+                format!("must be longer than zero, e.g. \"{dflt}\" (Linux's default)"),
+            );
+        }
+    }
+    if a.txq_limit_high.time() < a.txq_limit_low.time() {
+        errs.push(
+            format!("{at}.txq_limit_high"),
+            "must not be below txq_limit_low (Linux's defaults: 5ms low, 12ms high)",
+        );
+    }
+}
+
 /// The `aggregation` key: only on n/ac/ax cells, limits within the standard's (IEEE
 /// 802.11-2020 §10.12.2 A-MPDU lengths, §10.25.2 windows), and nothing the aggregating
-/// medium does not model yet (A-MSDU, mac80211 queues, RTS/CTS).
+/// medium does not model yet (A-MSDU, RTS/CTS).
 fn check_aggregation(c: &CellSpec, std: Standard, label: &str, errs: &mut ScenarioError) {
     use super::{ampdu, block_ack};
     let a = c.aggregation.unwrap_or(AggregationSpec {
@@ -474,12 +512,6 @@ fn check_aggregation(c: &CellSpec, std: Standard, label: &str, errs: &mut Scenar
     }
     if !a.ampdu {
         return;
-    }
-    if c.ap_queues == ApQueuesKind::Mac80211 {
-        errs.push(
-            format!("{at}.ampdu"),
-            "A-MPDUs from mac80211 TXQs are not modelled yet; use ap_queues = \"driver\" or aggregation = { ampdu = false }",
-        );
     }
     for st in &c.stations {
         if st.rate.is_some() || (st.mcs.is_none() && c.rate.is_some()) {

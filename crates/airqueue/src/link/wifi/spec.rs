@@ -175,10 +175,48 @@ pub struct CellSpec {
     /// n, ac, ax: A-MPDU aggregation under block ack (IEEE 802.11-2020 §10.12, §10.25),
     /// e.g. `{ ampdu = true, max_ampdu_bytes = 65535, max_mpdus = 64 }`. Default: on, with
     /// ns-3's defaults (A-MPDUs up to 65535 bytes, the standard's window: 64 MPDUs for n
-    /// and ac, 256 for ax; no A-MSDU). Not with mac80211 `ap_queues`, `rts_threshold`,
-    /// `[propagation]` yet. See docs/wifi.md, "A-MPDU aggregation and block ack".
+    /// and ac, 256 for ax; no A-MSDU). Not with `rts_threshold`,
+    /// `[propagation]` yet; with mac80211 `ap_queues` the AP forms its aggregates from the
+    /// TXQs as ath9k does. See docs/wifi.md, "A-MPDU aggregation and block ack".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregation: Option<AggregationSpec>,
+    /// With "mac80211" `ap_queues` and A-MPDU aggregation: mac80211's airtime queue
+    /// limits (AQL, Linux ≥ 5.5), e.g. `aql = {}` for Linux's defaults: a station's TXQ
+    /// hands out frames while their estimated air time pending in the driver is below
+    /// `txq_limit_low` (5ms), or below `txq_limit_high` (12ms) while the interface's total
+    /// is below `threshold` (24ms). Default: off (a driver's opt-in in Linux; ath9k does not
+    /// set it). See docs/wifi.md, "mac80211 TXQs with aggregation".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aql: Option<AqlSpec>,
+}
+
+/// mac80211's airtime queue limits (`aql_txq_limit`, `aql_threshold` in debugfs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AqlSpec {
+    /// Per station and AC (IEEE80211_DEFAULT_AQL_TXQ_LIMIT_L): default 5ms.
+    #[serde(default = "default_aql_low")]
+    pub txq_limit_low: Duration,
+    /// Per station and AC while the interface is below `threshold`
+    /// (IEEE80211_DEFAULT_AQL_TXQ_LIMIT_H): default 12ms.
+    #[serde(default = "default_aql_high")]
+    pub txq_limit_high: Duration,
+    /// The interface's total pending air time below which `txq_limit_high` applies
+    /// (IEEE80211_AQL_THRESHOLD): default 24ms.
+    #[serde(default = "default_aql_threshold")]
+    pub threshold: Duration,
+}
+
+fn default_aql_low() -> Duration {
+    Duration(super::txq::AQL_TXQ_LIMIT_L)
+}
+
+fn default_aql_high() -> Duration {
+    Duration(super::txq::AQL_TXQ_LIMIT_H)
+}
+
+fn default_aql_threshold() -> Duration {
+    Duration(super::txq::AQL_THRESHOLD)
 }
 
 /// A-MPDU aggregation of an 802.11n/ac/ax cell.

@@ -26,6 +26,19 @@
 //! reordering buffer stay counted in the sender's driver buffer until they are passed up
 //! (they are in flight).
 //!
+//! **From mac80211's TXQs.** At an AP with `ap_queues = "mac80211"` the frames are not
+//! in a FIFO: the driver forms each aggregate from the TXQs ([`Cell::txq_build`], ath9k's
+//! `ath_tx_sched_aggr`/`ath_tx_form_aggr`): the air-time scheduler picks a station, its
+//! frames already in the driver (failed MPDUs waiting in the window, ath9k's `retry_q`)
+//! come first, then its TXQ hands out MPDUs one by one while the aggregate stays within
+//! the limits above (window, bytes, aPPDUMaxTime or the TXOP, counting the station's
+//! frames in the driver) and AQL lets it (`txq.rs`). The MPDU that does not fit stays in
+//! the driver, first in the station's next aggregate (ath9k puts it back at the head of
+//! its retry queue). The aggregate is formed when the function's previous PPDU is
+//! settled (or when a packet reaches an idle AP): the hardware holds one aggregate per AC.
+//! Its station's frames go to the head of the function's queue, so the PPDU assembled at
+//! transmission is that aggregate.
+//!
 //! **TXOP.** With EDCA an A-MPDU (with SIFS and the BlockAck) fits the TXOP's time left;
 //! a TXOP continues SIFS after a BlockAck if the next head MPDU's exchange fits. AC_VO
 //! does not aggregate (ns-3's `VO_MaxAmpduSize` default 0) and uses the single-MPDU
@@ -360,6 +373,9 @@ impl Cell {
             self.fns[k].stats.collisions += 1;
         }
         self.fns[k].head_since = cx.now;
+        if self.sta[self.fns[k].port as usize].txq.is_some() {
+            self.txq_build(k, cx);
+        }
         self.txop_goes_on(k, got_ba, cx)
     }
 
@@ -401,6 +417,7 @@ impl Cell {
                 let pkt = self.fns[k].buf.remove(bi).unwrap();
                 fa.held.push((q as u32, out.sn, pkt));
                 acked += 1;
+                self.txq_completed(k, q, pkt);
                 continue;
             }
             let out = &mut fa.outstanding[oi];
@@ -426,6 +443,7 @@ impl Cell {
             fa.outstanding.remove(oi);
             fa.agreements[q].bar_due = true;
             let pkt = self.fns[k].buf.remove(bi).unwrap();
+            self.txq_completed(k, q, pkt);
             if counting {
                 let st = &mut self.sta[p].stats;
                 match reason {
@@ -533,5 +551,137 @@ impl Cell {
         let ppdu = self.phy.psdu_duration(ampdu::with_subframe(0, mpdu), kbps);
         let t = ppdu + self.phy.sifs + self.block_ack_time(kbps);
         (next + t <= start + f.txop).then_some(next)
+    }
+
+    /// Packet `pkt` of AP function `k` to `q` completed (acknowledged or discarded): with
+    /// mac80211 TXQs it leaves the driver and AQL releases its charge.
+    fn txq_completed(&mut self, k: usize, q: usize, pkt: PacketId) {
+        let p = self.fns[k].port as usize;
+        let fi = k - self.sta[p].first as usize;
+        if let Some(t) = self.sta[p].txq.as_mut() {
+            t.completed(q, fi, pkt);
+        }
+    }
+
+    /// An AP with mac80211 TXQs forms function `k`'s next aggregate (see the module
+    /// documentation): the scheduler's station, its frames in the driver first, then
+    /// MPDUs from its TXQ until the limits or AQL stop it; its frames go to the head of
+    /// the function's queue.
+    pub(super) fn txq_build(&mut self, k: usize, cx: &mut LinkCtx<'_>) {
+        let p = self.fns[k].port as usize;
+        let fi = k - self.sta[p].first as usize;
+        let counting = cx.now >= self.stats_from;
+        let was_empty = self.fns[k].buf.is_empty();
+        let Some(q) = self.sta[p].txq.as_mut().and_then(|t| t.pick(fi)) else {
+            return;
+        };
+        let kbps = self.rate(p, q);
+        let overhead = self.sta[p].overhead;
+        let ba = self.block_ack_time(kbps);
+        let f = &self.fns[k];
+        let max_time = if f.txop == SimTime::ZERO {
+            PPDU_MAX_TIME
+        } else {
+            f.txop.saturating_sub(self.phy.sifs + ba).min(PPDU_MAX_TIME)
+        };
+        let lim = Limits {
+            max_time,
+            ..self.limits()
+        };
+        let window = lim.max_mpdus;
+        let (start, next_sn, outs) = {
+            let fa = self.agg.as_deref().unwrap().fns[k].as_ref().unwrap();
+            let it = fa.outstanding.iter().filter(|o| o.peer == q as u32);
+            let oldest = it.clone().next().map(|o| o.sn);
+            let a = fa.agreements[q];
+            (a.win_start_o(oldest), a.next_sn, it.count() as u32)
+        };
+        // The station's frames in the driver, in order: outstanding ones, then those
+        // not sent yet. `m` counts them; `n`, `bytes` the aggregate so far.
+        let (mut n, mut bytes, mut m) = (0u32, 0u32, 0u32);
+        let mut full = false;
+        let fits = |n: u32, next: u32| {
+            n == 0
+                || (n < lim.max_mpdus
+                    && next <= lim.max_bytes
+                    && self.phy.psdu_duration(next, kbps) <= lim.max_time)
+        };
+        let sn_of = |m: u32, outs_sn: Option<u32>| outs_sn.unwrap_or(next_sn + (m - outs));
+        {
+            let fa = self.agg.as_deref().unwrap().fns[k].as_ref().unwrap();
+            let mut outs_it = fa.outstanding.iter().filter(|o| o.peer == q as u32);
+            for &pkt in &self.fns[k].buf {
+                if self.receiver(p, pkt, cx) != q {
+                    continue;
+                }
+                let sn = sn_of(m, outs_it.next().map(|o| o.sn));
+                m += 1;
+                if full {
+                    continue;
+                }
+                let next = ampdu::with_subframe(bytes, cx.packets.get(pkt).size_bytes + overhead);
+                if !Agreement::in_window(start, window, sn) || !fits(n, next) {
+                    full = true;
+                    continue;
+                }
+                n += 1;
+                bytes = next;
+            }
+        }
+        let phy = &self.phy;
+        let txq = self.sta[p].txq.as_deref_mut().unwrap();
+        let est = |pkt: PacketId, a: &crate::packet::PacketArena| {
+            let len = a.get(pkt).size_bytes + overhead;
+            crate::link::wifi::txq::expected_tx_airtime_us(phy, kbps, len, true) * 1000
+        };
+        let mut added = 0;
+        // The driver dequeues unless the frames already in it fill the aggregate.
+        let dequeues = if full { 0 } else { u32::MAX };
+        for _ in 0..dequeues {
+            let sn = next_sn + (m - outs);
+            if !Agreement::in_window(start, window, sn) || !txq.may_transmit(q, fi) {
+                break;
+            }
+            let Some(pkt) = txq.pull(
+                q,
+                fi,
+                est,
+                cx,
+                &mut self.ap_backlog,
+                (&mut self.dq, p),
+                counting,
+            ) else {
+                break;
+            };
+            self.fns[k].buf.push_back(pkt);
+            added += 1;
+            m += 1;
+            let next = ampdu::with_subframe(bytes, cx.packets.get(pkt).size_bytes + overhead);
+            if !(n == 0
+                || (n < lim.max_mpdus
+                    && next <= lim.max_bytes
+                    && phy.psdu_duration(next, kbps) <= lim.max_time))
+            {
+                break; // it waits in the driver for the station's next aggregate
+            }
+            n += 1;
+            bytes = next;
+        }
+        txq.formed(q, fi, counting);
+        self.sta[p].len += added;
+        // The station's frames to the head, each station's order kept.
+        let mut first = 0;
+        for i in 0..self.fns[k].buf.len() {
+            let pkt = self.fns[k].buf[i];
+            if self.receiver(p, pkt, cx) == q {
+                let buf = &mut self.fns[k].buf;
+                buf.remove(i);
+                buf.insert(first, pkt);
+                first += 1;
+            }
+        }
+        if was_empty {
+            self.fns[k].head_since = cx.now;
+        }
     }
 }

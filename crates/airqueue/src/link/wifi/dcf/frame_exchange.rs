@@ -357,10 +357,15 @@ impl Cell {
     }
 
     /// An AP with mac80211 queues: if function `k`'s hardware queue is empty, the airtime
-    /// scheduler hands it the next frame (without contending: the caller does).
+    /// scheduler hands it the next frame, or with aggregation the driver forms the next
+    /// aggregate ([`Cell::txq_build`]) (without contending: the caller does).
     pub(super) fn refill(&mut self, k: usize, cx: &mut LinkCtx<'_>) {
         let p = self.fns[k].port as usize;
         if !self.fns[k].buf.is_empty() {
+            return;
+        }
+        if self.aggregates(k) && self.sta[p].txq.is_some() {
+            self.txq_build(k, cx);
             return;
         }
         let fi = k - self.sta[p].first as usize;

@@ -114,7 +114,8 @@ impl Cell {
     }
 
     /// The `txqs` table of APs with mac80211 queues: per station and AC, the air time the
-    /// scheduler charged (both directions) and the TXQ's drops.
+    /// scheduler charged (both directions) and the TXQ's drops; on an aggregating cell
+    /// also the aggregates formed, the MPDUs in them and AQL's largest pending air time.
     fn txq_table(&self, now: SimTime) -> Option<Table> {
         let span = now.saturating_sub(self.stats_from).as_secs_f64().max(1e-12);
         let mut rows: Vec<(usize, usize, usize)> = Vec::new(); // (ap, station, fi)
@@ -177,6 +178,32 @@ impl Cell {
             "overlimit_drops",
             Column::U64(rows.iter().map(|r| txq(r).overlimit_drops).collect()),
         );
+        if self.agg.is_some() {
+            // Aggregates formed from the TXQs (`aggregate.rs`), and with AQL the largest
+            // estimated air time the station had pending in the driver.
+            t.push(
+                "aggregates",
+                Column::U64(rows.iter().map(|r| txq(r).aggregates).collect()),
+            );
+            t.push(
+                "mpdus",
+                Column::U64(rows.iter().map(|r| txq(r).mpdus).collect()),
+            );
+            t.push(
+                "aql_pending_max_us",
+                Column::F64(
+                    rows.iter()
+                        .map(|r| {
+                            if self.sta[r.0].txq.as_ref().unwrap().aql() {
+                                txq(r).aql_pending_max as f64 / 1e3
+                            } else {
+                                f64::NAN
+                            }
+                        })
+                        .collect(),
+                ),
+            );
+        }
         Some(t)
     }
 
