@@ -600,6 +600,20 @@ pub struct TcpSpec {
     /// Linux: on.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub frto: bool,
+    /// The send buffer, as Linux's `tcp_wmem` (default 4 KiB / 16 KiB / 4 MiB): the
+    /// application's data enters the socket only while the bytes not yet acknowledged plus
+    /// those not yet sent are below this size (`tcp_wmem[1]`, Linux `sk_sndbuf`), and a
+    /// writer that found it full waits until ACKs have drained it to ⅔
+    /// (`sk_stream_write_space`). A bulk sender's flight therefore stops growing at the
+    /// buffer, whatever cwnd says. Absent: no send buffer (all offered data is in the
+    /// socket), the classic model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snd_buffer: Option<Bytes>,
+    /// Send-buffer autotuning (Linux `tcp_sndbuf_expand`): the buffer grows from `snd_buffer`
+    /// to twice the congestion window's per-segment memory, up to this size (`tcp_wmem[2]`).
+    /// Needs `snd_buffer`. Absent: a fixed `snd_buffer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snd_buffer_max: Option<Bytes>,
 }
 
 /// [`TcpSpec::rto`].
@@ -658,6 +672,8 @@ impl Default for TcpSpec {
             tlp: false,
             prr: false,
             frto: false,
+            snd_buffer: None,
+            snd_buffer_max: None,
         }
     }
 }

@@ -20,7 +20,8 @@ pub enum TcpProfile {
     /// its default sysctls: CUBIC (`tcp_congestion_control`), IW 10 (`TCP_INIT_CWND`), initial
     /// RTO 1 s (`TCP_TIMEOUT_INIT`), RTO in [200 ms, 120 s] (`TCP_RTO_MIN`, `TCP_RTO_MAX`),
     /// SACK, timestamps with PAWS, window scaling, receive buffer 128 KiB autotuned up to
-    /// 6 MiB (`tcp_rmem` = 4096 131072 6291456), RACK-TLP (`tcp_recovery` = 1,
+    /// 6 MiB (`tcp_rmem` = 4096 131072 6291456), send buffer 16 KiB autotuned up to 4 MiB
+    /// (`tcp_wmem` = 4096 16384 4194304, `tcp_sndbuf_expand`), RACK-TLP (`tcp_recovery` = 1,
     /// `tcp_early_retrans` = 3), PRR, F-RTO (`tcp_frto` = 2), ECN only when the peer asks
     /// (`tcp_ecn` = 2: a Linux sender does not), cwnd validation (`tcp_is_cwnd_limited`),
     /// CWR on a local qdisc drop (`tcp_enter_cwr`). Not modelled, nearest model chosen:
@@ -99,6 +100,7 @@ impl TcpProfile {
                 "initial_rto": "1s", "min_rto": "200ms", "max_rto": "120s", "rto": "linux",
                 "dupack_threshold": 3, "delayed_ack": true, "delayed_ack_timeout": "40ms",
                 "rcv_buffer": 131072, "rcv_buffer_max": 6291456,
+                "snd_buffer": 16384, "snd_buffer_max": 4194304,
                 "cwnd_validation": true, "ecn": false, "window_scaling": true,
                 "sack": true, "timestamps": true, "paws": true, "hystart": true,
                 "local_congestion": "cwr",
@@ -197,6 +199,7 @@ pub fn markdown_table() -> String {
             out += &match t.get(k) {
                 Some(Value::String(s)) => format!(" \"{s}\" |"),
                 Some(v) => format!(" {v} |"),
+                None if k.starts_with("snd_buffer") => " (absent: not modelled) |".to_string(),
                 None => " (absent: fixed buffer) |".to_string(),
             };
         }

@@ -959,6 +959,41 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
             );
         }
     }
+    match (t.snd_buffer, t.snd_buffer_max) {
+        (None, Some(_)) => errs.push(
+            format!("{path}.snd_buffer_max"),
+            "autotuning grows the send buffer from snd_buffer; set snd_buffer (Linux: \"16KiB\") or remove snd_buffer_max",
+        ),
+        (Some(b), max) => {
+            if b.0 < t.mss as u64 {
+                errs.push(
+                    format!("{path}.snd_buffer"),
+                    format!(
+                        "{b} is smaller than one MSS ({} B); the send buffer must hold at least one segment",
+                        t.mss
+                    ),
+                );
+            } else if b.0 > u32::MAX as u64 {
+                errs.push(format!("{path}.snd_buffer"), "is larger than 4 GiB; lower it");
+            }
+            if let Some(max) = max {
+                if max.0 < b.0 {
+                    errs.push(
+                        format!("{path}.snd_buffer_max"),
+                        format!(
+                            "{max} is below snd_buffer ({b}); autotuning grows the send buffer from snd_buffer up to snd_buffer_max"
+                        ),
+                    );
+                } else if max.0 > u32::MAX as u64 {
+                    errs.push(
+                        format!("{path}.snd_buffer_max"),
+                        "is larger than 4 GiB; lower it",
+                    );
+                }
+            }
+        }
+        (None, None) => {}
+    }
     if t.sack && matches!(t.variant, TcpVariant::Tahoe | TcpVariant::Reno) {
         errs.push(
             format!("{path}.sack"),
@@ -1060,6 +1095,43 @@ mod tests {
         );
         assert!(crate::scenario::load_toml_str(&toml(
             "sack = true, rack = true, tlp = true, prr = true, frto = true"
+        ))
+        .is_ok());
+    }
+
+    /// The send buffer: autotuning needs a start, the buffer must hold a segment and the
+    /// maximum must not be below the start; each problem is named at its key.
+    #[test]
+    fn send_buffer_keys_name_their_problems() {
+        let toml = |transport: &str| {
+            format!(
+                "[run]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n\
+                 [[links]]\nname = \"ab\"\nbetween = [\"a\", \"b\"]\nrate = \"10Mbit\"\n\
+                 [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = {{ kind = \"bulk\" }}\n\
+                 transport = {{ kind = \"tcp\", {transport} }}\n"
+            )
+        };
+        let err = crate::scenario::load_toml_str(&toml("snd_buffer_max = \"4MiB\"")).unwrap_err();
+        assert_eq!(
+            err.problems[0].path, "flows.f.transport.snd_buffer_max",
+            "{err}"
+        );
+        assert!(err.problems[0].message.contains("set snd_buffer"), "{err}");
+        let err = crate::scenario::load_toml_str(&toml("snd_buffer = \"1KiB\"")).unwrap_err();
+        assert_eq!(
+            err.problems[0].path, "flows.f.transport.snd_buffer",
+            "{err}"
+        );
+        let err = crate::scenario::load_toml_str(&toml(
+            "snd_buffer = \"64KiB\", snd_buffer_max = \"16KiB\"",
+        ))
+        .unwrap_err();
+        assert_eq!(
+            err.problems[0].path, "flows.f.transport.snd_buffer_max",
+            "{err}"
+        );
+        assert!(crate::scenario::load_toml_str(&toml(
+            "snd_buffer = \"16KiB\", snd_buffer_max = \"4MiB\""
         ))
         .is_ok());
     }

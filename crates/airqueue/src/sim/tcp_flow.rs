@@ -241,6 +241,8 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         tlp: t.tlp,
         prr: t.prr,
         frto: t.frto,
+        snd_buffer: t.snd_buffer.map(|b| b.0.min(u32::MAX as u64) as u32),
+        snd_buffer_max: t.snd_buffer_max.map(|b| b.0.min(u32::MAX as u64) as u32),
         local_congestion: match t.local_congestion {
             LocalCongestionKind::Cwr => LocalCongestion::Cwr,
             LocalCongestionKind::Quench => LocalCongestion::Quench,

@@ -50,6 +50,9 @@
 //!   ([`TcpConfig::prr`]) — [`prr`], [`sender`].
 //! * RFC 5682 §3.1: SACK-enhanced F-RTO with Linux's undo (`tcp_process_loss`,
 //!   `tcp_try_undo_loss`) ([`TcpConfig::frto`]) — [`sender`].
+//! * Linux `sk_sndbuf` with `tcp_wmem` autotuning (`tcp_sndbuf_expand`,
+//!   `sk_stream_write_space`): the send buffer that bounds a bulk sender's data in flight
+//!   and unsent ([`TcpConfig::snd_buffer`]) — [`sndbuf`], [`sender`].
 //!
 //! Not modelled: connection teardown (FIN/RST; completion is "all data acknowledged"),
 //! limited transmit (RFC 3042), restart after idle (RFC 5681 §4.1), D-SACK (so RACK's
@@ -69,6 +72,7 @@ pub mod receiver;
 pub mod rto;
 pub mod sack;
 pub mod sender;
+pub mod sndbuf;
 
 #[cfg(test)]
 mod harness;
@@ -215,6 +219,17 @@ pub struct TcpConfig {
     /// and a spurious one is undone (cwnd and ssthresh restored, `tcp_try_undo_loss`).
     /// Needs [`TcpConfig::rack`]. Linux default: on. Default off.
     pub frto: bool,
+    /// The send buffer (Linux `sk_sndbuf`, [`sndbuf`]): when set, the application's data
+    /// enters the socket only while the bytes from `snd_una` to the end of the written
+    /// data are below the buffer, and a writer that found it full waits until ACKs have
+    /// drained it to ⅔; the sender sends only what was written. Starts at this many bytes
+    /// (`tcp_wmem[1]`). `None` (default): the application's data is all in the socket at
+    /// once (no send buffer), the classic model.
+    pub snd_buffer: Option<u32>,
+    /// Send-buffer autotuning (`tcp_sndbuf_expand`): with [`TcpConfig::snd_buffer`], the
+    /// buffer grows to twice the congestion window's worth of per-segment memory, up to
+    /// this many bytes (`tcp_wmem[2]`). `None`: a fixed buffer.
+    pub snd_buffer_max: Option<u32>,
 }
 
 /// The sender's timestamp clock (RFC 7323 §5.4): milliseconds (Linux's `TCP_TS_HZ` =
@@ -302,6 +317,8 @@ impl Default for TcpConfig {
             tlp: false,
             prr: false,
             frto: false,
+            snd_buffer: None,
+            snd_buffer_max: None,
         }
     }
 }
@@ -373,6 +390,17 @@ impl TcpConfig {
         }
         if self.rcv_buffer < self.mss {
             return err("receive buffer must hold at least one MSS");
+        }
+        if self.snd_buffer_max.is_some() && self.snd_buffer.is_none() {
+            return err("send-buffer autotuning needs a send buffer to start from");
+        }
+        if let Some(b) = self.snd_buffer {
+            if b < self.mss {
+                return err("send buffer must hold at least one MSS");
+            }
+            if self.snd_buffer_max.is_some_and(|m| m < b) {
+                return err("the send-buffer maximum must be at least the send buffer");
+            }
         }
         if self.delayed_ack {
             if self.delayed_ack_segments == 0 {

@@ -111,6 +111,7 @@ use super::prr::Prr;
 use super::rack::RackBoard;
 use super::rto::{RtoEstimator, SYN_TIMEOUT_FALLBACK_RTO};
 use super::sack::{SackBlocks, Scoreboard};
+use super::sndbuf::SndBuf;
 use super::{
     ts_clock, AckInfo, AppData, LocalCongestion, Opener, Segment, TcpConfig, TcpFlags, TS_TICK,
 };
@@ -314,6 +315,10 @@ pub struct TcpSender {
     snd_max: u64,
     /// One past the last byte the application has handed over (`u64::MAX` if infinite).
     app_end: u64,
+    /// One past the last byte in the socket (Linux `write_seq`): what the sender may send.
+    /// `app_end` without a send buffer; with one ([`TcpConfig::snd_buffer`]) the
+    /// application's data enters as the buffer lets it ([`TcpSender::app_write`]).
+    write_seq: u64,
     rwnd: u64,
     timer: Option<SimTime>,
     /// `(end of the timed segment, send time)`.
@@ -349,6 +354,12 @@ pub struct TcpSender {
     before_emit: Emitted,
     /// RACK-TLP, PRR and F-RTO ([`TcpConfig::rack`]); `None` without RACK.
     rack: Option<Box<RackState>>,
+    /// The send buffer ([`TcpConfig::snd_buffer`]); `None`: all offered data is in the
+    /// socket.
+    sndbuf: Option<SndBuf>,
+    /// An ACK arrived since the last [`TcpSender::check_space`] (Linux runs
+    /// `tcp_check_space` after the transmissions each ACK allows).
+    space_check: bool,
 }
 
 /// Linux's `icsk_ca_state` as far as the RACK recovery needs it.
@@ -468,6 +479,11 @@ impl TcpSender {
             AppData::Infinite => (u64::MAX, true),
             AppData::Bytes(n) => (data_start.saturating_add(n), false),
         };
+        // The peer's MSS option (Linux `mss_clamp`): the payload plus the timestamp option.
+        let mss_clamp = u64::from(cfg.mss) + if cfg.timestamps { 12 } else { 0 };
+        let sndbuf = cfg
+            .snd_buffer
+            .map(|b| SndBuf::new(u64::from(b), cfg.snd_buffer_max.map(u64::from), mss_clamp));
         TcpSender {
             mss: u64::from(cfg.mss),
             rcv_buffer: cfg.rcv_buffer,
@@ -481,6 +497,14 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             app_end,
+            // With a send buffer the application writes once the connection is established.
+            write_seq: if sndbuf.is_some() {
+                data_start
+            } else {
+                app_end
+            },
+            sndbuf,
+            space_check: false,
             infinite,
             // Until the first ACK, assume the peer's buffer is the configured one (both
             // ends share the configuration; with the handshake the SYN-ACK overrides it).
@@ -564,6 +588,7 @@ impl TcpSender {
         } else {
             self.state = SenderState::Established;
             self.limit_since = now;
+            self.init_buffer_space();
             self.check_complete(now);
         }
     }
@@ -574,8 +599,89 @@ impl TcpSender {
         if self.infinite || bytes == 0 {
             return;
         }
+        // A writer still waiting for room (some of the earlier data is not in the socket
+        // yet) adds the new bytes behind it; an idle one writes them now.
+        let waiting = self.write_seq < self.app_end;
         self.app_end = self.app_end.saturating_add(bytes);
         self.completion_time = None;
+        if !waiting && (self.sndbuf.is_none() || self.state == SenderState::Established) {
+            self.app_write();
+        }
+    }
+
+    /// The application copies data into the socket (Linux `tcp_sendmsg_locked`): without
+    /// a send buffer everything offered; with one, while the socket's memory is free
+    /// (`sk_stream_memory_free`), up to a full buffer.
+    fn app_write(&mut self) {
+        match &self.sndbuf {
+            None => self.write_seq = self.app_end,
+            Some(b) => {
+                if b.memory_free(self.write_seq - self.snd_una) {
+                    let full = self.snd_una + b.size();
+                    self.write_seq = self.app_end.min(full).max(self.write_seq);
+                }
+            }
+        }
+    }
+
+    /// Linux `tcp_init_buffer_space` when the connection is established: the send buffer is
+    /// sized for the initial window (`tcp_sndbuf_expand`) and the application, which could
+    /// not write before, writes.
+    fn init_buffer_space(&mut self) {
+        let cwnd_segments = self.cc.cwnd() / self.mss;
+        if let Some(b) = &mut self.sndbuf {
+            b.expand(cwnd_segments);
+        }
+        self.app_write();
+    }
+
+    /// Linux `tcp_check_space` → `tcp_new_space`, after the transmissions an ACK allowed: if
+    /// the application waits for room (`SOCK_NOSPACE`), the buffer grows when the congestion
+    /// window is not full (`tcp_should_expand_sndbuf`), and the writer is woken when the
+    /// socket is writeable again (`sk_stream_write_space`: free space ≥ half the queued
+    /// data) and fills it. True if new data entered the socket.
+    fn check_space(&mut self) -> bool {
+        self.space_check = false;
+        if self.sndbuf.is_none() || self.write_seq >= self.app_end {
+            return false;
+        }
+        let cwnd = self.cc.cwnd();
+        let in_flight = self.packets_in_flight();
+        let mss = self.mss;
+        let b = self.sndbuf.as_mut().expect("checked above");
+        if in_flight + mss <= cwnd {
+            b.expand(cwnd / mss);
+        }
+        if !b.writeable(self.write_seq - self.snd_una) {
+            return false;
+        }
+        let before = self.write_seq;
+        self.app_write();
+        self.write_seq > before
+    }
+
+    /// Linux `tcp_packets_in_flight` in bytes: RACK's pipe, RFC 6675's pipe in SACK
+    /// recovery, else `snd_nxt − snd_una`.
+    fn packets_in_flight(&self) -> u64 {
+        if let Some(r) = self.rack.as_deref() {
+            self.rack_pipe(r)
+        } else if self.cc.in_sack_recovery() {
+            self.pipe
+        } else {
+            self.snd_nxt - self.snd_una
+        }
+    }
+
+    /// The send buffer's size in bytes (Linux `sk_sndbuf`), with
+    /// [`TcpConfig::snd_buffer`].
+    pub fn snd_buffer(&self) -> Option<u64> {
+        self.sndbuf.map(|b| b.size())
+    }
+
+    /// Bytes in the socket from `snd_una` to the end of the written data (Linux
+    /// `sk_wmem_queued`, counted in payload bytes).
+    pub fn queued_bytes(&self) -> u64 {
+        self.write_seq.saturating_sub(self.snd_una)
     }
 
     /// The application stops writing at `now` (a flow's `stop`): the stream ends after the
@@ -586,6 +692,7 @@ impl TcpSender {
         let end = self.snd_max.max(self.data_start);
         self.infinite = false;
         self.app_end = self.app_end.min(end);
+        self.write_seq = self.write_seq.min(self.app_end);
         self.check_complete(now);
     }
 
@@ -604,57 +711,67 @@ impl TcpSender {
                 Some(self.emit_syn(now))
             }
             SenderState::Established => {
-                self.before_emit = self.emitted();
-                if self.ack_pending {
-                    self.ack_pending = false;
-                    self.stats.segments_sent += 1;
-                    return Some(Segment {
-                        seq: self.snd_nxt,
-                        len: 0,
-                        ack: 1,
-                        flags: TcpFlags::ACK,
-                        window: self.rcv_buffer,
-                        is_retransmission: false,
-                        tsval: self.tsval(now),
-                    });
+                let seg = self.transmit_established(now);
+                if seg.is_none() && self.space_check && self.check_space() {
+                    // The woken application wrote: send what the window allows of it.
+                    return self.transmit_established(now);
                 }
-                if self.retransmit_head {
-                    self.retransmit_head = false;
-                    if self.snd_una < self.snd_max {
-                        let len = self.mss.min(self.snd_max - self.snd_una);
-                        return Some(self.emit_data(now, self.snd_una, len));
-                    }
-                }
-                if self.rack.is_some() {
-                    return self.rack_transmit(now);
-                }
-                if self.cc.in_sack_recovery() {
-                    return self.sack_transmit(now);
-                }
-                let mut len = self.mss.min(self.app_end.saturating_sub(self.snd_nxt));
-                if len == 0 {
-                    self.note_limit(now, Limit::App);
-                    return None;
-                }
-                let flight = self.snd_nxt - self.snd_una;
-                let window = self.cc.cwnd().min(self.rwnd);
-                if flight + len > window {
-                    if flight > 0 || window == 0 {
-                        let why = if flight + len > self.cc.cwnd() {
-                            Limit::Cwnd
-                        } else {
-                            Limit::Rwnd
-                        };
-                        self.note_limit(now, why);
-                        return None;
-                    }
-                    // Nothing in flight and the peer's window is below one segment: send
-                    // what fits rather than wait for an ACK that cannot come.
-                    len = window;
-                }
-                Some(self.emit_data(now, self.snd_nxt, len))
+                seg
             }
         }
+    }
+
+    /// [`TcpSender::poll_transmit`] on an established connection.
+    fn transmit_established(&mut self, now: SimTime) -> Option<Segment> {
+        self.before_emit = self.emitted();
+        if self.ack_pending {
+            self.ack_pending = false;
+            self.stats.segments_sent += 1;
+            return Some(Segment {
+                seq: self.snd_nxt,
+                len: 0,
+                ack: 1,
+                flags: TcpFlags::ACK,
+                window: self.rcv_buffer,
+                is_retransmission: false,
+                tsval: self.tsval(now),
+            });
+        }
+        if self.retransmit_head {
+            self.retransmit_head = false;
+            if self.snd_una < self.snd_max {
+                let len = self.mss.min(self.snd_max - self.snd_una);
+                return Some(self.emit_data(now, self.snd_una, len));
+            }
+        }
+        if self.rack.is_some() {
+            return self.rack_transmit(now);
+        }
+        if self.cc.in_sack_recovery() {
+            return self.sack_transmit(now);
+        }
+        let mut len = self.mss.min(self.write_seq.saturating_sub(self.snd_nxt));
+        if len == 0 {
+            self.note_limit(now, Limit::App);
+            return None;
+        }
+        let flight = self.snd_nxt - self.snd_una;
+        let window = self.cc.cwnd().min(self.rwnd);
+        if flight + len > window {
+            if flight > 0 || window == 0 {
+                let why = if flight + len > self.cc.cwnd() {
+                    Limit::Cwnd
+                } else {
+                    Limit::Rwnd
+                };
+                self.note_limit(now, why);
+                return None;
+            }
+            // Nothing in flight and the peer's window is below one segment: send
+            // what fits rather than wait for an ACK that cannot come.
+            len = window;
+        }
+        Some(self.emit_data(now, self.snd_nxt, len))
     }
 
     /// What handing out a segment may change (see [`TcpSender::on_local_drop`]).
@@ -786,7 +903,7 @@ impl TcpSender {
             return Some(self.sack_retransmit(now, s, room)); // rule (1)
         }
         // Rule (2): new data the peer's window admits.
-        let len = self.mss.min(self.app_end.saturating_sub(self.snd_max));
+        let len = self.mss.min(self.write_seq.saturating_sub(self.snd_max));
         if len > 0 && self.snd_max + len - self.snd_una <= self.rwnd {
             self.pipe += len;
             return Some(self.emit_data(now, self.snd_max, len));
@@ -974,6 +1091,7 @@ impl TcpSender {
             SenderState::Established if self.sack => self.on_established_ack_sack(now, ack, sack),
             SenderState::Established => self.on_established_ack(now, ack),
         }
+        self.space_check = self.sndbuf.is_some() && self.state == SenderState::Established;
     }
 
     /// An ACK on an established connection with SACK on (RFC 6675 §5).
@@ -1084,6 +1202,7 @@ impl TcpSender {
         self.last_ack_window = ack.window;
         // The active opener acknowledges the SYN-ACK (the third segment).
         self.ack_pending = active;
+        self.init_buffer_space();
         if self.syn_sent_count > 1 {
             self.cc.use_one_segment_initial_window(); // RFC 5681 §3.1
             if self.rto.srtt().is_none() {
@@ -1709,8 +1828,8 @@ impl TcpSender {
         } else if una_advanced && self.snd_una < r.high_seq {
             // Step 2.b: send new data rather than retransmit, if there is any to send.
             r.high_seq = self.snd_max;
-            let room = self.app_end > self.snd_max
-                && self.snd_max - self.snd_una + self.mss.min(self.app_end - self.snd_max)
+            let room = self.write_seq > self.snd_max
+                && self.snd_max - self.snd_una + self.mss.min(self.write_seq - self.snd_max)
                     <= self.rwnd;
             r.frto_new_data = room;
             r.frto = room;
@@ -1819,7 +1938,7 @@ impl TcpSender {
 
     fn rack_transmit_with(&mut self, r: &mut RackState, now: SimTime) -> Option<Segment> {
         let outstanding = self.snd_max - self.snd_una;
-        let new_len = self.mss.min(self.app_end.saturating_sub(self.snd_max));
+        let new_len = self.mss.min(self.write_seq.saturating_sub(self.snd_max));
         if r.tlp_pending {
             Self::rack_save(r, true);
             // Linux tcp_send_loss_probe: new data if the peer's window admits it (cwnd
@@ -3509,5 +3628,87 @@ mod tests {
         println!("real: {st:?}");
         assert_eq!((st.timeouts, st.spurious_rto_undone), (1, 0));
         assert!(real.sender.ssthresh() < 10_000);
+    }
+
+    // ---- The send buffer (Linux sk_sndbuf, tcp_wmem autotuning; sndbuf.rs). ----
+
+    /// A Linux 6.1 bulk sender (CUBIC, 1 448 B payload with timestamps, IW 10, a handshake)
+    /// on a 6 Mbit/s path with 500 ms each way and no loss, the receive window out of the
+    /// way (64 MiB).
+    fn wmem_wire(snd_buffer: bool) -> Wire {
+        let cfg = TcpConfig {
+            variant: CongestionVariant::Cubic,
+            mss: 1448,
+            initial_cwnd_segments: 10,
+            rcv_buffer: 64 << 20,
+            sack: true,
+            timestamps: true,
+            handshake: true,
+            snd_buffer: snd_buffer.then_some(16_384),
+            snd_buffer_max: snd_buffer.then_some(4 << 20),
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(cfg, AppData::Infinite, ms(500));
+        w.data_gap = SimTime::from_nanos(1448 * 8 * 1_000_000_000 / 6_000_000);
+        w
+    }
+
+    #[test]
+    fn the_send_buffer_starts_at_tcp_init_buffer_space_and_bounds_the_flight_at_tcp_wmem_max() {
+        // Linux 6.1: tcp_init_buffer_space → tcp_sndbuf_expand at establishment sizes the
+        // buffer for TCP_INIT_CWND: 2·10·4352 = 87 040 B (per_mss for a 1 460 B MSS clamp,
+        // sndbuf.rs), and the writer fills it. With no loss and the queue in front of the
+        // 6 Mbit/s link free to grow, cwnd keeps growing; the flight does not pass
+        // tcp_wmem[2] = 4 MiB, because data in flight is data in the socket
+        // (sk_wmem_queued < sk_sndbuf in tcp_sendmsg_locked). Without the buffer the same
+        // sender's flight grows past it (the twin's up flow in docs/live.md, adwiser-g:
+        // 8 300 segments where Linux kept at most about 2 700).
+        let mut w = wmem_wire(true);
+        w.run_until(ms(1010)); // SYN out, SYN-ACK back 2 × 500 ms later
+        assert_eq!(w.sender.state(), SenderState::Established);
+        assert_eq!(w.sender.snd_buffer(), Some(87_040));
+        assert_eq!(w.sender.queued_bytes(), 87_040);
+        w.run_until(SimTime::from_secs(60));
+        assert_eq!(w.sender.snd_buffer(), Some(4 << 20));
+        assert!(
+            w.max_flight <= 4 << 20,
+            "flight {} above tcp_wmem[2]",
+            w.max_flight
+        );
+        assert!(w.max_flight > (4 << 20) * 9 / 10, "flight {}", w.max_flight);
+        let mut plain = wmem_wire(false);
+        plain.run_until(SimTime::from_secs(60));
+        assert!(
+            plain.max_flight > 2 * (4 << 20),
+            "flight {}",
+            plain.max_flight
+        );
+    }
+
+    #[test]
+    fn a_blocked_writer_refills_the_send_buffer_when_it_has_drained_to_two_thirds() {
+        // Linux sk_stream_write_space (called from tcp_new_space after each ACK while the
+        // writer waits) wakes it only when sk_stream_wspace ≥ sk_stream_min_wspace: free
+        // space at least half the queued bytes, i.e. queued ≤ ⅔ of sk_sndbuf; the writer
+        // then fills the socket again. So once the buffer is at 4 MiB the queued bytes
+        // swing between ⅔ and all of it (iperf3's "0.00 Bytes" seconds in the live runs),
+        // never below ⅔ after an ACK's processing and never above the buffer.
+        let mut w = wmem_wire(true);
+        let size = 4u64 << 20;
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        let mut t = SimTime::from_secs(1);
+        while t < SimTime::from_secs(60) {
+            t += ms(10);
+            w.run_until(t);
+            if w.sender.snd_buffer() != Some(size) {
+                continue;
+            }
+            let q = w.sender.queued_bytes();
+            lo = lo.min(q);
+            hi = hi.max(q);
+        }
+        assert!(hi <= size && hi > size - 64 * 1024, "highest queued {hi}");
+        assert!(lo > size * 2 / 3, "lowest queued {lo}");
+        assert!(lo < size * 3 / 4, "the writer waits: lowest queued {lo}");
     }
 }
