@@ -27,6 +27,8 @@ def test_a_profile_sets_the_stack_and_the_flow_table_names_it() -> None:
     assert tcp["max_rto"] == "120s"
     assert tcp["sack"] is True and tcp["timestamps"] is True
     assert tcp["rcv_buffer"] == 131072 and tcp["rcv_buffer_max"] == 6291456
+    # tcp_adv_win_scale = 1: half of that memory is advertised (tcp_win_from_space).
+    assert tcp["adv_win_scale"] == 1
     # tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP), PRR, tcp_frto = 2.
     assert all(tcp[k] is True for k in ("rack", "tlp", "prr", "frto"))
 

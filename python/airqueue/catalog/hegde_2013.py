@@ -337,7 +337,7 @@ def _fig1_flows(n: int) -> list[dict[str, Any]]:
             "count": n // 3,
             "from": "server",
             "to": f"a{r}_{{i}}",
-            "transport": {"kind": "tcp", "rcv_buffer": "256KiB"},
+            "transport": {"kind": "tcp", "profile": "linux-2.6.23"},
             "app": {"kind": "bulk"},
         }
         for r in _FIG1_RATES
@@ -673,7 +673,7 @@ def _fig11_reading(
     tcp = (
         "Linux 2.6.23's TCP (CUBIC, SACK, timestamps, 3 s initial RTO)"
         if linux
-        else ("the scenario's TCP (NewReno)")
+        else ("the scenario's TCP (the linux-2.6.23 profile)")
     )
     return _adwiser(
         name=f"hegde-adwiser-fig11-{suffix}",
@@ -718,7 +718,7 @@ def _fig12_flows(n: int) -> list[dict[str, Any]]:
         "name": "tcp",
         "from": "server",
         "to": "sta",
-        "transport": {"kind": "tcp", "rcv_buffer": "256KiB"},
+        "transport": {"kind": "tcp", "profile": "linux-2.6.23"},
         "app": {"kind": "bulk"},
     }
     if n == 0:
@@ -1017,15 +1017,13 @@ ADWISER_FIG23_NO_BOX = _adwiser(
 )
 
 # Figs. 6 and 7: the congestion windows behind Fig. 5 (five uploads, five downloads, no box).
-#: The hybrid testbed's hosts were Linux (wget, window scaling on, §II-B): CUBIC, Linux's
-#: default since 2.6.19, and a receive buffer that may grow to 4 MiB (tcp_rmem's maximum in
-#: Linux 2.6 kernels; the shipped scenario's 256 KiB would cap a window at 181 segments).
-#: Their TCP sent over Ethernet into QualNet, whose emulated station queued for the WLAN:
-#: a drop there is a network loss to the laptop's TCP (``local_congestion = "loss"``), not a
-#: refusal by its own interface.
+#: The hybrid testbed's hosts were Linux 2.6.23 (wget, window scaling on, §II-B): the
+#: scenario's ``linux-2.6.23`` profile (CUBIC, a receive buffer autotuned up to tcp_rmem's
+#: 4 MiB, a window of at most 3 MiB). Their TCP sent over Ethernet into QualNet, whose
+#: emulated station queued for the WLAN: a drop there is a network loss to the laptop's TCP
+#: (``local_congestion = "loss"``), not a refusal by its own interface.
 ADWISER_LINUX_TCP = {
-    "variant": "cubic",
-    "rcv_buffer": "4MiB",
+    "profile": "linux-2.6.23",
     "trace": True,
     "local_congestion": "loss",
 }

@@ -511,7 +511,8 @@ pub struct TcpSpec {
     /// default, 64 KiB as in the seeds' era, caps a flow at 64 KiB per RTT (5.2 Mbit/s at
     /// 100 ms); the flow table's `rwnd_limited_warning` says when a flow was mostly held by it.
     /// Linux starts at 128 KiB and autotunes up to 6 MiB: `rcv_buffer = "128KiB"`,
-    /// `rcv_buffer_max = "6MiB"`.
+    /// `rcv_buffer_max = "6MiB"`, of which it advertises half (`adv_win_scale = 1`). With
+    /// `adv_win_scale` this is buffer memory, not the window.
     #[serde(default = "default_rcv_buffer")]
     pub rcv_buffer: Bytes,
     /// Start each connection with a three-way handshake (SYN, SYN-ACK, ACK), so transfers pay
@@ -550,6 +551,21 @@ pub struct TcpSpec {
     /// fixed `rcv_buffer`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcv_buffer_max: Option<Bytes>,
+    /// Linux's `tcp_adv_win_scale`: when set, `rcv_buffer` and `rcv_buffer_max` are socket
+    /// buffer memory, as Linux's `tcp_rmem` is (it also pays for every segment's skb), and the
+    /// receiver advertises only `tcp_win_from_space` of it: space − space/2^scale (2: ¾, the
+    /// default of Linux 2.4 to 3.3, so 87 380 B advertise 65 535 B; 1: ½, 3.4 to 6.5), or
+    /// space/2^−scale for a scale ≤ 0. The Linux profiles set it. Absent: the two sizes are
+    /// the advertised window itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -31, max = 31))]
+    pub adv_win_scale: Option<i8>,
+    /// How autotuning (`rcv_buffer_max`) grows the window once per receiver RTT, as Linux's
+    /// `tcp_rcv_space_adjust` did: "linux-6.1" (default: at least 2·copied + 16 MSS, more
+    /// while the sender speeds up; `copied` = the bytes of the last RTT) or "linux-2.6.23"
+    /// (dynamic right-sizing as 2.6.7 introduced it: 2·copied, never less than before).
+    #[serde(default, skip_serializing_if = "RcvSpaceAdjustKind::is_linux_6_1")]
+    pub rcv_space_adjust: RcvSpaceAdjustKind,
     /// RFC 7323 timestamps as the RTT measurement: the receiver echoes the TSval of the segment
     /// at its window's left edge and every ACK of new data gives an RTT sample, now − TSecr
     /// (1 ms ticks), retransmissions included, as Linux measures. Off: RFC 6298's one timed
@@ -631,6 +647,22 @@ impl RtoKind {
     }
 }
 
+/// [`TcpSpec::rcv_space_adjust`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum RcvSpaceAdjustKind {
+    #[default]
+    #[serde(rename = "linux-6.1")]
+    Linux6_1,
+    #[serde(rename = "linux-2.6.23")]
+    Linux2_6_23,
+}
+
+impl RcvSpaceAdjustKind {
+    fn is_linux_6_1(&self) -> bool {
+        *self == RcvSpaceAdjustKind::Linux6_1
+    }
+}
+
 /// [`TcpSpec::local_congestion`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -664,6 +696,8 @@ impl Default for TcpSpec {
             window_scaling: true,
             sack: false,
             rcv_buffer_max: None,
+            adv_win_scale: None,
+            rcv_space_adjust: RcvSpaceAdjustKind::default(),
             timestamps: false,
             paws: false,
             hystart: false,

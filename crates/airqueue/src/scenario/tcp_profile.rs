@@ -20,8 +20,10 @@ pub enum TcpProfile {
     /// its default sysctls: CUBIC (`tcp_congestion_control`), IW 10 (`TCP_INIT_CWND`), initial
     /// RTO 1 s (`TCP_TIMEOUT_INIT`), RTO in [200 ms, 120 s] (`TCP_RTO_MIN`, `TCP_RTO_MAX`),
     /// SACK, timestamps with PAWS, window scaling, receive buffer 128 KiB autotuned up to
-    /// 6 MiB (`tcp_rmem` = 4096 131072 6291456), send buffer 16 KiB autotuned up to 4 MiB
-    /// (`tcp_wmem` = 4096 16384 4194304, `tcp_sndbuf_expand`), RACK-TLP (`tcp_recovery` = 1,
+    /// 6 MiB (`tcp_rmem` = 4096 131072 6291456) of which half is advertised
+    /// (`tcp_adv_win_scale` = 1: a 64 KiB window growing to 3 MiB), send buffer 16 KiB
+    /// autotuned up to 4 MiB (`tcp_wmem` = 4096 16384 4194304, `tcp_sndbuf_expand`),
+    /// RACK-TLP (`tcp_recovery` = 1,
     /// `tcp_early_retrans` = 3), PRR, F-RTO (`tcp_frto` = 2), ECN only when the peer asks
     /// (`tcp_ecn` = 2: a Linux sender does not), cwnd validation (`tcp_is_cwnd_limited`),
     /// CWR on a local qdisc drop (`tcp_enter_cwr`). Not modelled, nearest model chosen:
@@ -34,7 +36,9 @@ pub enum TcpProfile {
     /// Linux 2.6.23 (the ADWISER testbed, seed 002): CUBIC (the default since 2.6.19), IW 3
     /// (RFC 3390 at a 1448 B MSS, `tcp_init_cwnd`), initial RTO 3 s (`TCP_TIMEOUT_INIT` =
     /// `3*HZ`), RTO in [200 ms, 120 s], SACK, timestamps with PAWS, window scaling, receive
-    /// buffer 85.3 KiB (`tcp_rmem[1]` = 87380) autotuned up to 4 MiB, no F-RTO (`tcp_frto`
+    /// buffer 85.3 KiB (`tcp_rmem[1]` = 87380) autotuned up to 4 MiB by 2.6.7's dynamic
+    /// right-sizing (twice the bytes of the last RTT), of which ¾ is advertised
+    /// (`tcp_adv_win_scale` = 2: a 65 535 B window growing to 3 MiB), no F-RTO (`tcp_frto`
     /// became 2 in 2.6.24), no RACK, TLP or PRR (3.2 to 4.18), no HyStart (2.6.29).
     /// Not modelled: its rate-halving fast recovery, here RFC 6675 SACK recovery.
     #[serde(rename = "linux-2.6.23")]
@@ -42,7 +46,8 @@ pub enum TcpProfile {
     /// Linux 2.4 (the DFQ gateway's era, seed 003): NewReno loss recovery with SACK (no
     /// pluggable congestion control yet), IW 2 (`tcp_init_cwnd` for an MSS above 1095 B),
     /// initial RTO 3 s, RTO in [200 ms, 120 s], timestamps with PAWS, window scaling, a
-    /// fixed receive buffer of 85.3 KiB (no autotuning before 2.6.7), cwnd validation (RFC
+    /// fixed receive buffer of 85.3 KiB (no autotuning before 2.6.7) advertising 65 535 B
+    /// (`tcp_adv_win_scale` = 2), cwnd validation (RFC
     /// 2861, `tcp_cwnd_validate`), no F-RTO (2.6.10). Not modelled: FACK and rate halving,
     /// here RFC 6675 SACK recovery.
     #[serde(rename = "linux-2.4")]
@@ -99,7 +104,8 @@ impl TcpProfile {
                 "variant": "cubic", "mss": 1448, "initial_window": 10,
                 "initial_rto": "1s", "min_rto": "200ms", "max_rto": "120s", "rto": "linux",
                 "dupack_threshold": 3, "delayed_ack": true, "delayed_ack_timeout": "40ms",
-                "rcv_buffer": 131072, "rcv_buffer_max": 6291456,
+                "rcv_buffer": 131072, "rcv_buffer_max": 6291456, "adv_win_scale": 1,
+                "rcv_space_adjust": "linux-6.1",
                 "snd_buffer": 16384, "snd_buffer_max": 4194304,
                 "cwnd_validation": true, "ecn": false, "window_scaling": true,
                 "sack": true, "timestamps": true, "paws": true, "hystart": true,
@@ -109,7 +115,8 @@ impl TcpProfile {
                 "variant": "cubic", "mss": 1448, "initial_window": 3,
                 "initial_rto": "3s", "min_rto": "200ms", "max_rto": "120s", "rto": "linux",
                 "dupack_threshold": 3, "delayed_ack": true, "delayed_ack_timeout": "40ms",
-                "rcv_buffer": 87380, "rcv_buffer_max": 4194304,
+                "rcv_buffer": 87380, "rcv_buffer_max": 4194304, "adv_win_scale": 2,
+                "rcv_space_adjust": "linux-2.6.23",
                 "cwnd_validation": true, "ecn": false, "window_scaling": true,
                 "sack": true, "timestamps": true, "paws": true, "hystart": false,
                 "local_congestion": "cwr",
@@ -118,7 +125,7 @@ impl TcpProfile {
                 "variant": "newreno", "mss": 1448, "initial_window": 2,
                 "initial_rto": "3s", "min_rto": "200ms", "max_rto": "120s", "rto": "linux",
                 "dupack_threshold": 3, "delayed_ack": true, "delayed_ack_timeout": "40ms",
-                "rcv_buffer": 87380,
+                "rcv_buffer": 87380, "adv_win_scale": 2,
                 "cwnd_validation": true, "ecn": false, "window_scaling": true,
                 "sack": true, "timestamps": true, "paws": true, "hystart": false,
                 "local_congestion": "cwr",
@@ -200,6 +207,7 @@ pub fn markdown_table() -> String {
                 Some(Value::String(s)) => format!(" \"{s}\" |"),
                 Some(v) => format!(" {v} |"),
                 None if k.starts_with("snd_buffer") => " (absent: not modelled) |".to_string(),
+                None if k == "adv_win_scale" => " (absent: the buffer is the window) |".to_string(),
                 None => " (absent: fixed buffer) |".to_string(),
             };
         }
@@ -267,5 +275,41 @@ mod tests {
         let mut udp = json!({"transport": {"kind": "udp"}});
         apply(&mut udp);
         assert_eq!(udp["transport"].as_object().unwrap().len(), 1);
+    }
+
+    /// The Linux profiles' windows are `tcp_win_from_space` of their `tcp_rmem`: 2.6.23 and
+    /// 2.4 (`tcp_adv_win_scale` = 2) advertise 87 380 − 87 380/4 = 65 535 B at first, 6.1
+    /// (scale 1) 131 072/2 = 65 536 B; FreeBSD's `recvspace` is the window itself.
+    #[test]
+    fn linux_profiles_advertise_tcp_win_from_space_of_tcp_rmem() {
+        let window = |p: TcpProfile| {
+            let mut flow = json!({"transport": {"kind": "tcp", "profile": p.name()}});
+            apply(&mut flow);
+            let crate::scenario::TransportSpec::Tcp(t) =
+                serde_json::from_value(flow["transport"].clone()).unwrap()
+            else {
+                unreachable!("a TCP transport")
+            };
+            let win = |b: crate::conf::units::Bytes| match t.adv_win_scale {
+                Some(s) => crate::transport::tcp::tcp_win_from_space(b.0 as u32, s),
+                None => b.0 as u32,
+            };
+            (
+                win(t.rcv_buffer),
+                t.rcv_buffer_max.map(win),
+                t.rcv_space_adjust,
+            )
+        };
+        use crate::scenario::RcvSpaceAdjustKind::*;
+        assert_eq!(
+            window(TcpProfile::Linux2_6_23),
+            (65_535, Some(3 << 20), Linux2_6_23)
+        );
+        assert_eq!(window(TcpProfile::Linux2_4), (65_535, None, Linux6_1));
+        assert_eq!(
+            window(TcpProfile::Linux6_1),
+            (65_536, Some(3 << 20), Linux6_1)
+        );
+        assert_eq!(window(TcpProfile::Freebsd4_8), (65_536, None, Linux6_1));
     }
 }

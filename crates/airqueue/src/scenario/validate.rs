@@ -929,13 +929,37 @@ fn check_tcp(path: &str, t: &super::spec::TcpSpec, errs: &mut ScenarioError) {
             ),
         );
     }
-    if t.rcv_buffer.0 < t.mss as u64 {
+    let adv_win_scale = t.adv_win_scale.filter(|s| (-31..=31).contains(s));
+    if t.adv_win_scale.is_some() && adv_win_scale.is_none() {
+        errs.push(
+            format!("{path}.adv_win_scale"),
+            "must lie in [-31, 31], as Linux's tcp_adv_win_scale (2.6.23: 2, 6.1: 1)",
+        );
+    }
+    // The window the buffer advertises (Linux tcp_win_from_space of the memory).
+    let window = match adv_win_scale {
+        Some(s) => u64::from(crate::transport::tcp::tcp_win_from_space(
+            t.rcv_buffer.0.min(u32::MAX as u64) as u32,
+            s,
+        )),
+        None => t.rcv_buffer.0,
+    };
+    if window < t.mss as u64 {
         errs.push(
             format!("{path}.rcv_buffer"),
-            format!(
-                "{} is smaller than one MSS ({} B); the receiver must hold at least one segment",
-                t.rcv_buffer, t.mss
-            ),
+            if t.adv_win_scale.is_some() {
+                format!(
+                    "{} advertises a window of {window} B (adv_win_scale = {}), smaller than one MSS ({} B); raise rcv_buffer",
+                    t.rcv_buffer,
+                    t.adv_win_scale.unwrap_or_default(),
+                    t.mss
+                )
+            } else {
+                format!(
+                    "{} is smaller than one MSS ({} B); the receiver must hold at least one segment",
+                    t.rcv_buffer, t.mss
+                )
+            },
         );
     } else if t.rcv_buffer.0 > u32::MAX as u64 {
         errs.push(

@@ -30,10 +30,10 @@
 use crate::app::{UdpSource, WebSession};
 use crate::engine::{SimTime, TimerId};
 pub use crate::event::Side;
-use crate::scenario::{LocalCongestionKind, RtoKind, TcpSpec, TcpVariant};
+use crate::scenario::{LocalCongestionKind, RcvSpaceAdjustKind, RtoKind, TcpSpec, TcpVariant};
 use crate::transport::tcp::{
-    AppData, CongestionVariant, LimitedTime, LocalCongestion, Opener, RtoStyle, SackBlocks,
-    Segment, SenderStats, TcpConfig, TcpReceiver, TcpSender, SSTHRESH_INFINITE,
+    AppData, CongestionVariant, LimitedTime, LocalCongestion, Opener, RcvSpaceAdjust, RtoStyle,
+    SackBlocks, Segment, SenderStats, TcpConfig, TcpReceiver, TcpSender, SSTHRESH_INFINITE,
 };
 use std::collections::VecDeque;
 
@@ -234,6 +234,11 @@ pub fn config_of(t: &TcpSpec, client_is_receiver: bool) -> TcpConfig {
         window_scaling: t.window_scaling,
         sack: t.sack,
         rcv_buffer_max: t.rcv_buffer_max.map(|b| b.0.min(u32::MAX as u64) as u32),
+        adv_win_scale: t.adv_win_scale,
+        rcv_space_adjust: match t.rcv_space_adjust {
+            RcvSpaceAdjustKind::Linux6_1 => RcvSpaceAdjust::Linux6_1,
+            RcvSpaceAdjustKind::Linux2_6_23 => RcvSpaceAdjust::Linux2_6_23,
+        },
         timestamps: t.timestamps,
         paws: t.paws,
         hystart: t.hystart,

@@ -32,7 +32,9 @@
 //! * RFC 2018, RFC 6675: SACK and its loss recovery ([`TcpConfig::sack`]) — [`sack`],
 //!   [`sender`], [`receiver`].
 //! * Linux `tcp_rcv_space_adjust`: receive-buffer autotuning
-//!   ([`TcpConfig::rcv_buffer_max`]) — [`receiver`].
+//!   ([`TcpConfig::rcv_buffer_max`], 2.6.23's or 6.1's growth,
+//!   [`TcpConfig::rcv_space_adjust`]) and `tcp_win_from_space`: the window a buffer's memory
+//!   advertises ([`TcpConfig::adv_win_scale`]) — [`receiver`].
 //! * RFC 3168 §6.1: ECN ([`TcpConfig::ecn`]) — [`sender`], [`receiver`].
 //! * RFC 7323 §2: window scaling, as a cap of 65 535 B on the advertised window when off
 //!   ([`TcpConfig::window_scaling`]) — [`receiver`].
@@ -84,7 +86,7 @@ use crate::engine::SimTime;
 
 pub use congestion::{Congestion, CongestionVariant, DupAckAction, NewAckAction};
 pub use hystart::{HyStart, HyStartPhase};
-pub use receiver::{ReceiverState, ReceiverStats, TcpReceiver};
+pub use receiver::{tcp_win_from_space, RcvSpaceAdjust, ReceiverState, ReceiverStats, TcpReceiver};
 pub use rto::{RtoEstimator, RtoStyle};
 pub use sack::{SackBlocks, Scoreboard, MAX_SACK_BLOCKS};
 pub use sender::{
@@ -176,6 +178,16 @@ pub struct TcpConfig {
     /// up to this many bytes (`tcp_rmem[2]`) as the receiver sees the sender's rate grow;
     /// see [`receiver`]. `None` (default): a fixed buffer.
     pub rcv_buffer_max: Option<u32>,
+    /// Linux's `tcp_adv_win_scale`: when set, [`TcpConfig::rcv_buffer`] and
+    /// [`TcpConfig::rcv_buffer_max`] are socket-buffer memory (`tcp_rmem`, which also pays
+    /// for each segment's skb overhead) and the receiver advertises only
+    /// [`tcp_win_from_space`] of it: `space − space/2^scale` (2: ¾, Linux 2.4 to 3.3; 1: ½,
+    /// 3.4 to 6.5), or `space/2^−scale` for a scale ≤ 0. `None` (default): the two sizes
+    /// are the advertised window itself.
+    pub adv_win_scale: Option<i8>,
+    /// How autotuning grows the window once per receiver RTT ([`RcvSpaceAdjust`]); only
+    /// with [`TcpConfig::rcv_buffer_max`]. Default [`RcvSpaceAdjust::Linux6_1`].
+    pub rcv_space_adjust: RcvSpaceAdjust,
     /// RFC 7323 timestamps as the RTT measurement: every data segment carries TSval (the
     /// sender's clock, [`ts_clock`]), the receiver echoes TS.Recent in TSecr (§4.3) and
     /// every ACK of new data gives an RTT sample, now − TSecr (§4.1, RTTM), also for
@@ -309,6 +321,8 @@ impl Default for TcpConfig {
             window_scaling: true,
             sack: false,
             rcv_buffer_max: None,
+            adv_win_scale: None,
+            rcv_space_adjust: RcvSpaceAdjust::Linux6_1,
             timestamps: false,
             paws: false,
             hystart: false,
@@ -324,13 +338,24 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
-    /// The largest window the receiver can advertise: its buffer, capped at 65 535 bytes
-    /// without window scaling (RFC 7323 §2).
+    /// The largest window the receiver can advertise: its buffer (with
+    /// [`TcpConfig::adv_win_scale`], the part of the buffer memory Linux advertises,
+    /// [`tcp_win_from_space`]), capped at 65 535 bytes without window scaling (RFC 7323 §2).
     pub fn max_advertised_window(&self) -> u32 {
+        let window = self.window_from_space(self.rcv_buffer);
         if self.window_scaling {
-            self.rcv_buffer
+            window
         } else {
-            self.rcv_buffer.min(MAX_UNSCALED_WINDOW)
+            window.min(MAX_UNSCALED_WINDOW)
+        }
+    }
+
+    /// The window `space` bytes of receive buffer advertise: `space` itself, or with
+    /// [`TcpConfig::adv_win_scale`] Linux's [`tcp_win_from_space`].
+    pub fn window_from_space(&self, space: u32) -> u32 {
+        match self.adv_win_scale {
+            Some(scale) => tcp_win_from_space(space, scale),
+            None => space,
         }
     }
 
@@ -388,7 +413,10 @@ impl TcpConfig {
         if (self.tlp || self.prr || self.frto) && !self.rack {
             return err("TLP, PRR and F-RTO are modelled in the RACK recovery: they need rack");
         }
-        if self.rcv_buffer < self.mss {
+        if self.adv_win_scale.is_some_and(|s| !(-31..=31).contains(&s)) {
+            return err("adv_win_scale must lie in [-31, 31] (Linux's tcp_adv_win_scale)");
+        }
+        if self.window_from_space(self.rcv_buffer) < self.mss {
             return err("receive buffer must hold at least one MSS");
         }
         if self.snd_buffer_max.is_some() && self.snd_buffer.is_none() {

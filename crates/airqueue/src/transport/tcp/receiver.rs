@@ -39,17 +39,41 @@
 //! the ACK): first the block containing the most recently received segment, then the
 //! blocks of the previous ACK still held (as they have grown), then the highest others.
 //!
+//! # Buffer memory and the advertised window (Linux `tcp_win_from_space`)
+//!
+//! Linux's receive buffer (`sk_rcvbuf`, from `tcp_rmem`) is memory: it pays for every
+//! queued segment's skb (its truesize, payload plus headers and `struct sk_buff`), so the
+//! receiver advertises only part of it, `tcp_win_from_space(space)` = space −
+//! space/2^`tcp_adv_win_scale` (include/net/tcp.h; 2.4 to 3.3 default scale 2, ¾ of the
+//! buffer, which is why 2.4's and 2.6's `tcp_rmem[1]` = 87 380 B gave the classic 65 535-B
+//! window; 3.4 to 6.5 default 1, ½). With [`TcpConfig::adv_win_scale`] the configured
+//! buffer sizes are that memory and the model works in window bytes from there on: the
+//! largest window is `tcp_win_from_space(rcv_buffer)` (Linux's `tcp_full_space`, the
+//! window clamp of `tcp_init_buffer_space`), the autotuning cap
+//! `tcp_win_from_space(rcv_buffer_max)` (`__tcp_select_window` advertises at most
+//! `tcp_full_space` of the grown `sk_rcvbuf`), and out-of-order data takes its payload
+//! from the window (Linux charges its truesize to the memory, ≈ the same window bytes,
+//! since autotuning sizes memory per segment so that `tcp_win_from_space` of it is one
+//! MSS). Not modelled: `tcp_app_win`'s one-MSS reservation off the initial clamp (64 087
+//! instead of 65 535 B in 2.6.23) and the gradual opening by `rcv_ssthresh`
+//! (`tcp_grow_window`): the first window is 4 MSS in 2.6.23 and 10 in 6.1
+//! (`tcp_select_initial_window`), and each in-order full-sized segment opens it by 2 MSS,
+//! faster than any sender's slow start grows, so it limits only a sender whose initial
+//! window is larger than that (none here: 2.6.23's IW is 3, 6.1's 10).
+//!
 //! # Receive-buffer autotuning (Linux `tcp_rcv_space_adjust`)
 //!
-//! With [`TcpConfig::rcv_buffer_max`] the buffer (the largest window advertised) grows
-//! as Linux's dynamic right-sizing does: the receiver estimates the RTT as the time it
-//! takes to receive one advertised window of data (`tcp_rcv_rtt_measure` without
-//! timestamps; smoothed 7/8 old + 1/8 new), and once per estimated RTT it compares the
-//! bytes delivered in that RTT (`copied`) with the previous RTT's (`space`): the buffer
-//! becomes at least rcvwin = (2·copied + 16·MSS)·(1 + 2·(copied − space)/space) when the
-//! rate grew (2·copied + 16·MSS otherwise), capped at the maximum; it never shrinks. (Linux
-//! sizes memory, rcvwin × truesize/MSS, and advertises about half of it; we size the
-//! window directly.)
+//! With [`TcpConfig::rcv_buffer_max`] the window grows as Linux's dynamic right-sizing
+//! grows it: the receiver estimates the RTT as the time it takes to receive one advertised
+//! window of data (`tcp_rcv_rtt_measure` without timestamps; smoothed 7/8 old + 1/8 new),
+//! and once per estimated RTT it looks at the bytes delivered in that RTT (`copied`) and
+//! the previous RTT's (`space`); the window never shrinks and never passes the cap. How it
+//! grows is [`RcvSpaceAdjust`]: Linux 6.1 makes it at least rcvwin = (2·copied +
+//! 16·MSS)·(1 + 2·(copied − space)/space) when the rate grew; Linux 2.6.23 makes it
+//! space = max(space, 2·copied), twice the bytes of the last RTT. (Linux sizes memory,
+//! rcvwin/MSS segments of a truesize rounded up until `tcp_win_from_space` of one is at
+//! least an MSS, and clamps the window to rcvwin (2.6.23) or to `tcp_win_from_space` of
+//! that memory (6.1, within 3 % of rcvwin); we size the window directly.)
 //!
 //! # Timestamps (RFC 7323 §4.3, §5)
 //!
@@ -85,6 +109,32 @@
 use super::sack::SackBlocks;
 use super::{AckInfo, Opener, Segment, TcpConfig, TcpFlags};
 use crate::engine::SimTime;
+
+/// Linux's `tcp_win_from_space` (include/net/tcp.h, 2.4 to 6.5): the window `space` bytes
+/// of receive-buffer memory advertise, `space − space/2^scale` for a positive
+/// `tcp_adv_win_scale`, `space/2^−scale` otherwise (the rest pays for skb overhead and the
+/// application's unread data). 2.6.23: scale 2, so 87 380 B advertise 65 535 B.
+pub fn tcp_win_from_space(space: u32, adv_win_scale: i8) -> u32 {
+    if adv_win_scale <= 0 {
+        space >> u32::from(adv_win_scale.unsigned_abs()).min(31)
+    } else {
+        space - (space >> u32::from(adv_win_scale.unsigned_abs()).min(31))
+    }
+}
+
+/// How receive-buffer autotuning grows the window once per receiver RTT (Linux
+/// `tcp_rcv_space_adjust`; see the module documentation).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum RcvSpaceAdjust {
+    /// Linux 6.1: when the bytes of the last RTT (`copied`) exceed the previous RTT's
+    /// (`space`), the window becomes at least rcvwin = 2·copied + 16·MSS, grown by
+    /// 2·rcvwin·(copied − space)/space for a sender still speeding up.
+    #[default]
+    Linux6_1,
+    /// Linux 2.6.23 (the dynamic right-sizing of 2.6.7): space = max(space, 2·copied), and
+    /// the window (`window_clamp`) follows space whenever the buffer it needs grows.
+    Linux2_6_23,
+}
 
 /// Connection state of the receiver.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -178,6 +228,7 @@ pub struct TcpReceiver {
     last_ack_edge: u64,
     /// Autotuning: the largest buffer, the MSS, and the DRS state.
     autotune_max: Option<u64>,
+    rcv_space_adjust: RcvSpaceAdjust,
     /// RTT measurement in progress: `(rcv_nxt that ends it, start time)`.
     rtt_probe: Option<(u64, SimTime)>,
     rcv_rtt: Option<SimTime>,
@@ -238,12 +289,20 @@ impl TcpReceiver {
                 };
                 u64::from(m.max_advertised_window())
             }),
+            rcv_space_adjust: cfg.rcv_space_adjust,
             mss: u64::from(cfg.mss),
             rtt_probe: None,
             rcv_rtt: None,
             space_time: SimTime::ZERO,
             space_seq: 0,
-            space: buffer.min(10 * u64::from(cfg.mss)),
+            // `tcp_init_buffer_space`: rcvq_space.space starts at the first window, which
+            // `tcp_select_initial_window` limits to 10 MSS (6.1) or 4 MSS (2.6.23).
+            space: buffer.min(
+                match cfg.rcv_space_adjust {
+                    RcvSpaceAdjust::Linux6_1 => 10,
+                    RcvSpaceAdjust::Linux2_6_23 => 4,
+                } * u64::from(cfg.mss),
+            ),
             last_ooo: None,
             last_blocks: SackBlocks::NONE,
             timestamps: cfg.timestamps,
@@ -441,11 +500,22 @@ impl TcpReceiver {
             return;
         }
         let copied = self.rcv_nxt - self.space_seq;
-        if copied > self.space {
-            let base = 2 * copied + 16 * self.mss;
-            let grown = base + base * 2 * (copied - self.space) / self.space.max(1);
-            self.buffer = self.buffer.max(grown.min(max));
-            self.space = copied;
+        match self.rcv_space_adjust {
+            RcvSpaceAdjust::Linux6_1 => {
+                if copied > self.space {
+                    let base = 2 * copied + 16 * self.mss;
+                    let grown = base + base * 2 * (copied - self.space) / self.space.max(1);
+                    self.buffer = self.buffer.max(grown.min(max));
+                    self.space = copied;
+                }
+            }
+            RcvSpaceAdjust::Linux2_6_23 => {
+                let space = self.space.max(2 * copied);
+                if space != self.space {
+                    self.space = space;
+                    self.buffer = self.buffer.max(space.min(max));
+                }
+            }
         }
         self.space_time = now;
         self.space_seq = self.rcv_nxt;
@@ -978,5 +1048,98 @@ mod tests {
             .unwrap();
         assert_eq!(a.ack, 1001);
         assert_eq!(r.state(), ReceiverState::Established);
+    }
+
+    // ---- tcp_win_from_space and tcp_rcv_space_adjust (Linux 2.6.23, 6.1). ----
+
+    #[test]
+    fn tcp_win_from_space_advertises_three_quarters_in_2_6_23_and_half_in_6_1() {
+        // include/net/tcp.h tcp_win_from_space: space − (space >> tcp_adv_win_scale) for a
+        // positive scale, space >> −scale otherwise. 2.6.23 (scale 2): tcp_rmem[1] = 87 380 B
+        // advertises 87 380 − 21 845 = 65 535 B, tcp_rmem[2] = 4 MiB advertises 3 MiB. 6.1
+        // (scale 1): 131 072 → 65 536, 6 MiB → 3 MiB. Scale −2: a quarter; 0: all of it.
+        assert_eq!(tcp_win_from_space(87_380, 2), 65_535);
+        assert_eq!(tcp_win_from_space(4 << 20, 2), 3 << 20);
+        assert_eq!(tcp_win_from_space(131_072, 1), 65_536);
+        assert_eq!(tcp_win_from_space(6 << 20, 1), 3 << 20);
+        assert_eq!(tcp_win_from_space(87_380, -2), 21_845);
+        assert_eq!(tcp_win_from_space(87_380, 0), 87_380);
+        // The receiver advertises that window, not the memory (tcp_full_space).
+        let c = TcpConfig {
+            rcv_buffer: 87_380,
+            adv_win_scale: Some(2),
+            delayed_ack: false,
+            ..cfg(false)
+        };
+        let mut r = TcpReceiver::new(&c);
+        assert_eq!(r.on_segment(ms(0), &seg_n(0)).unwrap().window, 65_535);
+        let six = TcpConfig {
+            rcv_buffer: 131_072,
+            adv_win_scale: Some(1),
+            ..c
+        };
+        assert_eq!(six.max_advertised_window(), 65_536);
+    }
+
+    /// A receiver fed segment `n` at `10·n` ms, in order, ACKing every segment.
+    fn drs(c: &TcpConfig, segments: u64) -> TcpReceiver {
+        let mut r = TcpReceiver::new(c);
+        for n in 0..segments {
+            r.on_segment(ms(10 * n), &seg_n(n));
+        }
+        r
+    }
+
+    fn drs_cfg(adjust: RcvSpaceAdjust) -> TcpConfig {
+        TcpConfig {
+            rcv_buffer: 10 * MSS,
+            rcv_buffer_max: Some(1_000_000),
+            rcv_space_adjust: adjust,
+            delayed_ack: false,
+            ..cfg(false)
+        }
+    }
+
+    #[test]
+    fn tcp_rcv_space_adjust_2_6_23_doubles_the_bytes_of_the_last_rtt() {
+        // Linux 2.6.23 tcp_rcv_space_adjust: once per receiver RTT, space = max(space,
+        // 2·copied) and the window clamp follows it. Window 10 000 B, 1000-B segments every
+        // 10 ms: the first RTT sample (tcp_rcv_rtt_measure: the time to receive one window
+        // after the first segment, 1000 + 10 000 B) is 100 ms, taken at segment 10, when
+        // copied = 11 000 B: the window becomes 2 × 11 000 = 22 000 B.
+        let c = drs_cfg(RcvSpaceAdjust::Linux2_6_23);
+        let r = drs(&c, 11);
+        assert_eq!(r.rcv_rtt(), Some(ms(100)));
+        assert_eq!(r.buffer(), 22_000);
+        // Linux 6.1 from the same bytes: rcvq_space.space starts at 10 MSS (10 000 B), so
+        // rcvwin = 2·11 000 + 16·1000 = 38 000, grown by 2·38 000·(11 000 − 10 000)/10 000
+        // = 7600: 45 600 B.
+        let r = drs(&drs_cfg(RcvSpaceAdjust::Linux6_1), 11);
+        assert_eq!(r.buffer(), 45_600);
+        // 2.6.23 at a steady rate: the next RTT (segments 11..=20) copies 10 000 B, and
+        // 2·10 000 < 22 000, so the window stays (space is a maximum, never shrinks).
+        let r = drs(&c, 21);
+        assert_eq!(r.buffer(), 22_000);
+    }
+
+    #[test]
+    fn tcp_rcv_space_adjust_caps_the_window_at_tcp_win_from_space_of_tcp_rmem_2() {
+        // 2.6.23 with tcp_adv_win_scale 2: buffer memory 87 380 B (window 65 535 B), maximum
+        // 120 000 B of memory, so at most tcp_win_from_space(120 000) = 90 000 B advertised
+        // (__tcp_select_window: min(window_clamp, tcp_full_space)). The first RTT sample is
+        // taken at segment 66 (1000 + 65 535 B after the first) at 660 ms with 67 000 B
+        // copied: 2·67 000 = 134 000 B would be the window; the cap makes it 90 000 B.
+        let c = TcpConfig {
+            rcv_buffer: 87_380,
+            rcv_buffer_max: Some(120_000),
+            adv_win_scale: Some(2),
+            ..drs_cfg(RcvSpaceAdjust::Linux2_6_23)
+        };
+        let mut r = drs(&c, 66);
+        assert_eq!(r.buffer(), 65_535);
+        let a = r.on_segment(ms(660), &seg_n(66)).unwrap();
+        assert_eq!(r.rcv_rtt(), Some(ms(660)));
+        assert_eq!(r.buffer(), 90_000);
+        assert_eq!(a.window, 90_000);
     }
 }
