@@ -2,12 +2,18 @@
 
 Runs the cells of tools/ns3/results/wifi_ht_saturation.json (saturated uplink UDP, 1472 B
 payloads, every station offering 1.5x the PHY rate shared by n, A-MPDU at ns-3's defaults
-in both) through airqueue for 6 s with a 1 s warm-up and prints the aggregate goodputs side
-by side. Usage: ``python tools/ns3/compare_ht.py ht vht he``.
+in both) through airqueue for 6 s with a 1 s warm-up and prints, side by side, the aggregate
+goodputs and what ns-3's program counts at the stations: data PPDUs (A-MPDUs), the fraction
+of them that got no BlockAck ("failed": a collision, the channel having no errors), MPDUs
+per data PPDU and BlockAckReqs per data PPDU. airqueue's counts come from its `ampdus`
+table, the same events. Usage::
+
+    python tools/ns3/compare_ht.py ht vht he [--n 10,20] [--set cells.wlan.KEY=VALUE ...]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -41,27 +47,63 @@ def scenario(std: str, n: int, rate_bps: float) -> str:
     )
 
 
-def main(standards: list[str]) -> None:
+def ns3_counts(c: dict) -> tuple[float, float, float]:
+    """ns-3's failed-PPDU rate, MPDUs per data PPDU and BlockAckReqs per data PPDU."""
+    bars = c.get("other_sta_ppdu_types", {}).get("CTL_BACKREQ", 0)
+    return c["failed_ppdu_rate"], c["mpdus_per_ppdu"], bars / max(c["data_ppdus"], 1)
+
+
+def airqueue_cell(std: str, n: int, rate_bps: float, sets: list[str], tmp: Path) -> dict:
+    """One airqueue run of the cell: goodput and the `ampdus` counts of the stations."""
+    toml, out = tmp / "cell.toml", tmp / "out"
+    toml.write_text(scenario(std, n, rate_bps))
+    cmd = [sys.executable, "-m", "airqueue", "run", str(toml), "--out", str(out)]
+    for s in sets:
+        cmd += ["--set", s]
+    subprocess.run(cmd, check=True, capture_output=True)
+    gp = pd.read_parquet(out / "flows.parquet")["goodput_bps"].sum()
+    a = pd.read_parquet(out / "ampdus.parquet")
+    a = a[a["station"] != "ap"]
+    ppdus = max(int(a["data_ppdus"].sum()), 1)
+    return {
+        "goodput_bps": gp,
+        "failed_ppdu_rate": a["failed_data_ppdus"].sum() / ppdus,
+        "mpdus_per_ppdu": a["data_mpdus"].sum() / ppdus,
+        "bars_per_ppdu": a["block_ack_reqs"].sum() / ppdus,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("standards", nargs="*", default=["ht", "vht", "he"])
+    ap.add_argument("--n", default="", help="Only these numbers of stations (comma-separated).")
+    ap.add_argument(
+        "--set", action="append", default=[], help="Passed to `airqueue run --set` (repeatable)."
+    )
+    args = ap.parse_args()
+    only = {int(x) for x in args.n.split(",") if x.strip()}
     cells = json.loads(REFERENCE.read_text())["cells"]
+    print(
+        "| standard | n | goodput Mbit/s: ns-3 / airqueue (diff.) | failed data PPDUs: ns-3 / "
+        "airqueue | MPDUs per data PPDU | BlockAckReqs per data PPDU |"
+    )
+    print("| --- | ---: | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
-        toml, out = Path(tmp) / "cell.toml", Path(tmp) / "out"
         for c in cells:
             std, n = c["standard"], c["n"]
-            if std not in standards:
+            if std not in args.standards or (only and n not in only):
                 continue
-            toml.write_text(scenario(std, n, c["phy_rate_bps"] * 1.5 / n))
-            cmd = [sys.executable, "-m", "airqueue", "run", str(toml), "--out", str(out)]
-            subprocess.run(cmd, check=True, capture_output=True)
-            gp = pd.read_parquet(out / "flows.parquet")["goodput_bps"].sum()
-            st = pd.read_parquet(out / "stations.parquet")
-            coll = st["collisions"].sum() / max(st["frames_sent"].sum(), 1)
-            ns3 = c["goodput_bps"]
+            r = airqueue_cell(std, n, c["phy_rate_bps"] * 1.5 / n, args.set, Path(tmp))
+            ns3, gp = c["goodput_bps"], r["goodput_bps"]
+            fail, mpdus, bars = ns3_counts(c)
             print(
-                f"{std:3s} n={n:3d}  ns-3 {ns3 / 1e6:8.3f} Mbit/s (failed PPDUs "
-                f"{c['failed_ppdu_rate']:.3f})  airqueue {gp / 1e6:8.3f} Mbit/s "
-                f"({(gp / ns3 - 1) * 100:+.1f} %; collisions per MPDU sent {coll:.3f})"
+                f"| {std} | {n} | {ns3 / 1e6:.3f} / {gp / 1e6:.3f} ({(gp / ns3 - 1) * 100:+.1f} %) "
+                f"| {fail:.3f} / {r['failed_ppdu_rate']:.3f} "
+                f"| {mpdus:.2f} / {r['mpdus_per_ppdu']:.2f} "
+                f"| {bars:.3f} / {r['bars_per_ppdu']:.3f} |",
+                flush=True,
             )
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["ht", "vht", "he"])
+    main()

@@ -93,6 +93,48 @@ struct Counters
 
 Counters g;
 
+/// --trace: one line per PPDU any device starts inside the measurement window.
+std::FILE* g_trace = nullptr;
+/// Device index (0 the AP) of each MAC address, for the trace's receiver column.
+std::map<Mac48Address, uint32_t> g_devOf;
+/// Receiving stations' PHY outcomes inside the window (what a station that does not
+/// transmit sees of a collision): headers decoded (PHY-RXSTART), payloads received,
+/// receptions dropped by reason.
+uint64_t g_rxHeaderOk = 0;
+std::map<std::string, uint64_t> g_rxDrop;
+
+/// Writes one --trace line: start (ns), device (0 the AP, i the i-th station), kind (D data,
+/// R BlockAckReq, A BlockAck, O other), MPDUs, duration (ns), receiver device (-1: group).
+void
+TracePpdu(uint32_t dev, WifiConstPsduMap psduMap, WifiTxVector txVector)
+{
+    if (!g.measuring || !g_trace)
+    {
+        return;
+    }
+    const auto& psdu = psduMap.begin()->second;
+    char kind = 'O';
+    int to = -1;
+    if (psdu->GetNMpdus() > 0)
+    {
+        if (auto it = g_devOf.find(psdu->GetAddr1()); it != g_devOf.end())
+        {
+            to = static_cast<int>(it->second);
+        }
+        const auto& h = psdu->GetHeader(0);
+        kind = h.IsQosData() ? 'D' : h.IsBlockAckReq() ? 'R' : h.IsBlockAck() ? 'A' : 'O';
+    }
+    const Time d = WifiPhy::CalculateTxDuration(psduMap, txVector, WIFI_PHY_BAND_5GHZ);
+    std::fprintf(g_trace,
+                 "%" PRId64 " %u %c %zu %" PRId64 " %d\n",
+                 Simulator::Now().GetNanoSeconds(),
+                 dev,
+                 kind,
+                 psdu->GetNMpdus(),
+                 d.GetNanoSeconds(),
+                 to);
+}
+
 void
 OnPsduTxBegin(WifiConstPsduMap psduMap, WifiTxVector, double)
 {
@@ -200,6 +242,8 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     double assocTimeout = 5.0;
     bool json = false;
+    std::string tracePath;
+    bool equalLoss = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("standard", "ht (802.11n 20 MHz), vht (802.11ac 80 MHz) or he (802.11ax 80 MHz)",
@@ -220,6 +264,14 @@ main(int argc, char* argv[])
                  "Start the traffic at this time even if not every station is associated",
                  assocTimeout);
     cmd.AddValue("json", "Print only the JSON summary", json);
+    cmd.AddValue("trace",
+                 "Write every PPDU started in the window to this file: start ns, device "
+                 "(0 AP), kind (D data, R BlockAckReq, A BlockAck, O other), MPDUs, duration ns",
+                 tracePath);
+    cmd.AddValue("equalLoss",
+                 "Every pair of devices at the 1 m loss (46.6777 dB), as wifi_updown.cc: a "
+                 "third station hears two colliding stations at equal power",
+                 equalLoss);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(n < 1, "--n must be at least 1");
     NS_ABORT_MSG_IF(warmup >= duration, "--warmup must be shorter than --duration");
@@ -246,7 +298,19 @@ main(int argc, char* argv[])
 
     YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
     YansWifiPhyHelper phy;
-    phy.SetChannel(channel.Create());
+    if (equalLoss)
+    {
+        Ptr<YansWifiChannel> ch = CreateObject<YansWifiChannel>();
+        Ptr<MatrixPropagationLossModel> loss = CreateObject<MatrixPropagationLossModel>();
+        loss->SetDefaultLoss(46.6777);
+        ch->SetPropagationLossModel(loss);
+        ch->SetPropagationDelayModel(CreateObject<ConstantSpeedPropagationDelayModel>());
+        phy.SetChannel(ch);
+    }
+    else
+    {
+        phy.SetChannel(channel.Create());
+    }
     phy.Set("ChannelSettings", StringValue(std.channel));
     if (!preambleDetection)
     {
@@ -330,10 +394,52 @@ main(int argc, char* argv[])
     OnOffHelper onoff("ns3::UdpSocketFactory", InetSocketAddress(apIf.GetAddress(0), port));
     onoff.SetConstantRate(DataRate(static_cast<uint64_t>(perSta)), payload);
 
+    if (!tracePath.empty())
+    {
+        g_trace = std::fopen(tracePath.c_str(), "w");
+        NS_ABORT_MSG_IF(!g_trace, "cannot write " << tracePath);
+        g_devOf[Mac48Address::ConvertFrom(apDevs.Get(0)->GetAddress())] = 0;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            g_devOf[Mac48Address::ConvertFrom(staDevs.Get(i)->GetAddress())] = i + 1;
+        }
+        DynamicCast<WifiNetDevice>(apDevs.Get(0))
+            ->GetPhy()
+            ->TraceConnectWithoutContext(
+                "PhyTxPsduBegin",
+                Callback<void, WifiConstPsduMap, WifiTxVector, double>(
+                    [](WifiConstPsduMap m, WifiTxVector v, double) { TracePpdu(0, m, v); }));
+    }
     for (uint32_t i = 0; i < n; ++i)
     {
         Ptr<WifiNetDevice> d = DynamicCast<WifiNetDevice>(staDevs.Get(i));
         d->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnPsduTxBegin));
+        if (g_trace)
+        {
+            d->GetPhy()->TraceConnectWithoutContext(
+                "PhyTxPsduBegin",
+                Callback<void, WifiConstPsduMap, WifiTxVector, double>(
+                    [i](WifiConstPsduMap m, WifiTxVector v, double) { TracePpdu(i + 1, m, v); }));
+        }
+        d->GetPhy()->TraceConnectWithoutContext(
+            "PhyRxPayloadBegin",
+            Callback<void, WifiTxVector, Time>([](WifiTxVector, Time) {
+                if (g.measuring)
+                {
+                    g_rxHeaderOk++;
+                }
+            }));
+        d->GetPhy()->TraceConnectWithoutContext(
+            "PhyRxDrop",
+            Callback<void, Ptr<const Packet>, WifiPhyRxfailureReason>(
+                [](Ptr<const Packet>, WifiPhyRxfailureReason r) {
+                    if (g.measuring)
+                    {
+                        std::ostringstream o;
+                        o << r;
+                        g_rxDrop[o.str()]++;
+                    }
+                }));
         d->GetMac()->TraceConnectWithoutContext("MpduResponseTimeout", MakeCallback(&OnMpduTimeout));
         d->GetMac()->TraceConnectWithoutContext("PsduResponseTimeout", MakeCallback(&OnPsduTimeout));
         d->GetMac()->TraceConnectWithoutContext("NAckedMpdu", MakeCallback(&OnNacked));
@@ -459,10 +565,20 @@ main(int argc, char* argv[])
     {
         out << (it == g.otherTypes.begin() ? "" : ", ") << "\"" << it->first << "\": " << it->second;
     }
-    out << "}, \"wall_seconds\": " << wallSeconds
+    out << "}, \"sta_rx_header_ok\": " << g_rxHeaderOk << ", \"sta_rx_drops\": {";
+    for (auto it = g_rxDrop.begin(); it != g_rxDrop.end(); ++it)
+    {
+        out << (it == g_rxDrop.begin() ? "" : ", ") << "\"" << it->first << "\": " << it->second;
+    }
+    out << "}, \"equal_loss\": " << (equalLoss ? "true" : "false");
+    out << ", \"wall_seconds\": " << wallSeconds
         << ", \"setup_seconds\": " << setupSeconds << ", \"events\": " << events << "}";
     std::cout << out.str() << std::endl;
 
+    if (g_trace)
+    {
+        std::fclose(g_trace);
+    }
     Simulator::Destroy();
     return 0;
 }

@@ -208,7 +208,7 @@ pub fn build_cell(
         .collect();
     let mut cell = Cell::shared(phy, conf, &refs, seed, stats_from);
     if let Some(agg) = aggregation_of(c) {
-        cell.set_aggregation(agg);
+        cell.set_aggregation(agg, seed);
     }
     cell
 }
@@ -225,10 +225,12 @@ pub fn aggregation_of(c: &CellSpec) -> Option<super::AggConf> {
         max_ampdu_bytes: None,
         max_mpdus: None,
         amsdu: false,
+        tail_reception: false,
     });
     a.ampdu.then(|| super::AggConf {
         max_bytes: a.max_ampdu_bytes.unwrap_or(65_535).min(max),
         window: a.max_mpdus.unwrap_or(window),
+        tail_reception: a.tail_reception,
     })
 }
 

@@ -467,6 +467,7 @@ fn check_aggregation(c: &CellSpec, std: Standard, label: &str, errs: &mut Scenar
         max_ampdu_bytes: None,
         max_mpdus: None,
         amsdu: false,
+        tail_reception: false,
     });
     if c.aggregation.is_none() && !std.has_mcs() {
         return;
@@ -511,6 +512,12 @@ fn check_aggregation(c: &CellSpec, std: Standard, label: &str, errs: &mut Scenar
         );
     }
     if !a.ampdu {
+        if a.tail_reception {
+            errs.push(
+                format!("{at}.tail_reception"),
+                "tail_reception is how a receiver keeps an A-MPDU's MPDUs through a collision; it needs ampdu = true (or remove tail_reception)",
+            );
+        }
         return;
     }
     for st in &c.stations {

@@ -239,6 +239,14 @@ pub struct AggregationSpec {
     /// A-MSDU aggregation inside each MPDU (not modelled yet: must be false).
     #[serde(default)]
     pub amsdu: bool,
+    /// ns-3 3.44's reception through a collision (default false: every PPDU of a
+    /// collision is lost, as in Bianchi's model). True: the receiver locks onto one of the
+    /// colliding PPDUs; if only one other frame overlaps its PHY header, each of its MPDUs
+    /// that no other frame overlaps arrives and is acknowledged (an A-MPDU that collided
+    /// with a BlockAckReq arrives whole). For comparisons with ns-3
+    /// (docs/ns3-wifi-comparison.md).
+    #[serde(default)]
+    pub tail_reception: bool,
 }
 
 /// The band of an 802.11n or 802.11ax cell.

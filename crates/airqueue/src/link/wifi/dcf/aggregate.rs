@@ -46,12 +46,13 @@
 
 use super::{Cell, Outcome};
 use crate::channel::{BitErrorModel, BitErrors};
-use crate::engine::SimTime;
+use crate::engine::{stream, SimRng, SimTime};
 use crate::link::wifi::ampdu::{self, Limits, PPDU_MAX_TIME};
 use crate::link::wifi::block_ack::{self, Agreement, Outstanding, BLOCK_ACK_REQ_BYTES};
 use crate::link::wifi::edca::Ac;
 use crate::link::{LinkCtx, LinkEffect};
 use crate::packet::{DropReason, PacketId};
+use rand::Rng;
 use std::collections::VecDeque;
 
 /// A cell's aggregation settings (`aggregation` of an HT/VHT/HE cell).
@@ -61,6 +62,9 @@ pub struct AggConf {
     pub max_bytes: u32,
     /// The block ack window (buffer size), MPDUs.
     pub window: u32,
+    /// ns-3's reception through a collision (`tail_reception`, see
+    /// [`Cell::ampdu_tail_reception`]); off: every PPDU of a collision is lost.
+    pub tail_reception: bool,
 }
 
 /// Aggregation state of a cell: the settings and, per channel-access function, its
@@ -70,6 +74,11 @@ pub(super) struct Aggregation {
     /// Octets of the BlockAck under the cell's window.
     ba_bytes: u32,
     fns: Vec<Option<FnAgg>>,
+    /// With `tail_reception`: which of a collision's PPDUs the receiver locks onto (the
+    /// stream `cell:<name>:ampdu-lock`), and the function whose PPDU it received through
+    /// the collision on the air, if any.
+    lock_rng: SimRng,
+    captured: Option<u32>,
 }
 
 /// One function's agreements, its outstanding MPDUs, the recipients' reordering buffers
@@ -86,6 +95,8 @@ struct FnAgg {
     /// its MPDUs' queue positions (ascending), lengths and whether each arrived.
     peer: u32,
     bar: bool,
+    /// The rate it goes at.
+    kbps: u32,
     sel: Vec<u32>,
     sizes: Vec<u32>,
     ok: Vec<bool>,
@@ -102,6 +113,7 @@ impl FnAgg {
             held: Vec::with_capacity(w),
             peer: 0,
             bar: false,
+            kbps: 0,
             sel: Vec::with_capacity(w),
             sizes: Vec::with_capacity(w),
             ok: Vec::with_capacity(w),
@@ -113,7 +125,7 @@ impl FnAgg {
 impl Cell {
     /// Turns on A-MPDU aggregation under block ack: every function but a QoS port's
     /// AC_VO aggregates; data frames become QoS data frames (+2 octets).
-    pub fn set_aggregation(&mut self, conf: AggConf) {
+    pub fn set_aggregation(&mut self, conf: AggConf, seed: u64) {
         let ports = self.ports.len();
         let fns = self
             .fns
@@ -132,6 +144,8 @@ impl Cell {
             conf,
             ba_bytes: block_ack::block_ack_bytes(conf.window),
             fns,
+            lock_rng: stream(seed, &format!("cell:{}:ampdu-lock", self.name)),
+            captured: None,
         }));
     }
 
@@ -181,6 +195,7 @@ impl Cell {
         let fa = self.fa(k);
         fa.peer = q as u32;
         fa.bar = bar;
+        fa.kbps = kbps;
         fa.sel.clear();
         fa.sizes.clear();
         fa.ok.clear();
@@ -341,6 +356,90 @@ impl Cell {
         }
     }
 
+    /// ns-3 3.44's reception through a collision (`tail_reception = true`; off by default,
+    /// when every PPDU of a collision is lost). The PPDUs of `on_air` all started at `now`
+    /// with equal power at the receiver (`self.air`: each one's air time). As ns-3's
+    /// `PhyEntity` without a preamble detection model does, the receiver locks onto one of
+    /// them (equal powers: ns-3 keeps the first created; here one drawn uniformly from the
+    /// stream `cell:<name>:ampdu-lock`) and treats the others as interference. Its PHY
+    /// header (L-SIG and the HT/VHT/HE signal fields, BPSK ½) is decoded if at most one
+    /// other frame overlaps it, a signal-to-interference ratio of 0 dB (ns-3's AWGN BCC
+    /// table for MCS 0 gives a 32-octet frame a PER of 3.4 % at 0 dB and 99.5 % at −3 dB,
+    /// `error-rate-tables.cc`; the header's few octets fare better: taken as certain and
+    /// as lost). Then ns-3 judges each MPDU of an A-MPDU over its own stretch of the
+    /// payload (`PhyEntity::EndOfMpdu`): an MPDU that any other frame overlaps is lost (MCS
+    /// 7 and above cannot be decoded at 0 dB), one sent after they all ended arrives unless
+    /// the link's bit errors take it. So an A-MPDU that collided with a BlockAckReq (32 µs
+    /// at 24 Mb/s, within the 36–44 µs HT/VHT/HE preamble) arrives whole, and a longer
+    /// A-MPDU keeps the MPDUs past a shorter one's end. If any arrived the receiver
+    /// answers with a BlockAck SIFS after the PPDU (everyone decodes it: DIFS after it);
+    /// the others fail as in any collision. Returns the end of that busy period plus DIFS,
+    /// if a BlockAck answers.
+    ///
+    /// IEEE 802.11-2020 leaves a receiver's behaviour under interference to the
+    /// implementation (§10.3.2.1 and the PHYs' receive procedures only say when CCA is
+    /// busy and when a PHY-RXEND.indication reports an error); a real receiver that
+    /// synchronised and estimated the channel on a preamble overlapped at 0 dB would
+    /// usually lose the payload as well, which is why this is not the default.
+    pub(super) fn ampdu_tail_reception(&mut self, now: SimTime) -> Option<SimTime> {
+        let agg = self.agg.as_deref_mut()?;
+        agg.captured = None;
+        if !agg.conf.tail_reception {
+            return None;
+        }
+        let n = self.on_air.len();
+        let j = agg.lock_rng.random_range(0..n);
+        let k = self.on_air[j] as usize;
+        // The header: decodable with one interferer (0 dB), not with two (−3 dB).
+        if n > 2 || !self.aggregates(k) || self.fa(k).bar {
+            return None;
+        }
+        let others_end = (0..n)
+            .filter(|&i| i != j)
+            .map(|i| now + self.air[i])
+            .max()
+            .expect("a collision has another frame");
+        let p = self.fns[k].port as usize;
+        let q = self.fa(k).peer as usize;
+        let kbps = self.fa(k).kbps;
+        let sym = SimTime(match crate::link::wifi::phy::mcs_of(kbps) {
+            Some((nss, m)) => self.phy.mcs_symbol(nss, m).1,
+            None => 4_000,
+        });
+        let mut ok = std::mem::take(&mut self.fa(k).ok);
+        let sizes = std::mem::take(&mut self.fa(k).sizes);
+        ok.clear();
+        let mut prefix = 0u32;
+        for &s in &sizes {
+            // The MPDU's first bits go in the symbol after the prefix's.
+            let first = now + self.phy.psdu_duration(prefix, kbps) - sym;
+            let clean = first >= others_end;
+            let lost = self.link_errors(p, q, kbps).lost(8 * s as u64);
+            ok.push(clean && !lost);
+            prefix = ampdu::with_subframe(prefix, s);
+        }
+        let any = ok.iter().any(|&x| x);
+        let f = self.fa(k);
+        f.ok = ok;
+        f.sizes = sizes;
+        if !any {
+            return None;
+        }
+        self.agg.as_deref_mut().unwrap().captured = Some(k as u32);
+        let end = now + self.air[j];
+        let ba_end = end + self.phy.sifs + self.block_ack_time(kbps);
+        Some(self.ifs.idle_from(ba_end, false))
+    }
+
+    /// The outcome of function `k`'s part in the exchange that ended with `o`: a collision
+    /// the receiver nevertheless answered ([`Self::ampdu_tail_reception`]) is a success.
+    pub(super) fn ampdu_outcome(&self, k: usize, o: Outcome) -> Outcome {
+        match self.agg.as_deref() {
+            Some(a) if o == Outcome::Collision && a.captured == Some(k as u32) => Outcome::Success,
+            _ => o,
+        }
+    }
+
     /// Function `k`'s PPDU ended with `o` (for the whole exchange; each MPDU's own fate
     /// is in `ok`). Settles it and returns when its TXOP continues, if it does.
     pub(super) fn ampdu_settle(
@@ -360,6 +459,19 @@ impl Cell {
         }
         self.charge(k, Some(q), air, got_ba, counting);
         self.rc_report(k, q, got_ba, cx);
+        if counting {
+            let p = self.fns[k].port as usize;
+            let (bar, n) = (self.fa(k).bar, self.fa(k).sel.len() as u64);
+            let st = &mut self.sta[p].stats;
+            if bar {
+                st.bars += 1;
+                st.failed_bars += u64::from(!got_ba);
+            } else {
+                st.data_ppdus += 1;
+                st.data_mpdus += n;
+                st.failed_data_ppdus += u64::from(!got_ba);
+            }
+        }
         if self.fa(k).bar {
             if got_ba {
                 self.fa(k).agreements[q].bar_due = false;

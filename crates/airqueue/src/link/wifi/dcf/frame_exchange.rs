@@ -195,7 +195,15 @@ impl Cell {
             self.air.push(first);
             end = end.max(now + first);
         }
-        (end, self.ifs.idle_from(end, true), Outcome::Collision)
+        let idle_from = match self.agg.is_some() {
+            true => self.ampdu_tail_reception(now),
+            false => None,
+        };
+        (
+            end,
+            idle_from.unwrap_or_else(|| self.ifs.idle_from(end, true)),
+            Outcome::Collision,
+        )
     }
 
     /// The first frame (RTS or DATA) of function `k`'s single-MPDU exchange, sent into a
@@ -424,7 +432,8 @@ impl Cell {
             let k = self.on_air[j] as usize;
             if self.aggregates(k) {
                 let air = self.air[j];
-                match self.ampdu_settle(k, self.outcome, air, counting, cx) {
+                let o = self.ampdu_outcome(k, self.outcome);
+                match self.ampdu_settle(k, o, air, counting, cx) {
                     Some(next) => txop_next = Some((k, next)),
                     None => {
                         self.draw(k);

@@ -27,6 +27,15 @@ pub(super) struct StaStats {
     /// Sum over acknowledged frames of the time from reaching the head of the buffer to
     /// the end of the data frame, ns.
     pub(super) access_delay: u64,
+    /// Aggregating cells: the PPDUs this port started, as ns-3's traces count them
+    /// (`tools/ns3/wifi_ht_saturation.cc`): A-MPDUs of QoS data, their MPDUs, those that
+    /// got no BlockAck (a collision or every MPDU corrupted), and BlockAckReqs sent and
+    /// unanswered.
+    pub(super) data_ppdus: u64,
+    pub(super) data_mpdus: u64,
+    pub(super) failed_data_ppdus: u64,
+    pub(super) bars: u64,
+    pub(super) failed_bars: u64,
 }
 
 /// Counters of one EDCA function (QoS cells' `access_categories` table), since the
@@ -74,6 +83,38 @@ impl Cell {
         if let Some(t) = self.txq_table(now) {
             append(table(tables, "txqs"), t.columns);
         }
+        if let Some(t) = self.ampdu_table() {
+            append(table(tables, "ampdus"), t.columns);
+        }
+    }
+
+    /// The `ampdus` table of an aggregating cell: per port, the PPDUs it started under
+    /// block ack and how many got no BlockAck (ns-3's failed PPDUs).
+    fn ampdu_table(&self) -> Option<Table> {
+        self.agg.as_ref()?;
+        let mut t = Table::default();
+        let ports = 0..self.sta.len();
+        t.push(
+            "cell",
+            Column::Str(
+                ports
+                    .clone()
+                    .map(|p| self.cells[self.cell_of[p] as usize].clone())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "station",
+            Column::Str(ports.clone().map(|p| self.names[p].clone()).collect()),
+        );
+        let u =
+            |g: fn(&StaStats) -> u64| Column::U64(self.sta.iter().map(|s| g(&s.stats)).collect());
+        t.push("data_ppdus", u(|s| s.data_ppdus));
+        t.push("data_mpdus", u(|s| s.data_mpdus));
+        t.push("failed_data_ppdus", u(|s| s.failed_data_ppdus));
+        t.push("block_ack_reqs", u(|s| s.bars));
+        t.push("failed_block_ack_reqs", u(|s| s.failed_bars));
+        Some(t)
     }
 
     /// The `stations` table rows of this cell.
