@@ -335,6 +335,8 @@ def tcp_recovery_airqueue(out: Path, rate_bps: float = 10e6) -> dict[str, float]
     return {
         **_tcp_recovery(a, b, retrans, timeouts, seconds),
         "fast_recoveries": sum(float(r["fast_retransmits"]) for r in tcp.values()),
+        "lost_retransmits": sum(float(r["tcp_lost_retransmit"]) for r in tcp.values()),
+        "loss_probes": sum(float(r["tcp_loss_probes"]) for r in tcp.values()),
         "drop_rate": float(q["drops"]) / offered,
         "mark_rate": float(q["marks"]) / offered,
         "standing_delay_ms": float(q["backlog_mean_bytes"]) * 8 / rate_bps * 1e3,

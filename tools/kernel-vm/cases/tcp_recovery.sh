@@ -25,7 +25,9 @@
 #                                  sender (cwnd, ssthresh, rtt, retrans, lost, sacked, unacked,
 #                                  delivery rate…) and the receiver (segs_out = ACKs sent
 #                                  against data_segs_in), `tc -s qdisc` and `tc -s class`
-#                                  (fq_codel's active flow queues) below the router's leaf
+#                                  (fq_codel's active flow queues below the router's leaf;
+#                                  cake's active and decaying flow queues with their COBALT
+#                                  state: deficit, count, dropping, drop_next)
 #   receiver_netstat_measure.txt, receiver_netstat_end.txt
 #                                  the receiver's /proc/net/snmp and /proc/net/netstat
 #                                  (TcpOutSegs, DelayedACKs, DelayedACKLocked, ...)
@@ -88,7 +90,10 @@ sample_end=$(($(date +%s) + SECONDS_RUN))
     echo "# qdisc"
     on router tc -s qdisc show dev eth1
     echo "# class"
-    on router tc -s class show dev eth1 parent 10:
+    case "$QDISC" in
+      cake-*) on router tc -s class show dev eth1 ;;
+      *) on router tc -s class show dev eth1 parent 10: ;;
+    esac
     sleep "$SAMPLE_S"
   done
 ) >dynamics.txt 2>&1 &

@@ -43,6 +43,14 @@
 //!   the tin's rate) is Linux's `psched_mtu`: the device MTU plus its hard header length,
 //!   airqueue's `link_header` (14 on Ethernet and veth: 1514), not the link's framing
 //!   `overhead`.
+//! - **Decaying flows** (`cake_dequeue`): a flow found empty whose COBALT state has not
+//!   come to rest (BLUE's probability, CoDel's count, or the activity timeout `drop_next`
+//!   still ahead) stays in the tin's decaying list, counted neither sparse nor bulk; each
+//!   dequeue first looks at that list's head, which decays its state again
+//!   (`cobalt_queue_empty`); a packet for it makes it a new flow. A flow finds its own
+//!   queue by its tag whether or not the queue is in use (`cake_hash`), so its COBALT state
+//!   follows it; a queue whose count never changed takes its first control step at once
+//!   (`rec_inv_sqrt` is zeroed at `cake_init`).
 //! - **Shaper** (§3.4): a virtual clock `time_next_packet` advanced by each packet's
 //!   transmission time at `bandwidth`, with the packet's length adjusted as `cake_overhead`
 //!   does: with `overhead` set the link-layer header is replaced by it, then `mpu` is the
@@ -283,6 +291,12 @@ struct Cobalt {
     /// BLUE drop probability in units of 2^-32.
     p_drop: u32,
     blue_timer: u64,
+    /// CoDel's 1/√count has been computed at least once. Linux keeps it as
+    /// `rec_inv_sqrt`, zeroed with the queue at `cake_init` and first set when the count
+    /// first changes by a signal or a decay; until then the control law adds nothing, so a
+    /// queue's very first dropping state is due at once (`cobalt_control(now, interval,
+    /// 0)` = now) instead of an interval later.
+    inv_sqrt_set: bool,
 }
 
 const P_INC: u32 = 1 << 24; // 1/256
@@ -303,8 +317,16 @@ impl Cobalt {
         self.dropping = false;
         if self.count > 0 && now >= self.drop_next {
             self.count -= 1;
+            self.inv_sqrt_set = true;
             self.drop_next = Self::control(self.drop_next, p.interval, self.count);
         }
+    }
+
+    /// Whether the state has not decayed to rest (Linux keeps such an emptied flow in the
+    /// decaying list): a BLUE probability, a CoDel count, or `drop_next` — an activity
+    /// timeout of `now + interval` once the count is 0 — still ahead.
+    fn active(&self, now: u64) -> bool {
+        self.p_drop > 0 || self.count > 0 || now < self.drop_next
     }
 
     /// The flow overflowed the buffer: BLUE steps up, CoDel starts dropping now.
@@ -351,7 +373,11 @@ impl Cobalt {
         if over_target {
             if !self.dropping {
                 self.dropping = true;
-                self.drop_next = Self::control(now, p.interval, self.count);
+                self.drop_next = if self.inv_sqrt_set {
+                    Self::control(now, p.interval, self.count)
+                } else {
+                    now
+                };
             }
             if self.count == 0 {
                 self.count = 1;
@@ -364,11 +390,13 @@ impl Cobalt {
             // Mark if ECN-capable, else drop.
             drop = !mark();
             self.count = self.count.saturating_add(1);
+            self.inv_sqrt_set = true;
             self.drop_next = Self::control(self.drop_next, p.interval, self.count);
             schedule = now as i64 - self.drop_next as i64;
         } else {
             while next_due {
                 self.count -= 1;
+                self.inv_sqrt_set = true;
                 self.drop_next = Self::control(self.drop_next, p.interval, self.count);
                 schedule = now as i64 - self.drop_next as i64;
                 next_due = self.count > 0 && schedule >= 0;
@@ -395,6 +423,17 @@ enum FlowSet {
     /// Used up its quantum while empty: in the bulk rotation, counted sparse.
     SparseWait,
     Bulk,
+    /// Empty, but its COBALT state has not decayed to rest: kept in the tin's decaying
+    /// list (Linux `CAKE_SET_DECAYING`), its queue still reserved for it.
+    Decaying,
+}
+
+/// The tin list a flow is taken from (Linux `new_flows`, `old_flows`, `decaying_flows`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum List {
+    New,
+    Old,
+    Decaying,
 }
 
 #[derive(Default)]
@@ -423,8 +462,10 @@ struct Tin {
     hosts: Vec<Host>,
     new_flows: VecDeque<u16>,
     old_flows: VecDeque<u16>,
+    decaying_flows: VecDeque<u16>,
     sparse: u32,
     bulk: u32,
+    decaying: u32,
     flow_quantum: u64,
     /// DRR weight among tins (unshaped) and deficit.
     tin_quantum: i64,
@@ -625,8 +666,10 @@ impl Cake {
                     hosts: vec![Host::default(); QUEUES],
                     new_flows: VecDeque::new(),
                     old_flows: VecDeque::new(),
+                    decaying_flows: VecDeque::new(),
                     sparse: 0,
                     bulk: 0,
+                    decaying: 0,
                     flow_quantum: quantum,
                     tin_quantum: weight,
                     tin_deficit: 0,
@@ -726,19 +769,21 @@ impl Cake {
         let reduced = fh as usize % QUEUES;
         let outer = reduced - reduced % WAYS;
         let inner = reduced % WAYS;
-        // The flow's own queue in its set, else a free one, else the one its hash names.
+        // The queue reserved for the flow in its set (its tag, whether or not the queue is
+        // in use: Linux `cake_hash` keeps the tag of an emptied queue, so a returning flow
+        // finds its own queue and COBALT state again), else a free one, else the one its
+        // hash names.
         let ways = || (0..WAYS).map(move |i| outer + (inner + i) % WAYS);
-        let idx =
-            match ways().find(|&k| tin.flows[k].tag == fh && tin.flows[k].set != FlowSet::None) {
+        let idx = match ways().find(|&k| tin.flows[k].tag == fh) {
+            Some(k) => k,
+            None => match ways().find(|&k| tin.flows[k].set == FlowSet::None) {
                 Some(k) => k,
-                None => match ways().find(|&k| tin.flows[k].set == FlowSet::None) {
-                    Some(k) => k,
-                    None => {
-                        tin.way_collisions += 1;
-                        reduced
-                    }
-                },
-            };
+                None => {
+                    tin.way_collisions += 1;
+                    reduced
+                }
+            },
+        };
         let f = &mut tin.flows[idx];
         if f.set == FlowSet::None {
             f.tag = fh;
@@ -863,6 +908,9 @@ impl Cake {
     /// Serves one packet, COBALT drops on the way (Linux `cake_dequeue`).
     fn serve(&mut self, ctx: &mut QdiscCtx) -> Option<PacketId> {
         let now = ctx.now;
+        // Linux `first_flow`: only the first flow looked at by a dequeue may come from the
+        // decaying list.
+        let mut first = true;
         'begin: loop {
             if self.len == 0 {
                 return None;
@@ -873,13 +921,13 @@ impl Cake {
             }
             let t = self.choose_tin(now)?;
             'retry: loop {
-                let Some((f, from_new)) = self.next_flow(t) else {
+                let Some((f, list)) = self.next_flow(t, &mut first) else {
                     continue 'begin;
                 };
                 // Take packets through COBALT.
                 loop {
                     let Some(p) = self.pop(t, f, ctx) else {
-                        self.flow_emptied(t, f, from_new, now.0);
+                        self.flow_emptied(t, f, list, now.0);
                         continue 'begin;
                     };
                     let sojourn = now.saturating_sub(ctx.packets.get(p).enqueued).0;
@@ -911,18 +959,26 @@ impl Cake {
         }
     }
 
-    /// The flow of tin `t` to serve next (DRR++: new flows first, then old ones; a flow
-    /// whose deficit is spent gets its next quantum and goes to the end of the old list),
-    /// and whether it came from the new list. None: the tin has no flow listed.
-    fn next_flow(&mut self, t: usize) -> Option<(usize, bool)> {
+    /// The flow of tin `t` to serve next and the list it heads (DRR++ as Linux
+    /// `cake_dequeue`: the first flow a dequeue looks at is the head of the decaying list if
+    /// there is one, then new flows first, then old ones; a flow whose deficit is spent gets
+    /// its next quantum and goes to the end of the old list). None: the tin has no flow
+    /// listed.
+    fn next_flow(&mut self, t: usize, first: &mut bool) -> Option<(usize, List)> {
         loop {
             let tin = &self.tins[t];
-            let (f, from_new) = match tin.new_flows.front() {
-                Some(&f) => (f as usize, true),
-                None => (*tin.old_flows.front()? as usize, false),
+            let head = |l: &VecDeque<u16>| l.front().map(|&f| f as usize);
+            let (f, list) = match () {
+                _ if *first && !tin.decaying_flows.is_empty() => {
+                    (head(&tin.decaying_flows)?, List::Decaying)
+                }
+                _ if !tin.new_flows.is_empty() => (head(&tin.new_flows)?, List::New),
+                _ if !tin.old_flows.is_empty() => (head(&tin.old_flows)?, List::Old),
+                _ => (head(&tin.decaying_flows)?, List::Decaying),
             };
+            *first = false;
             if tin.flows[f].deficit > 0 {
-                return Some((f, from_new));
+                return Some((f, list));
             }
             // As Linux `cake_dequeue`: a sparse flow that used up its quantum is moved to
             // the bulk set (its hosts count it) *before* its next quantum is divided by
@@ -942,11 +998,7 @@ impl Cake {
             let refill = self.refill(t, f);
             let tin = &mut self.tins[t];
             tin.flows[f].deficit += refill;
-            if from_new {
-                tin.new_flows.pop_front();
-            } else {
-                tin.old_flows.pop_front();
-            }
+            tin.list_mut(list).pop_front();
             tin.old_flows.push_back(f as u16);
         }
     }
@@ -998,26 +1050,58 @@ impl Cake {
         ((self.tins[t].flow_quantum * quantum_div(load) + dither) >> 16) as i64
     }
 
-    /// The flow's queue turned out empty: it leaves the rotation (its COBALT state stays
-    /// with the queue and decays).
-    fn flow_emptied(&mut self, t: usize, f: usize, from_new: bool, now: u64) {
+    /// The flow's queue turned out empty (Linux `cake_dequeue`): COBALT hears of it
+    /// (`cobalt_queue_empty`: BLUE backs off, CoDel's count decays); while its state has
+    /// not decayed to rest (a BLUE probability, a count, or the activity timeout
+    /// `drop_next` still ahead) the flow stays listed, in the decaying list, no longer
+    /// counted sparse or bulk; otherwise it leaves the rotation.
+    fn flow_emptied(&mut self, t: usize, f: usize, list: List, now: u64) {
         let tin = &mut self.tins[t];
         let cp = tin.cparams;
         tin.flows[f].cobalt.queue_empty(&cp, now);
-        if from_new {
-            tin.new_flows.pop_front();
-        } else {
-            tin.old_flows.pop_front();
-        }
-        match tin.flows[f].set {
+        tin.list_mut(list).pop_front();
+        let set = tin.flows[f].set;
+        let keep = tin.flows[f].cobalt.active(now);
+        match set {
             FlowSet::Sparse | FlowSet::SparseWait => tin.sparse -= 1,
             FlowSet::Bulk => {
                 tin.bulk -= 1;
                 self.bulk_counts(t, f, false);
             }
-            FlowSet::None => {}
+            FlowSet::Decaying if !keep => tin.decaying -= 1,
+            FlowSet::Decaying | FlowSet::None => {}
         }
-        self.tins[t].flows[f].set = FlowSet::None;
+        let tin = &mut self.tins[t];
+        if keep {
+            if set != FlowSet::Decaying {
+                tin.decaying += 1;
+            }
+            tin.decaying_flows.push_back(f as u16);
+            tin.flows[f].set = FlowSet::Decaying;
+        } else {
+            tin.flows[f].set = FlowSet::None;
+        }
+    }
+}
+
+impl Tin {
+    fn list_mut(&mut self, list: List) -> &mut VecDeque<u16> {
+        match list {
+            List::New => &mut self.new_flows,
+            List::Old => &mut self.old_flows,
+            List::Decaying => &mut self.decaying_flows,
+        }
+    }
+
+    /// Takes decaying flow `f` out of whichever list holds it (the decaying list, or the
+    /// old list where a decaying flow whose deficit was spent is moved).
+    fn unlist_decaying(&mut self, f: usize) {
+        let f = f as u16;
+        if let Some(i) = self.decaying_flows.iter().position(|&x| x == f) {
+            self.decaying_flows.remove(i);
+        } else if let Some(i) = self.old_flows.iter().position(|&x| x == f) {
+            self.old_flows.remove(i);
+        }
     }
 }
 
@@ -1134,10 +1218,9 @@ impl Qdisc for Cake {
             self.time_next = ctx.now;
             self.failsafe_next = ctx.now;
         }
-        let refill = if self.tins[t].flows[f].set == FlowSet::None {
-            Some(self.refill_fresh(t, f))
-        } else {
-            None
+        let refill = match self.tins[t].flows[f].set {
+            FlowSet::None | FlowSet::Decaying => Some(self.refill_fresh(t, f)),
+            _ => None,
         };
         let tin = &mut self.tins[t];
         let flow = &mut tin.flows[f];
@@ -1148,7 +1231,12 @@ impl Qdisc for Cake {
         self.backlog += len as u64;
         self.len += 1;
         match flow.set {
-            FlowSet::None => {
+            FlowSet::None | FlowSet::Decaying => {
+                if flow.set == FlowSet::Decaying {
+                    tin.decaying -= 1;
+                    tin.unlist_decaying(f);
+                }
+                let flow = &mut tin.flows[f];
                 flow.set = FlowSet::Sparse;
                 flow.deficit = refill.unwrap_or(0);
                 tin.sparse += 1;
@@ -1401,7 +1489,8 @@ mod tests {
     }
 
     /// The mean gap between 100 back-to-back 1000-byte packets leaving a 10 Mbit/s
-    /// besteffort cake with `extra` options.
+    /// besteffort cake with `extra` options (one packet per flow: COBALT never drops a
+    /// queue's last packet, so only the shaper sets the times).
     fn shaper_gap_ns(extra: &str) -> f64 {
         let mut h = Harness::new();
         let mut q = cake(
@@ -1409,7 +1498,7 @@ mod tests {
             &format!("bandwidth = \"10Mbit\"\ndiffserv = \"besteffort\"\n{extra}"),
         );
         for i in 0..100 {
-            let p = h.packet(i, 1000);
+            let p = h.packet_with(i, 1000, |p| p.tuple.src_port = 1000 + i as u16);
             h.enqueue(&mut q, p);
         }
         let mut times = Vec::new();
@@ -1606,14 +1695,15 @@ mod tests {
     fn the_shaper_releases_packets_at_the_set_rate_in_adjusted_bytes() {
         // Reference: tc-cake(8) bandwidth/overhead: the shaper's clock advances by
         // (len − link header + overhead) × 8 / rate per packet. 100 packets of 1000 B with
-        // overhead 38 at 10 Mbit/s: each 830.4 µs apart.
+        // overhead 38 at 10 Mbit/s: each 830.4 µs apart (one packet per flow, so COBALT,
+        // which never drops a queue's last packet, drops none).
         let mut h = Harness::new();
         let mut q = cake(
             &h,
             "bandwidth = \"10Mbit\"\noverhead = 38\ndiffserv = \"besteffort\"",
         );
         for i in 0..100 {
-            let p = h.packet(i, 1000);
+            let p = h.packet_with(i, 1000, |p| p.tuple.src_port = 1000 + i as u16);
             h.enqueue(&mut q, p);
         }
         let mut times = Vec::new();
@@ -1652,6 +1742,7 @@ mod tests {
                 drop_next: 0,
                 p_drop: 0,
                 blue_timer: 0,
+                inv_sqrt_set: true,
             };
             let (mut marks, mut drops) = (0, 0);
             for _ in 0..10 {
@@ -1671,6 +1762,185 @@ mod tests {
                 assert_eq!((marks, drops), (0, 10));
                 assert_eq!(c.count, 14);
             }
+        }
+    }
+
+    /// The queue index holding packet `p` of tin 0.
+    fn queue_of(q: &Cake, p: PacketId) -> usize {
+        q.tins[0]
+            .flows
+            .iter()
+            .position(|f| f.queue.contains(&p))
+            .expect("queued")
+    }
+
+    #[test]
+    fn an_emptied_flow_decays_in_the_decaying_list_until_its_cobalt_state_rests() {
+        // Reference: sch_cake.c cake_dequeue (Linux 6.1): a flow found empty calls
+        // cobalt_queue_empty and, while `p_drop || count || now < drop_next` (the count
+        // or the activity timeout still live), moves to `decaying_flows` as
+        // CAKE_SET_DECAYING, no longer counted sparse or bulk; every dequeue first looks
+        // at the head of that list (`first_flow`), which calls cobalt_queue_empty again:
+        // count − 1 each time `drop_next` is due, drop_next += interval/√count. So an idle
+        // flow's count keeps decaying between its packets (count 2 → 1 → 0 at 70.7 and
+        // 170.7 ms here) and it leaves once drop_next, now + interval at count 0, has
+        // passed. A packet for a decaying flow makes it a new (sparse) flow with a fresh
+        // quantum and the COBALT state it kept (cake_enqueue). Unshaped, besteffort,
+        // `flows`: flow A has one 1500 B packet and count 3 due at 0; flow B keeps the
+        // queue busy.
+        let mut h = Harness::new();
+        let mut q = cake(&h, "diffserv = \"besteffort\"\nisolation = \"flows\"");
+        let pkt = |h: &mut Harness, port: u16| {
+            h.packet_with(port as u32, 1500, |p| p.tuple.src_port = port)
+        };
+        let a0 = pkt(&mut h, 1001);
+        h.enqueue(&mut q, a0);
+        for _ in 0..60 {
+            let b = pkt(&mut h, 1002);
+            h.enqueue(&mut q, b);
+        }
+        let a = queue_of(&q, a0);
+        q.tins[0].flows[a].cobalt = Cobalt {
+            count: 3,
+            inv_sqrt_set: true,
+            ..Cobalt::default()
+        };
+        let ms = |x: u64| SimTime::from_millis(x);
+        // A (the first new flow) leaves, its count decaying to 2 (drop_next 70.7 ms) as
+        // its packet is under target; the next dequeue finds it empty: decaying.
+        assert_eq!(h.dequeue(&mut q), Some(a0));
+        h.dequeue(&mut q).expect("B");
+        let flow = &q.tins[0].flows[a];
+        assert_eq!((flow.set, flow.cobalt.count), (FlowSet::Decaying, 2));
+        assert_eq!(flow.cobalt.drop_next, 70_710_678);
+        assert_eq!(q.tins[0].decaying_flows, [a as u16]);
+        assert_eq!(
+            (q.tins[0].sparse + q.tins[0].bulk, q.tins[0].decaying),
+            (1, 1)
+        );
+        // Dequeues for B visit A first and decay it.
+        for (t, count, next) in [(71, 1, 170_710_678), (171, 0, 270_710_678)] {
+            h.now = ms(t);
+            h.dequeue(&mut q).expect("B");
+            let c = q.tins[0].flows[a].cobalt;
+            assert_eq!((c.count, c.drop_next), (count, next), "at {t} ms");
+            assert_eq!(q.tins[0].flows[a].set, FlowSet::Decaying);
+        }
+        // At rest (count 0, the activity timeout passed): A leaves the lists.
+        h.now = ms(271);
+        h.dequeue(&mut q).expect("B");
+        assert_eq!(q.tins[0].flows[a].set, FlowSet::None);
+        assert!(q.tins[0].decaying_flows.is_empty());
+        assert_eq!(q.tins[0].decaying, 0);
+
+        // A packet for a decaying flow: new flow, fresh quantum, its count kept.
+        let mut h = Harness::new();
+        let mut q = cake(&h, "diffserv = \"besteffort\"\nisolation = \"flows\"");
+        let a0 = pkt(&mut h, 1001);
+        h.enqueue(&mut q, a0);
+        for _ in 0..5 {
+            let b = pkt(&mut h, 1002);
+            h.enqueue(&mut q, b);
+        }
+        let a = queue_of(&q, a0);
+        q.tins[0].flows[a].cobalt = Cobalt {
+            count: 3,
+            inv_sqrt_set: true,
+            ..Cobalt::default()
+        };
+        h.dequeue(&mut q);
+        h.dequeue(&mut q);
+        assert_eq!(q.tins[0].flows[a].set, FlowSet::Decaying);
+        let a1 = pkt(&mut h, 1001);
+        h.enqueue(&mut q, a1);
+        let tin = &q.tins[0];
+        assert_eq!(queue_of(&q, a1), a, "its own queue again");
+        assert_eq!(tin.flows[a].set, FlowSet::Sparse);
+        assert_eq!((tin.flows[a].deficit, tin.flows[a].cobalt.count), (1513, 2));
+        assert_eq!(tin.new_flows.back(), Some(&(a as u16)), "a new flow");
+        assert!(tin.decaying_flows.is_empty() && tin.decaying == 0);
+    }
+
+    #[test]
+    fn a_returning_flow_finds_its_own_queue_by_its_tag() {
+        // Reference: sch_cake.c cake_hash (Linux 6.1): the set's ways are searched first
+        // for the flow's tag, whether or not that queue is in use (`if (q->tags[outer_hash
+        // + k] == flow_hash) … goto found`), and only then for an unused one; the tag of
+        // an emptied queue stays. Flows X and Y hash to the same queue: Y takes it, X the
+        // next way of the set. Both go idle and leave the lists; X returns and finds its
+        // own queue, not Y's (the first free way from its hash), and so its own COBALT
+        // state.
+        let mut h = Harness::new();
+        let mut q = cake(&h, "diffserv = \"besteffort\"\nisolation = \"flows\"");
+        let tuple = |h: &mut Harness, port: u16| {
+            let p = h.packet_with(port as u32, 1500, |p| p.tuple.src_port = port);
+            (p, h.packets.get(p).tuple)
+        };
+        // Two source ports whose flow hashes name the same queue (a search, deterministic).
+        let (mut seen, mut pair) = (std::collections::HashMap::new(), None);
+        for port in 2000u16..6000 {
+            let (_, t) = tuple(&mut h, port);
+            let r = flow_hash(&t, q.perturb) as usize % QUEUES;
+            if let Some(&other) = seen.get(&r) {
+                pair = Some((other, port));
+                break;
+            }
+            seen.insert(r, port);
+        }
+        let (py, px) = pair.expect("a pair of ports in 4000");
+        let (y0, _) = tuple(&mut h, py);
+        h.enqueue(&mut q, y0);
+        let (x0, _) = tuple(&mut h, px);
+        h.enqueue(&mut q, x0);
+        let (y, x) = (queue_of(&q, y0), queue_of(&q, x0));
+        assert_ne!(x, y);
+        q.tins[0].flows[y].cobalt.count = 7;
+        assert_eq!(h.dequeue(&mut q), Some(y0));
+        assert_eq!(h.dequeue(&mut q), Some(x0));
+        // Another flow keeps dequeues coming until both have rested and left.
+        for _ in 0..8 {
+            let (z, _) = tuple(&mut h, 9000);
+            h.enqueue(&mut q, z);
+        }
+        q.tins[0].flows[y].cobalt = Cobalt::default();
+        for t in [1u64, 200, 201, 202, 203] {
+            h.now = SimTime::from_millis(t);
+            h.dequeue(&mut q);
+        }
+        assert_eq!(q.tins[0].flows[y].set, FlowSet::None);
+        assert_eq!(q.tins[0].flows[x].set, FlowSet::None);
+        q.tins[0].flows[y].cobalt.count = 7;
+        let (x1, _) = tuple(&mut h, px);
+        h.enqueue(&mut q, x1);
+        assert_eq!(queue_of(&q, x1), x);
+        assert_eq!(q.tins[0].flows[x].cobalt.count, 0);
+    }
+
+    #[test]
+    fn a_fresh_queue_signals_at_its_second_packet_over_target() {
+        // Reference: sch_cake.c cobalt_vars_init (the per-queue state is zeroed, so
+        // rec_inv_sqrt = 0) and cobalt_should_drop / cobalt_control (Linux 6.1): a queue
+        // whose count has never changed enters its first dropping state with drop_next =
+        // now + interval·0 = now, so its next packet over target is signalled; once
+        // 1/√count has been computed (here after a decay to count 0) the same sequence
+        // waits an interval. Packets at 1.000 s (under target, arming the activity
+        // timeout now + 100 ms), 1.010 s and 1.011 s (50 ms sojourn).
+        let p = CobaltParams {
+            target: 5_000_000,
+            interval: 100_000_000,
+            mtu_time: 0,
+        };
+        let mut rng = crate::engine::stream(1, "test");
+        let s = 1_000_000_000u64;
+        for (fresh, dropped) in [(true, true), (false, false)] {
+            let mut c = Cobalt {
+                inv_sqrt_set: !fresh,
+                ..Cobalt::default()
+            };
+            let mut run = |now, sojourn| c.should_drop(&p, now, sojourn, 0, &mut rng, || false);
+            assert!(!run(s, 0));
+            assert!(!run(s + 10_000_000, 50_000_000));
+            assert_eq!(run(s + 11_000_000, 50_000_000), dropped, "fresh {fresh}");
         }
     }
 
