@@ -6,25 +6,9 @@ mod common;
 
 use airqueue::engine::SimTime;
 use airqueue::link::wifi::{Phy, Standard};
-use airqueue::metrics::{Column, Table};
 use airqueue::scenario::load_toml_str;
 use airqueue::sim::{BuildOptions, RunResults};
 use common::*;
-
-fn table<'a>(r: &'a RunResults, name: &str) -> &'a Table {
-    &r.more
-        .iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no {name} table"))
-        .1
-}
-
-fn strs(t: &Table, c: &str) -> Vec<String> {
-    match t.column(c) {
-        Some(Column::Str(v)) => v.clone(),
-        _ => panic!("no text column {c}"),
-    }
-}
 
 /// The scheduler's air time per station (both directions), from the `txqs` table.
 fn airtime_of(r: &RunResults, station: &str) -> f64 {

@@ -1088,18 +1088,22 @@ mod tests {
         assert!(crate::scenario::load_toml_str(&toml("1Gbit")).is_ok());
     }
 
+    /// A two-node scenario with one bulk TCP flow `f` whose transport table holds
+    /// `transport` (the keys under test).
+    fn tcp_flow_toml(transport: &str) -> String {
+        format!(
+            "[run]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n\
+             [[links]]\nname = \"ab\"\nbetween = [\"a\", \"b\"]\nrate = \"10Mbit\"\n\
+             [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = {{ kind = \"bulk\" }}\n\
+             transport = {{ kind = \"tcp\", {transport} }}\n"
+        )
+    }
+
     /// RACK needs SACK (Linux runs RACK only on SACK connections); TLP, PRR and F-RTO are
     /// modelled in RACK's recovery: each missing prerequisite is named at its key.
     #[test]
     fn rack_tlp_prr_frto_name_their_prerequisites() {
-        let toml = |transport: &str| {
-            format!(
-                "[run]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n\
-                 [[links]]\nname = \"ab\"\nbetween = [\"a\", \"b\"]\nrate = \"10Mbit\"\n\
-                 [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = {{ kind = \"bulk\" }}\n\
-                 transport = {{ kind = \"tcp\", {transport} }}\n"
-            )
-        };
+        let toml = tcp_flow_toml;
         let err = crate::scenario::load_toml_str(&toml("rack = true")).unwrap_err();
         assert_eq!(err.problems[0].path, "flows.f.transport.rack", "{err}");
         assert!(err.problems[0].message.contains("sack = true"), "{err}");
@@ -1127,14 +1131,7 @@ mod tests {
     /// maximum must not be below the start; each problem is named at its key.
     #[test]
     fn send_buffer_keys_name_their_problems() {
-        let toml = |transport: &str| {
-            format!(
-                "[run]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n\
-                 [[links]]\nname = \"ab\"\nbetween = [\"a\", \"b\"]\nrate = \"10Mbit\"\n\
-                 [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\napp = {{ kind = \"bulk\" }}\n\
-                 transport = {{ kind = \"tcp\", {transport} }}\n"
-            )
-        };
+        let toml = tcp_flow_toml;
         let err = crate::scenario::load_toml_str(&toml("snd_buffer_max = \"4MiB\"")).unwrap_err();
         assert_eq!(
             err.problems[0].path, "flows.f.transport.snd_buffer_max",

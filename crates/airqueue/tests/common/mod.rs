@@ -364,3 +364,20 @@ pub fn ns3_triangle(
     }
     s
 }
+
+/// The extra result table `name` of a run (`RunResults::more`; panics naming it if absent).
+pub fn table<'a>(r: &'a RunResults, name: &str) -> &'a Table {
+    &r.more
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no {name} table"))
+        .1
+}
+
+/// The text column `c` of `t` (panics naming it if absent or not text).
+pub fn strs(t: &Table, c: &str) -> Vec<String> {
+    match t.column(c) {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no text column {c}"),
+    }
+}
